@@ -1,0 +1,168 @@
+package pipeline
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/sluice-api/sluice/internal/errcode"
+	"github.com/sluice-api/sluice/internal/services"
+)
+
+// Run is the wire shape of a run response (interface "Run response body"), also used, with Error
+// set and nothing run, for a rejected request.
+type Run struct {
+	RequestID  string                `json:"request_id,omitempty"`
+	TraceID    string                `json:"trace_id"`
+	Status     string                `json:"status"`
+	HaltedAt   *string               `json:"halted_at"`
+	HaltReason string                `json:"halt_reason,omitempty"`
+	Output     *services.Payload     `json:"output,omitempty"`
+	Error      *errcode.Error        `json:"error,omitempty"`
+	Results    map[string]StepResult `json:"results"`
+	Usage      Usage                 `json:"usage"`
+	Audit      Audit                 `json:"audit"`
+}
+
+// Duplicate is the wire shape of a repeat of an idempotency key that already produced a run.
+type Duplicate struct {
+	RequestID string `json:"request_id,omitempty"`
+	TraceID   string `json:"trace_id"`
+	Status    string `json:"status"`
+}
+
+// Usage carries the billing lines of a run.
+type Usage struct {
+	Billed []BillingLine `json:"billed"`
+}
+
+// BillingLine bills one executed step.
+type BillingLine struct {
+	Unit     string   `json:"unit"`
+	Quantity int64    `json:"quantity"`
+	Steps    []string `json:"steps"`
+}
+
+// StepResult is one executed step's result; its fields depend on the kind.
+type StepResult struct {
+	Kind    string
+	Status  string
+	Changes int
+	Map     map[string]string
+	Verdict string
+	Score   float64
+	Labels  []string
+	Data    json.RawMessage
+}
+
+// MarshalJSON writes only the fields of the result's kind.
+func (r StepResult) MarshalJSON() ([]byte, error) {
+	m := map[string]any{"kind": r.Kind, "status": r.Status}
+	switch r.Kind {
+	case services.KindTransform:
+		m["changes"] = r.Changes
+		if r.Map != nil {
+			m["map"] = r.Map
+		}
+	case services.KindClassify:
+		m["verdict"], m["score"], m["labels"] = r.Verdict, r.Score, r.Labels
+	case services.KindExtract:
+		m["data"] = r.Data
+	}
+	return json.Marshal(m)
+}
+
+// Audit is the trace of a run: no payload content, only types, sizes and hashes.
+type Audit struct {
+	Region     string      `json:"region"`
+	Retention  string      `json:"retention"`
+	ReceivedAt string      `json:"received_at"`
+	TotalMs    int64       `json:"total_ms"`
+	Steps      []AuditStep `json:"steps"`
+}
+
+// AuditStep is the trace of one executed step.
+type AuditStep struct {
+	ID           string `json:"id"`
+	Service      string `json:"service"`
+	Version      int    `json:"version"`
+	Model        string `json:"model"`
+	Status       string `json:"status"`
+	InputType    string `json:"input_type"`
+	OutputType   string `json:"output_type,omitempty"`
+	InputSize    int64  `json:"input_size"`
+	OutputSize   *int64 `json:"output_size,omitempty"`
+	InputSHA256  string `json:"input_sha256"`
+	OutputSHA256 string `json:"output_sha256,omitempty"`
+	Verdict      string `json:"verdict,omitempty"`
+	Changes      *int   `json:"changes,omitempty"`
+	DurationMs   int64  `json:"duration_ms"`
+}
+
+// TimeFormat is the audit's timestamp format: RFC 3339 UTC with milliseconds.
+const TimeFormat = "2006-01-02T15:04:05.000Z"
+
+// NewAudit returns an audit with no steps.
+func NewAudit(region string, received time.Time, total time.Duration) Audit {
+	return Audit{
+		Region: region, Retention: "none", ReceivedAt: received.UTC().Format(TimeFormat),
+		TotalMs: total.Milliseconds(), Steps: []AuditStep{},
+	}
+}
+
+// Rejected renders a request rejected before anything ran.
+func Rejected(requestID, traceID, region string, received time.Time, total time.Duration, err *errcode.Error) Run {
+	return Run{
+		RequestID: requestID, TraceID: traceID, Status: StatusFailed, Error: err,
+		Results: map[string]StepResult{}, Usage: Usage{Billed: []BillingLine{}},
+		Audit: NewAudit(region, received, total),
+	}
+}
+
+// Render turns an outcome into the wire shape; total is the run's time so far.
+func (o *Outcome) Render(requestID string, total time.Duration) Run {
+	r := Run{
+		RequestID: requestID, TraceID: o.env.TraceID, Status: o.Status,
+		Results: map[string]StepResult{}, Usage: Usage{Billed: []BillingLine{}},
+		Audit: NewAudit(o.env.Region, o.env.ReceivedAt, total),
+	}
+	if o.HaltedAt != "" {
+		h := o.HaltedAt
+		r.HaltedAt, r.HaltReason = &h, o.HaltReason
+	}
+	if o.Status == StatusFailed {
+		r.Error = o.Error
+	} else {
+		out := o.Output
+		r.Output = &out
+	}
+	for _, s := range o.Steps {
+		d := s.Step.Descriptor
+		a := AuditStep{
+			ID: s.Step.ID, Service: d.Name, Version: d.Version, Model: d.Model.ID, Status: s.Status,
+			InputType: s.In.Type, InputSize: s.InChars, InputSHA256: SHA256(s.In.Value),
+			DurationMs: s.Duration.Milliseconds(),
+		}
+		if s.Status == StepOK {
+			outChars := s.OutChars
+			a.OutputType, a.OutputSize, a.OutputSHA256 = s.Out.Type, &outChars, SHA256(s.Out.Value)
+			switch d.Kind {
+			case services.KindClassify:
+				a.Verdict = s.Result.Verdict
+			case services.KindTransform:
+				changes := s.Result.Changes
+				a.Changes = &changes
+			}
+			r.Results[s.Step.ID] = StepResult{
+				Kind: d.Kind, Status: StepOK, Changes: s.Result.Changes, Map: s.Result.Map,
+				Verdict: s.Result.Verdict, Score: s.Result.Score, Labels: s.Result.Labels, Data: s.Data,
+			}
+			if !o.Retryable {
+				r.Usage.Billed = append(r.Usage.Billed, BillingLine{
+					Unit: "characters", Quantity: s.InChars, Steps: []string{s.Step.ID},
+				})
+			}
+		}
+		r.Audit.Steps = append(r.Audit.Steps, a)
+	}
+	return r
+}
