@@ -1,0 +1,251 @@
+// Package account owns Sluice's accounts and API keys: the key format and its hashing, account
+// creation with a first key shown once, authentication of a Bearer header, key rotation and
+// revocation, the per-account rate window and the monthly allowance check.
+package account
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/sluice-api/sluice/internal/errcode"
+	"github.com/sluice-api/sluice/internal/store"
+)
+
+// Key format: the prefix followed by KeyRandomLen base62 characters.
+const (
+	KeyPrefix    = "sluice_live_"
+	KeyRandomLen = 32
+	base62       = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+)
+
+// Account tiers: the API Gateway usage plan an account's key is attached to.
+const (
+	TierFree       = "free"
+	TierStandard   = "standard"
+	TierEnterprise = "enterprise"
+)
+
+// Tiers lists the valid tiers.
+var Tiers = []string{TierFree, TierStandard, TierEnterprise}
+
+// Defaults for a new account (DESIGN.md §4).
+const (
+	DefaultRateLimit = 600
+	DefaultAllowance = 10_000_000
+	DefaultTier      = TierStandard
+)
+
+// NewKey returns a new random API key.
+func NewKey() (string, error) {
+	b := make([]byte, KeyRandomLen)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("account: new key: %w", err)
+	}
+	out := make([]byte, KeyRandomLen)
+	for i, x := range b {
+		// 248 = 4*62: reject and redraw bytes past it so every character is uniform.
+		for x >= 248 {
+			var one [1]byte
+			if _, err := rand.Read(one[:]); err != nil {
+				return "", fmt.Errorf("account: new key: %w", err)
+			}
+			x = one[0]
+		}
+		out[i] = base62[x%62]
+	}
+	return KeyPrefix + string(out), nil
+}
+
+// ValidKeyFormat reports whether k has the form of an API key.
+func ValidKeyFormat(k string) bool {
+	rest, ok := strings.CutPrefix(k, KeyPrefix)
+	if !ok || len(rest) != KeyRandomLen {
+		return false
+	}
+	for i := 0; i < len(rest); i++ {
+		if strings.IndexByte(base62, rest[i]) < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// HashKey returns hex HMAC-SHA256(pepper, key): the only form in which a key is stored.
+func HashKey(pepper []byte, key string) string {
+	m := hmac.New(sha256.New, pepper)
+	m.Write([]byte(key))
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+// Settings are the adjustable settings of an account.
+type Settings struct {
+	Region    string
+	Tier      string
+	RateLimit int64
+	Allowance int64
+}
+
+// Validate checks settings.
+func (s Settings) Validate() error {
+	switch {
+	case s.Region == "":
+		return errors.New("account: region is required")
+	case !validTier(s.Tier):
+		return fmt.Errorf("account: tier must be one of %v", Tiers)
+	case s.RateLimit < 1:
+		return errors.New("account: rate limit must be at least 1")
+	case s.Allowance < 0:
+		return errors.New("account: allowance must not be negative")
+	}
+	return nil
+}
+
+func validTier(t string) bool {
+	for _, v := range Tiers {
+		if v == t {
+			return true
+		}
+	}
+	return false
+}
+
+// Manager creates and authenticates accounts and keys.
+type Manager struct {
+	store  store.Accounts
+	pepper []byte
+	now    func() time.Time
+}
+
+// NewManager returns a manager over st that hashes keys with pepper.
+func NewManager(st store.Accounts, pepper []byte, now func() time.Time) *Manager {
+	if now == nil {
+		now = time.Now
+	}
+	return &Manager{store: st, pepper: pepper, now: now}
+}
+
+// NewID returns prefix + "_" + a new ULID (time-sortable, 26 Crockford base32 characters).
+func NewID(prefix string, now time.Time) string {
+	return prefix + "_" + ulid.MustNew(ulid.Timestamp(now), rand.Reader).String()
+}
+
+func (m *Manager) keyRecord(account, key string, now time.Time) store.Key {
+	return store.Key{
+		ID: NewID("key", now), Account: account, Hash: HashKey(m.pepper, key),
+		Prefix: key[:len(KeyPrefix)+4], Last4: key[len(key)-4:], CreatedAt: now,
+	}
+}
+
+// Create makes a new account with s and returns it with its first key, the only time the key
+// is ever visible.
+func (m *Manager) Create(ctx context.Context, s Settings) (store.Account, string, error) {
+	key, err := NewKey()
+	if err != nil {
+		return store.Account{}, "", err
+	}
+	a, err := m.CreateWithKey(ctx, s, key)
+	return a, key, err
+}
+
+// CreateWithKey makes a new account whose first key is key (used to seed known keys locally).
+func (m *Manager) CreateWithKey(ctx context.Context, s Settings, key string) (store.Account, error) {
+	if err := s.Validate(); err != nil {
+		return store.Account{}, err
+	}
+	if !ValidKeyFormat(key) {
+		return store.Account{}, fmt.Errorf("account: key must be %q followed by %d letters and digits", KeyPrefix, KeyRandomLen)
+	}
+	now := m.now().UTC()
+	a := store.Account{
+		ID: NewID("acct", now), Region: s.Region, Tier: s.Tier,
+		RateLimit: s.RateLimit, Allowance: s.Allowance, CreatedAt: now,
+	}
+	if err := m.store.CreateAccount(ctx, a, m.keyRecord(a.ID, key, now)); err != nil {
+		return store.Account{}, fmt.Errorf("account: create: %w", err)
+	}
+	return a, nil
+}
+
+// Ensure makes sure key belongs to an account with settings s: it creates the account when the
+// key is unknown and updates its settings when they differ.
+func (m *Manager) Ensure(ctx context.Context, s Settings, key string) (store.Account, error) {
+	if err := s.Validate(); err != nil {
+		return store.Account{}, err
+	}
+	if !ValidKeyFormat(key) {
+		return store.Account{}, fmt.Errorf("account: key must be %q followed by %d letters and digits", KeyPrefix, KeyRandomLen)
+	}
+	hash := HashKey(m.pepper, key)
+	k, err := m.store.KeyByHash(ctx, hash)
+	if errors.Is(err, store.ErrNotFound) {
+		a, cerr := m.CreateWithKey(ctx, s, key)
+		if !errors.Is(cerr, store.ErrExists) { // ErrExists: another process seeded it first
+			return a, cerr
+		}
+		k, err = m.store.KeyByHash(ctx, hash)
+	}
+	if err != nil {
+		return store.Account{}, fmt.Errorf("account: look up key: %w", err)
+	}
+	a, err := m.store.GetAccount(ctx, k.Account)
+	if err != nil {
+		return store.Account{}, fmt.Errorf("account: get account: %w", err)
+	}
+	if a.Region != s.Region || a.Tier != s.Tier || a.RateLimit != s.RateLimit || a.Allowance != s.Allowance {
+		a.Region, a.Tier, a.RateLimit, a.Allowance = s.Region, s.Tier, s.RateLimit, s.Allowance
+		if err := m.store.UpdateAccount(ctx, a); err != nil {
+			return store.Account{}, fmt.Errorf("account: update account: %w", err)
+		}
+	}
+	return a, nil
+}
+
+// errInvalidKey is the one answer to every bad key, whatever was wrong with it.
+var errInvalidKey = errcode.New(errcode.InvalidAPIKey, "the API key is missing, malformed or revoked; a key that worked before was probably rotated")
+
+// Authenticate resolves an Authorization header value ("Bearer <key>") to an active account. Any
+// bad key, unknown, revoked or of a disabled account, is invalid_api_key; a store failure is
+// returned as it is (the caller answers service_unavailable).
+func (m *Manager) Authenticate(ctx context.Context, authorization string) (store.Account, error) {
+	scheme, key, ok := strings.Cut(strings.TrimSpace(authorization), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return store.Account{}, errInvalidKey
+	}
+	key = strings.TrimSpace(key)
+	if !ValidKeyFormat(key) {
+		return store.Account{}, errInvalidKey
+	}
+	k, err := m.store.KeyByHash(ctx, HashKey(m.pepper, key))
+	if errors.Is(err, store.ErrNotFound) {
+		return store.Account{}, errInvalidKey
+	}
+	if err != nil {
+		return store.Account{}, fmt.Errorf("account: look up key: %w", err)
+	}
+	if !k.Active() {
+		return store.Account{}, errInvalidKey
+	}
+	a, err := m.store.GetAccount(ctx, k.Account)
+	if errors.Is(err, store.ErrNotFound) {
+		return store.Account{}, errInvalidKey
+	}
+	if err != nil {
+		return store.Account{}, fmt.Errorf("account: get account: %w", err)
+	}
+	if a.Disabled {
+		return store.Account{}, errInvalidKey
+	}
+	return a, nil
+}
+
+// Month returns the calendar month of t in UTC as "YYYY-MM".
+func Month(t time.Time) string { return t.UTC().Format("2006-01") }

@@ -1,0 +1,220 @@
+// Package api is Sluice's request/response layer, shared by the Lambda handlers and the local
+// server: it authenticates keys, counts rate windows, runs pipelines under idempotency and the
+// allowance, serves descriptors, and shapes every answer (error envelope, run shape, rate-limit
+// headers, Retry-After, Idempotent-Replayed). It knows nothing of net/http servers or Lambda
+// events: callers translate to and from Request and Response.
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+	"github.com/sluice-api/sluice/internal/account"
+	"github.com/sluice-api/sluice/internal/errcode"
+	"github.com/sluice-api/sluice/internal/pipeline"
+	"github.com/sluice-api/sluice/internal/store"
+)
+
+// Headers Sluice reads or writes.
+const (
+	HeaderAuthorization    = "Authorization"
+	HeaderIdempotencyKey   = "Idempotency-Key"
+	HeaderReplayed         = "Idempotent-Replayed"
+	HeaderRateLimit        = "X-RateLimit-Limit"
+	HeaderRateRemaining    = "X-RateLimit-Remaining"
+	HeaderRateReset        = "X-RateLimit-Reset"
+	HeaderRetryAfter       = "Retry-After"
+	HeaderTraceID          = "X-Sluice-Trace-Id"
+	MaxIdempotencyKeyChars = 255
+)
+
+// Request is an HTTP request as the handlers need it.
+type Request struct {
+	Header http.Header
+	// Body holds the body, or its first pipeline.MaxBodyBytes+1 bytes when it is larger.
+	Body []byte
+}
+
+// Response is an HTTP response.
+type Response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// Config holds the server's settings.
+type Config struct {
+	Region string // the region this deployment serves
+	// IdempotencyTTL is how long a key is remembered (24 h).
+	IdempotencyTTL time.Duration
+	// LeaseTTL is how long an in-flight run holds its key before a retry may take it over; it
+	// must be longer than the longest run.
+	LeaseTTL time.Duration
+	// SettleReserve is kept from the request deadline for settling after the steps.
+	SettleReserve time.Duration
+	Now           func() time.Time
+	Log           *slog.Logger
+}
+
+// Server answers Sluice's API.
+type Server struct {
+	engine   *pipeline.Engine
+	store    store.Store
+	accounts *account.Manager
+	limiter  *account.Limiter
+	tokenKey []byte
+	cfg      Config
+}
+
+// NewServer returns a server. tokenKey is the tokenization secret.
+func NewServer(engine *pipeline.Engine, st store.Store, accounts *account.Manager, tokenKey []byte, cfg Config) *Server {
+	if cfg.IdempotencyTTL == 0 {
+		cfg.IdempotencyTTL = 24 * time.Hour
+	}
+	if cfg.LeaseTTL == 0 {
+		cfg.LeaseTTL = 60 * time.Second
+	}
+	if cfg.SettleReserve == 0 {
+		cfg.SettleReserve = 500 * time.Millisecond
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	return &Server{
+		engine: engine, store: st, accounts: accounts, limiter: account.NewLimiter(st),
+		tokenKey: tokenKey, cfg: cfg,
+	}
+}
+
+// Authenticate resolves an Authorization header to an account. On failure it returns the
+// response to send: 401 invalid_api_key (rate-limit headers all 0) or 503.
+func (s *Server) Authenticate(ctx context.Context, authorization string) (store.Account, *Response) {
+	a, err := s.accounts.Authenticate(ctx, authorization)
+	if err == nil {
+		return a, nil
+	}
+	traceID := account.NewID("sluice", s.cfg.Now())
+	e := s.failure(traceID, err)
+	resp := envelope(traceID, e, account.NoQuota)
+	s.log(ctx, traceID, "", "auth", resp.Status, e.Code, 0)
+	return store.Account{}, &resp
+}
+
+// NotFound answers a request for an unknown route.
+func (s *Server) NotFound() Response {
+	traceID := account.NewID("sluice", s.cfg.Now())
+	return envelope(traceID, errcode.New(errcode.NotFound, "no such route; the API has POST /v1/run and GET /v1/services/{name}"), account.NoQuota)
+}
+
+// MethodNotAllowed answers a known route called with the wrong method.
+func (s *Server) MethodNotAllowed(allow string) Response {
+	traceID := account.NewID("sluice", s.cfg.Now())
+	r := envelope(traceID, errcode.New(errcode.MethodNotAllowed, "this route accepts %s only", allow), account.NoQuota)
+	r.Header.Set("Allow", allow)
+	return r
+}
+
+// Service answers GET /v1/services/{name} for an authenticated account.
+func (s *Server) Service(ctx context.Context, a store.Account, name string) Response {
+	start := s.cfg.Now()
+	traceID := account.NewID("sluice", start)
+	q, e := s.admit(ctx, a)
+	if e == nil {
+		if svc, ok := s.engine.Registry().Lookup(name); ok {
+			resp := jsonResponse(http.StatusOK, traceID, svc.Descriptor(), q)
+			s.log(ctx, traceID, a.ID, "service", resp.Status, "", s.cfg.Now().Sub(start))
+			return resp
+		}
+		e = errcode.At(errcode.ServiceNotFound, "", "service %q does not exist", name)
+	}
+	resp := envelope(traceID, e, q)
+	s.log(ctx, traceID, a.ID, "service", resp.Status, e.Code, s.cfg.Now().Sub(start))
+	return resp
+}
+
+// admit checks the account's region and counts the request in its rate window.
+func (s *Server) admit(ctx context.Context, a store.Account) (account.Quota, *errcode.Error) {
+	if a.Region != s.cfg.Region {
+		return account.NoQuota, errcode.New(errcode.WrongRegion, "this account lives in region %q; call that region's endpoint", a.Region)
+	}
+	q, err := s.limiter.Take(ctx, a, s.cfg.Now())
+	if err != nil {
+		s.cfg.Log.ErrorContext(ctx, "rate window failed", "account_id", a.ID, "error", err.Error())
+		return account.Quota{Limit: a.RateLimit, Reset: account.ResetSeconds(s.cfg.Now())},
+			errcode.New(errcode.ServiceUnavailable, "a dependency is unavailable; retry shortly")
+	}
+	if !q.Admitted {
+		return q, errcode.New(errcode.RateLimited, "the account's limit of %d requests per minute is used up; retry after %d seconds", q.Limit, q.Reset)
+	}
+	return q, nil
+}
+
+// failure maps an error to what a client may see, logging anything internal.
+func (s *Server) failure(traceID string, err error) *errcode.Error {
+	var e *errcode.Error
+	if errors.As(err, &e) {
+		return e
+	}
+	s.cfg.Log.Error("dependency failed", "trace_id", traceID, "error", err.Error())
+	return errcode.New(errcode.ServiceUnavailable, "a dependency is unavailable; retry shortly")
+}
+
+// log writes one line per request: ids, status, code and duration. Never any request text.
+func (s *Server) log(ctx context.Context, traceID, accountID, route string, status int, code string, d time.Duration, extra ...any) {
+	args := append([]any{
+		"trace_id", traceID, "account_id", accountID, "route", route, "status", status,
+		"duration_ms", d.Milliseconds(),
+	}, extra...)
+	if code != "" {
+		args = append(args, "code", code)
+	}
+	s.cfg.Log.InfoContext(ctx, "request", args...)
+}
+
+// errorBody is the error envelope, with the trace id so support can find the log line.
+type errorBody struct {
+	Error   *errcode.Error `json:"error"`
+	TraceID string         `json:"trace_id,omitempty"`
+}
+
+func envelope(traceID string, e *errcode.Error, q account.Quota) Response {
+	return jsonResponse(errcode.Status(e.Code), traceID, errorBody{Error: e, TraceID: traceID}, q)
+}
+
+func jsonResponse(status int, traceID string, v any, q account.Quota) Response {
+	body, err := json.Marshal(v)
+	if err != nil { // only our own types are marshalled; this is a bug
+		status = http.StatusInternalServerError
+		body = []byte(`{"error":{"code":"internal_error","message":"internal error"}}`)
+	}
+	h := http.Header{}
+	h.Set("Content-Type", "application/json")
+	h.Set(HeaderRateLimit, strconv.FormatInt(q.Limit, 10))
+	h.Set(HeaderRateRemaining, strconv.FormatInt(q.Remaining, 10))
+	h.Set(HeaderRateReset, strconv.FormatInt(q.Reset, 10))
+	if traceID != "" {
+		h.Set(HeaderTraceID, traceID)
+	}
+	switch status {
+	case http.StatusTooManyRequests:
+		h.Set(HeaderRetryAfter, strconv.FormatInt(max(q.Reset, 1), 10))
+	case http.StatusConflict, http.StatusServiceUnavailable:
+		h.Set(HeaderRetryAfter, "1")
+	}
+	return Response{Status: status, Header: h, Body: body}
+}
+
+// validIdempotencyKey: 1 to 255 characters.
+func validIdempotencyKey(k string) bool {
+	n := utf8.RuneCountInString(k)
+	return n >= 1 && n <= MaxIdempotencyKeyChars && utf8.ValidString(k)
+}

@@ -1,0 +1,466 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sluice-api/sluice/internal/account"
+	"github.com/sluice-api/sluice/internal/errcode"
+	"github.com/sluice-api/sluice/internal/pipeline"
+	"github.com/sluice-api/sluice/internal/services"
+	"github.com/sluice-api/sluice/internal/store"
+	"github.com/sluice-api/sluice/internal/store/sqlite"
+)
+
+const secret = "Zanzibar-confidential-7781"
+
+type fakeSvc struct {
+	d  services.Descriptor
+	fn func(ctx context.Context, r services.Request) (services.Result, error)
+}
+
+func (f *fakeSvc) Descriptor() services.Descriptor { return f.d }
+func (f *fakeSvc) Run(ctx context.Context, r services.Request) (services.Result, error) {
+	return f.fn(ctx, r)
+}
+
+func transform(name string, fn func(ctx context.Context, r services.Request) (services.Result, error)) *fakeSvc {
+	return &fakeSvc{services.Descriptor{Name: name, Kind: services.KindTransform, Version: 1, Accepts: []string{"text"},
+		Emits: "same", BillingUnit: "characters", Languages: []string{"any"}, Params: map[string]services.Param{},
+		Model: services.Model{ID: "fake", License: "test"}}, fn}
+}
+
+type fixture struct {
+	srv   *Server
+	store store.Store
+	acct  store.Account
+	gate    chan struct{} // test.wait blocks until it is closed
+	entered chan struct{} // test.wait signals here when it starts
+	logs  *bytes.Buffer
+	mu    *sync.Mutex
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	b  *bytes.Buffer
+}
+
+func (w lockedWriter) Write(p []byte) (int, error) { w.mu.Lock(); defer w.mu.Unlock(); return w.b.Write(p) }
+
+func newFixture(t *testing.T, allowance int64, wrap func(store.Store) store.Store) *fixture {
+	t.Helper()
+	f := &fixture{gate: make(chan struct{}), entered: make(chan struct{}, 64), logs: &bytes.Buffer{}, mu: &sync.Mutex{}}
+	reg, err := services.NewRegistry(
+		transform("test.echo", func(_ context.Context, r services.Request) (services.Result, error) {
+			return services.Result{Payload: r.Payload}, nil
+		}),
+		transform("test.double", func(_ context.Context, r services.Request) (services.Result, error) {
+			return services.Result{Payload: services.Payload{Type: "text", Value: r.Payload.Value + r.Payload.Value}, Changes: 1}, nil
+		}),
+		transform("test.wait", func(ctx context.Context, r services.Request) (services.Result, error) {
+			select {
+			case f.entered <- struct{}{}:
+			default:
+			}
+			select {
+			case <-f.gate:
+				return services.Result{Payload: r.Payload}, nil
+			case <-ctx.Done():
+				return services.Result{}, ctx.Err()
+			}
+		}),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := slog.New(slog.NewJSONHandler(lockedWriter{f.mu, f.logs}, nil))
+	engine, err := pipeline.New(reg, pipeline.WithLogger(log), pipeline.WithStepTimeout(2*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := sqlite.Open(filepath.Join(t.TempDir(), "api.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	f.store = st
+	var s store.Store = st
+	if wrap != nil {
+		s = wrap(st)
+	}
+	pepper := []byte("0123456789abcdef0123456789abcdef")
+	accounts := account.NewManager(s, pepper, nil)
+	f.acct, err = accounts.CreateWithKey(t.Context(), account.Settings{Region: "eu-west-1", Tier: "standard", RateLimit: 1000, Allowance: allowance}, testKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.srv = NewServer(engine, s, accounts, []byte("tokenization-key-tokenization-key"), Config{Region: "eu-west-1", Log: log})
+	return f
+}
+
+const testKey = "sluice_live_0123456789abcdefghijABCDEFGHIJ01"
+
+type answer struct {
+	Response
+	m map[string]any
+}
+
+func (a answer) code() string {
+	e, _ := a.m["error"].(map[string]any)
+	c, _ := e["code"].(string)
+	return c
+}
+
+func (f *fixture) run(t *testing.T, body string, headers ...string) answer {
+	t.Helper()
+	h := http.Header{}
+	for i := 0; i+1 < len(headers); i += 2 {
+		h.Set(headers[i], headers[i+1])
+	}
+	resp := f.srv.Run(context.Background(), f.acct, Request{Header: h, Body: []byte(body)})
+	var m map[string]any
+	if err := json.Unmarshal(resp.Body, &m); err != nil {
+		t.Fatalf("body is not JSON: %q", resp.Body)
+	}
+	return answer{resp, m}
+}
+
+func body(value, service string) string {
+	v, _ := json.Marshal(value)
+	return `{"request_id":"r-7","input":{"type":"text","value":` + string(v) + `},"pipeline":[{"id":"s1","service":"` + service + `"}]}`
+}
+
+func (f *fixture) usage(t *testing.T) store.Usage {
+	t.Helper()
+	u, err := f.store.Usage(context.Background(), f.acct.ID, account.Month(time.Now()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+func TestRunCompletedHeadersAndShape(t *testing.T) {
+	f := newFixture(t, 1_000_000, nil)
+	a := f.run(t, body(secret, "test.double"))
+	if a.Status != 200 || a.m["status"] != "completed" || a.m["request_id"] != "r-7" {
+		t.Fatalf("answer = %d %s", a.Status, a.Body)
+	}
+	for _, h := range []string{HeaderRateLimit, HeaderRateRemaining, HeaderRateReset} {
+		if a.Header.Get(h) == "" {
+			t.Errorf("missing %s", h)
+		}
+	}
+	if a.Header.Get(HeaderRateLimit) != "1000" || a.Header.Get(HeaderRateRemaining) != "999" {
+		t.Errorf("rate headers = %v", a.Header)
+	}
+	if !strings.HasPrefix(a.m["trace_id"].(string), "sluice_") || len(a.m["trace_id"].(string)) != len("sluice_")+26 {
+		t.Errorf("trace id = %v", a.m["trace_id"])
+	}
+	if u := f.usage(t); u.Characters != int64(len(secret)) || u.Runs != 1 {
+		t.Errorf("usage = %+v", u)
+	}
+}
+
+func TestRejectedRequests(t *testing.T) {
+	f := newFixture(t, 1_000_000, nil)
+	for _, tc := range []struct {
+		name    string
+		body    string
+		headers []string
+		code    string
+		status  int
+	}{
+		{"InvalidJSON", `{`, nil, errcode.InvalidJSON, 400},
+		{"InvalidRequest", `{"input":{"type":"text","value":"x"}}`, nil, errcode.InvalidRequest, 400},
+		{"UnknownService", body("x", "nope"), nil, errcode.UnknownService, 400},
+		{"EmptyIdempotencyKey", body("x", "test.echo"), []string{HeaderIdempotencyKey, ""}, errcode.InvalidIdempotencyKey, 400},
+		{"LongIdempotencyKey", body("x", "test.echo"), []string{HeaderIdempotencyKey, strings.Repeat("k", 256)}, errcode.InvalidIdempotencyKey, 400},
+		{"BodyTooLarge", `{"input":{"type":"text","value":"` + strings.Repeat("a", pipeline.MaxBodyBytes) + `"}}`, nil, errcode.BodyTooLarge, 413},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := http.Header{}
+			if tc.headers != nil {
+				h[http.CanonicalHeaderKey(tc.headers[0])] = []string{tc.headers[1]}
+			}
+			resp := f.srv.Run(t.Context(), f.acct, Request{Header: h, Body: []byte(tc.body)})
+			var m map[string]any
+			if err := json.Unmarshal(resp.Body, &m); err != nil {
+				t.Fatal(err)
+			}
+			e, _ := m["error"].(map[string]any)
+			if resp.Status != tc.status || e["code"] != tc.code {
+				t.Fatalf("got %d %v, want %d %s", resp.Status, e["code"], tc.status, tc.code)
+			}
+			// The run shape is filled so a client parses one shape.
+			if m["status"] != "failed" || m["halted_at"] != nil || m["results"] == nil || m["audit"] == nil || m["usage"] == nil {
+				t.Fatalf("rejected body lacks the run fields: %s", resp.Body)
+			}
+		})
+	}
+	if u := f.usage(t); u.Characters != 0 || u.Runs != 0 {
+		t.Fatalf("rejected requests were billed: %+v", u)
+	}
+}
+
+func TestIdempotency(t *testing.T) {
+	f := newFixture(t, 1_000_000, nil)
+	key := []string{HeaderIdempotencyKey, "order-42"}
+
+	// A rejected request stores nothing: the same key works once the body is fixed.
+	if a := f.run(t, body("x", "nope"), key...); a.Status != 400 {
+		t.Fatalf("bad body: %d", a.Status)
+	}
+	first := f.run(t, body("hello", "test.echo"), key...)
+	if first.Status != 200 || first.m["status"] != "completed" {
+		t.Fatalf("first = %d %s", first.Status, first.Body)
+	}
+	// Same body, reformatted: duplicate with the original trace id, nothing billed.
+	dup := f.run(t, strings.ReplaceAll(body("hello", "test.echo"), ",", ", "), key...)
+	if dup.Status != 200 || dup.m["status"] != "duplicate" || dup.m["trace_id"] != first.m["trace_id"] ||
+		dup.Header.Get(HeaderReplayed) != "true" || dup.m["request_id"] != "r-7" {
+		t.Fatalf("dup = %d %v %s", dup.Status, dup.Header, dup.Body)
+	}
+	if len(dup.m) != 3 {
+		t.Fatalf("duplicate carries more than request_id, trace_id and status: %s", dup.Body)
+	}
+	// A different body under the same key.
+	if a := f.run(t, body("other", "test.echo"), key...); a.Status != 422 || a.code() != errcode.IdempotencyKeyReused {
+		t.Fatalf("reused = %d %s", a.Status, a.Body)
+	}
+	// Keys are per account: another account may use the same key.
+	if u := f.usage(t); u.Characters != 5 || u.Runs != 1 {
+		t.Fatalf("usage = %+v, want one run of 5", u)
+	}
+}
+
+func TestIdempotencyInFlight(t *testing.T) {
+	f := newFixture(t, 1_000_000, nil)
+	key := []string{HeaderIdempotencyKey, "slow-1"}
+	done := make(chan answer)
+	go func() { done <- f.run(t, body("abc", "test.wait"), key...) }()
+	<-f.entered // the first run holds the key and is running
+	a := f.run(t, body("abc", "test.wait"), key...)
+	if a.Status != 409 || a.code() != errcode.IdempotencyKeyInUse || a.Header.Get(HeaderRetryAfter) == "" {
+		t.Fatalf("in flight = %d %v %s", a.Status, a.Header, a.Body)
+	}
+	close(f.gate)
+	if first := <-done; first.m["status"] != "completed" {
+		t.Fatalf("first = %s", first.Body)
+	}
+	if a := f.run(t, body("abc", "test.wait"), key...); a.m["status"] != "duplicate" {
+		t.Fatalf("after = %s", a.Body)
+	}
+}
+
+func TestIdempotencyConcurrentIdentical(t *testing.T) {
+	f := newFixture(t, 1_000_000, nil)
+	close(f.gate)
+	const n = 16
+	var wg sync.WaitGroup
+	answers := make([]answer, n)
+	for i := range n {
+		wg.Go(func() { answers[i] = f.run(t, body("same body", "test.wait"), HeaderIdempotencyKey, "race") })
+	}
+	wg.Wait()
+	runs, traces := 0, map[any]bool{}
+	for _, a := range answers {
+		switch {
+		case a.Status == 200 && a.m["status"] == "completed":
+			runs++
+			traces[a.m["trace_id"]] = true
+		case a.Status == 200 && a.m["status"] == "duplicate":
+			traces[a.m["trace_id"]] = true
+		case a.Status == 409:
+		default:
+			t.Fatalf("unexpected answer %d %s", a.Status, a.Body)
+		}
+	}
+	if runs != 1 || len(traces) != 1 {
+		t.Fatalf("runs = %d, distinct trace ids = %d; want exactly one run", runs, len(traces))
+	}
+	if u := f.usage(t); u.Runs != 1 || u.Characters != int64(len("same body")) {
+		t.Fatalf("usage = %+v", u)
+	}
+}
+
+func TestStepTimeoutReleasesKey(t *testing.T) {
+	f := newFixture(t, 1_000_000, nil)
+	key := []string{HeaderIdempotencyKey, "timeout-1"}
+	a := f.run(t, body("abc", "test.wait"), key...) // gate closed never: the step times out
+	if a.Status != 200 || a.m["status"] != "failed" || a.code() != errcode.StepTimeout {
+		t.Fatalf("timeout = %d %s", a.Status, a.Body)
+	}
+	if u := f.usage(t); u.Characters != 0 || u.Runs != 0 {
+		t.Fatalf("a timed-out run was billed: %+v", u)
+	}
+	close(f.gate)
+	if a := f.run(t, body("abc", "test.wait"), key...); a.m["status"] != "completed" {
+		t.Fatalf("retry after timeout = %s", a.Body)
+	}
+}
+
+func TestAllowance(t *testing.T) {
+	t.Run("HaltBeforeCrossing", func(t *testing.T) {
+		f := newFixture(t, 10, nil)
+		b := `{"input":{"type":"text","value":"abcd"},"pipeline":[{"id":"d","service":"test.double"},{"id":"e","service":"test.echo"}]}`
+		a := f.run(t, b)
+		if a.m["status"] != "halted" || a.m["halt_reason"] != "allowance" || a.m["halted_at"] != "d" {
+			t.Fatalf("answer = %s", a.Body)
+		}
+		if u := f.usage(t); u.Characters != 4 {
+			t.Fatalf("usage = %+v", u)
+		}
+		// 6 left: an 8-character first step cannot run.
+		if a := f.run(t, body("abcdefgh", "test.echo")); a.Status != 402 || a.code() != errcode.AllowanceExhausted {
+			t.Fatalf("exhausted = %d %s", a.Status, a.Body)
+		}
+	})
+	t.Run("ExhaustedReleasesKey", func(t *testing.T) {
+		f := newFixture(t, 3, nil)
+		if a := f.run(t, body("abcd", "test.echo"), HeaderIdempotencyKey, "k"); a.Status != 402 {
+			t.Fatalf("answer = %d %s", a.Status, a.Body)
+		}
+		if a := f.run(t, body("abc", "test.echo"), HeaderIdempotencyKey, "k"); a.m["status"] != "completed" {
+			t.Fatalf("same key after 402 = %d %s", a.Status, a.Body)
+		}
+	})
+	t.Run("NeverExceededUnderConcurrency", func(t *testing.T) {
+		const limit, size, n = 100, 7, 40
+		f := newFixture(t, limit, nil)
+		close(f.gate)
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		billed, ok := int64(0), 0
+		for range n {
+			wg.Go(func() {
+				b := `{"input":{"type":"text","value":"1234567"},"pipeline":[{"id":"w","service":"test.wait"},{"id":"e","service":"test.echo"}]}`
+				a := f.run(t, b)
+				mu.Lock()
+				defer mu.Unlock()
+				switch a.Status {
+				case 200:
+					ok++
+					for _, l := range a.m["usage"].(map[string]any)["billed"].([]any) {
+						billed += int64(l.(map[string]any)["quantity"].(float64))
+					}
+				case 402:
+				default:
+					t.Errorf("unexpected %d %s", a.Status, a.Body)
+				}
+			})
+		}
+		wg.Wait()
+		u := f.usage(t)
+		if u.Characters > limit || u.Characters != billed {
+			t.Fatalf("usage %d, billed in responses %d, limit %d", u.Characters, billed, limit)
+		}
+		if u.Characters < limit-size || int(u.Runs) != ok {
+			t.Fatalf("usage %+v after %d successful runs; the allowance should be (nearly) used", u, ok)
+		}
+	})
+}
+
+// failingStore fails the ledger, as a store that went down would.
+type failingStore struct{ store.Store }
+
+func (failingStore) Usage(context.Context, string, string) (store.Usage, error) {
+	return store.Usage{}, errors.New("disk I/O error at /var/lib/secret/path")
+}
+
+func TestStoreDownIs503AndReleasesKey(t *testing.T) {
+	f := newFixture(t, 1000, func(s store.Store) store.Store { return failingStore{s} })
+	a := f.run(t, body("abc", "test.echo"), HeaderIdempotencyKey, "k1")
+	if a.Status != 503 || a.code() != errcode.ServiceUnavailable || a.Header.Get(HeaderRetryAfter) == "" {
+		t.Fatalf("answer = %d %v %s", a.Status, a.Header, a.Body)
+	}
+	if bytes.Contains(a.Body, []byte("disk")) || bytes.Contains(a.Body, []byte("/var/lib")) {
+		t.Fatalf("internal error text reached the client: %s", a.Body)
+	}
+	// The key was released: a claim with a new lease succeeds at once.
+	existing, err := f.store.Claim(t.Context(), store.Claim{Account: f.acct.ID, Key: "k1", Fingerprint: "x", Lease: "l2",
+		Now: time.Now(), TTL: time.Hour, LeaseTTL: time.Minute})
+	if err != nil || existing != nil {
+		t.Fatalf("key still held after 503: %+v %v", existing, err)
+	}
+}
+
+func TestAuthenticateRegionAndRate(t *testing.T) {
+	f := newFixture(t, 1000, nil)
+	for _, h := range []string{"", "Bearer", "Basic " + testKey, "Bearer sluice_live_short", "Bearer " + strings.Replace(testKey, "0", "1", 1)} {
+		_, deny := f.srv.Authenticate(t.Context(), h)
+		if deny == nil || deny.Status != 401 || !bytes.Contains(deny.Body, []byte(errcode.InvalidAPIKey)) {
+			t.Fatalf("header %q: %+v", h, deny)
+		}
+		for _, name := range []string{HeaderRateLimit, HeaderRateRemaining, HeaderRateReset} {
+			if deny.Header.Get(name) != "0" {
+				t.Fatalf("401 %s = %q, want 0", name, deny.Header.Get(name))
+			}
+		}
+	}
+	a, deny := f.srv.Authenticate(t.Context(), "Bearer "+testKey)
+	if deny != nil || a.ID != f.acct.ID {
+		t.Fatalf("good key refused: %+v", deny)
+	}
+
+	other := f.acct
+	other.Region = "us-east-1"
+	resp := f.srv.Run(t.Context(), other, Request{Body: []byte(body("x", "test.echo"))})
+	if resp.Status != 421 || !bytes.Contains(resp.Body, []byte("us-east-1")) {
+		t.Fatalf("wrong region = %d %s", resp.Status, resp.Body)
+	}
+
+	limited := f.acct
+	limited.RateLimit = 2
+	limited.ID = "acct_limited"
+	var last Response
+	for range 3 {
+		last = f.srv.Service(t.Context(), limited, "test.echo")
+	}
+	if last.Status != 429 || last.Header.Get(HeaderRetryAfter) == "" || last.Header.Get(HeaderRateRemaining) != "0" || last.Header.Get(HeaderRateLimit) != "2" {
+		t.Fatalf("rate limited = %d %v %s", last.Status, last.Header, last.Body)
+	}
+}
+
+func TestServiceDescriptor(t *testing.T) {
+	f := newFixture(t, 1000, nil)
+	resp := f.srv.Service(t.Context(), f.acct, "test.echo")
+	var d services.Descriptor
+	if err := json.Unmarshal(resp.Body, &d); err != nil || resp.Status != 200 || d.Name != "test.echo" || d.Kind != "transform" {
+		t.Fatalf("descriptor = %d %s", resp.Status, resp.Body)
+	}
+	resp = f.srv.Service(t.Context(), f.acct, "nope")
+	if resp.Status != 404 || !bytes.Contains(resp.Body, []byte(errcode.ServiceNotFound)) {
+		t.Fatalf("unknown = %d %s", resp.Status, resp.Body)
+	}
+	if nf := f.srv.NotFound(); nf.Status != 404 || !bytes.Contains(nf.Body, []byte(errcode.NotFound)) {
+		t.Fatalf("not found = %d %s", nf.Status, nf.Body)
+	}
+	if na := f.srv.MethodNotAllowed("POST"); na.Status != 405 || na.Header.Get("Allow") != "POST" {
+		t.Fatalf("method = %d %v", na.Status, na.Header)
+	}
+}
+
+func TestLogsCarryNoText(t *testing.T) {
+	f := newFixture(t, 1000, nil)
+	f.run(t, body(secret, "test.double"))
+	f.run(t, body(secret, "nope"))
+	f.run(t, `{"input":{"type":"text","value":"`+secret+`"`)
+	f.mu.Lock()
+	logs := f.logs.String()
+	f.mu.Unlock()
+	if strings.Contains(logs, secret) || strings.Contains(logs, "Zanzibar") {
+		t.Fatalf("logs contain request text:\n%s", logs)
+	}
+	if !strings.Contains(logs, `"account_id":"`+f.acct.ID+`"`) || !strings.Contains(logs, `"trace_id":"sluice_`) {
+		t.Fatalf("logs lack ids:\n%s", logs)
+	}
+}

@@ -1,0 +1,212 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/sluice-api/sluice/internal/account"
+	"github.com/sluice-api/sluice/internal/errcode"
+	"github.com/sluice-api/sluice/internal/pipeline"
+	"github.com/sluice-api/sluice/internal/store"
+)
+
+// maxSettleAttempts bounds the retries of a charge that lost a race for the allowance; each retry
+// shortens the run, so a few always suffice.
+const maxSettleAttempts = 8
+
+// run is the state of one POST /v1/run.
+type run struct {
+	s         *Server
+	acct      store.Account
+	start     time.Time
+	traceID   string
+	requestID string
+	quota     account.Quota
+	idemKey   string
+	lease     string
+	claimed   bool
+}
+
+// Run answers POST /v1/run for an authenticated account. Checks run in the order of DESIGN.md
+// §3; a request rejected before running changes nothing but its rate window.
+func (s *Server) Run(ctx context.Context, a store.Account, req Request) Response {
+	r := &run{s: s, acct: a, start: s.cfg.Now()}
+	r.traceID = account.NewID("sluice", r.start)
+	resp, code, extra := r.handle(ctx, req)
+	s.log(ctx, r.traceID, a.ID, "run", resp.Status, code, s.cfg.Now().Sub(r.start), extra...)
+	return resp
+}
+
+func (r *run) handle(ctx context.Context, req Request) (Response, string, []any) {
+	s := r.s
+	q, e := s.admit(ctx, r.acct)
+	r.quota = q
+	if e != nil {
+		return r.reject(e), e.Code, nil
+	}
+	r.requestID = pipeline.RequestIDOf(req.Body)
+	plan, e := s.engine.Parse(req.Body)
+	if e != nil {
+		return r.reject(e), e.Code, nil
+	}
+	if keys, ok := req.Header[http.CanonicalHeaderKey(HeaderIdempotencyKey)]; ok {
+		if len(keys) != 1 || !validIdempotencyKey(keys[0]) {
+			e := errcode.New(errcode.InvalidIdempotencyKey, "Idempotency-Key must be 1 to %d characters", MaxIdempotencyKeyChars)
+			return r.reject(e), e.Code, nil
+		}
+		r.idemKey = keys[0]
+		if resp, code, done := r.claim(ctx, plan); done {
+			return resp, code, nil
+		}
+	}
+	month := account.Month(r.start)
+	used, err := s.store.Usage(ctx, r.acct.ID, month)
+	if err != nil {
+		return r.abort(ctx, err), errcode.ServiceUnavailable, nil
+	}
+	budget := r.acct.Allowance - used.Characters
+	if budget <= 0 || plan.InputChars > budget {
+		return r.exhausted(ctx), errcode.AllowanceExhausted, nil
+	}
+
+	runCtx, cancel := r.runContext(ctx)
+	defer cancel()
+	out := s.engine.Execute(runCtx, plan, pipeline.Env{
+		TraceID: r.traceID, Account: r.acct.ID, Region: r.acct.Region, TokenKey: s.tokenKey,
+		ReceivedAt: r.start, Budget: budget,
+	})
+	if out.Exhausted {
+		return r.exhausted(ctx), errcode.AllowanceExhausted, nil
+	}
+	if out.Retryable {
+		// The service's own failure (a time budget ran out): bill nothing, release the key.
+		r.release(ctx)
+		resp := r.render(out)
+		return resp, out.Error.Code, runFields(out)
+	}
+	out, resp, code, ok := r.settle(ctx, out, month)
+	if !ok {
+		return resp, code, nil
+	}
+	resp = r.render(out)
+	if out.Error != nil {
+		code = out.Error.Code
+	}
+	return resp, code, runFields(out)
+}
+
+// claim takes the idempotency key. done is true when the request is answered already (duplicate,
+// in use, reused or a store failure).
+func (r *run) claim(ctx context.Context, plan *pipeline.Plan) (Response, string, bool) {
+	s := r.s
+	r.lease = account.NewID("lease", r.start)
+	existing, err := s.store.Claim(ctx, store.Claim{
+		Account: r.acct.ID, Key: r.idemKey, Fingerprint: plan.Fingerprint, Lease: r.lease,
+		TraceID: r.traceID, Now: r.start, TTL: s.cfg.IdempotencyTTL, LeaseTTL: s.cfg.LeaseTTL,
+	})
+	switch {
+	case err != nil:
+		return r.abort(ctx, err), errcode.ServiceUnavailable, true
+	case existing == nil:
+		r.claimed = true
+		return Response{}, "", false
+	case existing.Fingerprint != plan.Fingerprint:
+		e := errcode.New(errcode.IdempotencyKeyReused, "this Idempotency-Key was used in the last 24 hours with a different request body")
+		return r.reject(e), e.Code, true
+	case existing.State == store.IdemInFlight:
+		e := errcode.New(errcode.IdempotencyKeyInUse, "a run with this Idempotency-Key is still in progress; retry shortly")
+		return r.reject(e), e.Code, true
+	default:
+		resp := jsonResponse(http.StatusOK, existing.TraceID, pipeline.Duplicate{
+			RequestID: r.requestID, TraceID: existing.TraceID, Status: pipeline.StatusDuplicate,
+		}, r.quota)
+		resp.Header.Set(HeaderReplayed, "true")
+		r.traceID = existing.TraceID
+		return resp, "", true
+	}
+}
+
+// runContext bounds the steps by the request's deadline less the time settling needs.
+func (r *run) runContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	if d, ok := ctx.Deadline(); ok {
+		return context.WithDeadline(ctx, d.Add(-r.s.cfg.SettleReserve))
+	}
+	return context.WithCancel(ctx)
+}
+
+// settle charges the run and completes its idempotency record in one store call. When a
+// concurrent run took part of the allowance meanwhile, the run is cut to what still fits (a halt
+// by allowance) and charged again; when nothing fits it is answered 402.
+func (r *run) settle(ctx context.Context, out *pipeline.Outcome, month string) (*pipeline.Outcome, Response, string, bool) {
+	s := r.s
+	var idem *store.IdemCompletion
+	if r.claimed {
+		idem = &store.IdemCompletion{Key: r.idemKey, Lease: r.lease, TraceID: r.traceID}
+	}
+	for range maxSettleAttempts {
+		after, admitted, err := s.store.Settle(ctx, store.Settlement{
+			Account: r.acct.ID, Month: month, Characters: out.Characters(), Limit: r.acct.Allowance, Idem: idem,
+		})
+		if errors.Is(err, store.ErrLeaseLost) {
+			// The run outlived its lease and a retry took the key over; that run bills instead.
+			r.claimed = false
+			e := errcode.New(errcode.IdempotencyKeyInUse, "a retry with this Idempotency-Key took over this run; retry shortly")
+			return nil, r.reject(e), e.Code, false
+		}
+		if err != nil {
+			return nil, r.abort(ctx, err), errcode.ServiceUnavailable, false
+		}
+		if admitted {
+			r.claimed = false
+			return out, Response{}, "", true
+		}
+		cut, fits := out.Within(r.acct.Allowance - after.Characters)
+		if !fits {
+			return nil, r.exhausted(ctx), errcode.AllowanceExhausted, false
+		}
+		out = cut
+	}
+	return nil, r.abort(ctx, errors.New("settle: allowance contention did not resolve")), errcode.ServiceUnavailable, false
+}
+
+func (r *run) render(out *pipeline.Outcome) Response {
+	return jsonResponse(http.StatusOK, r.traceID, out.Render(r.requestID, r.s.cfg.Now().Sub(r.start)), r.quota)
+}
+
+// reject answers with the run shape carrying the error; nothing ran.
+func (r *run) reject(e *errcode.Error) Response {
+	body := pipeline.Rejected(r.requestID, r.traceID, r.acct.Region, r.start, r.s.cfg.Now().Sub(r.start), e)
+	return jsonResponse(errcode.Status(e.Code), r.traceID, body, r.quota)
+}
+
+func (r *run) exhausted(ctx context.Context) Response {
+	r.release(ctx)
+	return r.reject(errcode.New(errcode.AllowanceExhausted, "the account's monthly allowance of %d characters is used up", r.acct.Allowance))
+}
+
+// abort answers a store failure with 503 after releasing the key.
+func (r *run) abort(ctx context.Context, err error) Response {
+	r.release(ctx)
+	return r.reject(r.s.failure(r.traceID, err))
+}
+
+// release frees the idempotency key so the client can retry with it.
+func (r *run) release(ctx context.Context) {
+	if !r.claimed {
+		return
+	}
+	r.claimed = false
+	// Release even when the request's context is done: the client will retry.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+	defer cancel()
+	if err := r.s.store.Release(ctx, r.acct.ID, r.idemKey, r.lease); err != nil {
+		r.s.cfg.Log.Error("release idempotency key failed", "trace_id", r.traceID, "error", err.Error())
+	}
+}
+
+// runFields are the log fields of an executed run: counts, never text.
+func runFields(out *pipeline.Outcome) []any {
+	return []any{"run_status", out.Status, "steps", len(out.Steps), "billed_characters", out.Characters()}
+}
