@@ -40,13 +40,13 @@ func transform(name string, fn func(ctx context.Context, r services.Request) (se
 }
 
 type fixture struct {
-	srv   *Server
-	store store.Store
-	acct  store.Account
+	srv     *Server
+	store   store.Store
+	acct    store.Account
 	gate    chan struct{} // test.wait blocks until it is closed
 	entered chan struct{} // test.wait signals here when it starts
-	logs  *bytes.Buffer
-	mu    *sync.Mutex
+	logs    *bytes.Buffer
+	mu      *sync.Mutex
 }
 
 type lockedWriter struct {
@@ -54,7 +54,11 @@ type lockedWriter struct {
 	b  *bytes.Buffer
 }
 
-func (w lockedWriter) Write(p []byte) (int, error) { w.mu.Lock(); defer w.mu.Unlock(); return w.b.Write(p) }
+func (w lockedWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.Write(p)
+}
 
 func newFixture(t *testing.T, allowance int64, wrap func(store.Store) store.Store) *fixture {
 	t.Helper()
