@@ -209,8 +209,10 @@ func (m *Manager) Ensure(ctx context.Context, s Settings, key string) (store.Acc
 	return a, nil
 }
 
-// errInvalidKey is the one answer to every bad key, whatever was wrong with it.
-var errInvalidKey = errcode.New(errcode.InvalidAPIKey, "the API key is missing, malformed or revoked; a key that worked before was probably rotated")
+// invalidKey is the one answer to every bad key, whatever was wrong with it.
+func invalidKey() error {
+	return errcode.New(errcode.InvalidAPIKey, "the API key is missing, malformed or revoked; a key that worked before was probably rotated")
+}
 
 // Authenticate resolves an Authorization header value ("Bearer <key>") to an active account. Any
 // bad key, unknown, revoked or of a disabled account, is invalid_api_key; a store failure is
@@ -218,31 +220,31 @@ var errInvalidKey = errcode.New(errcode.InvalidAPIKey, "the API key is missing, 
 func (m *Manager) Authenticate(ctx context.Context, authorization string) (store.Account, error) {
 	scheme, key, ok := strings.Cut(strings.TrimSpace(authorization), " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return store.Account{}, errInvalidKey
+		return store.Account{}, invalidKey()
 	}
 	key = strings.TrimSpace(key)
 	if !ValidKeyFormat(key) {
-		return store.Account{}, errInvalidKey
+		return store.Account{}, invalidKey()
 	}
 	k, err := m.store.KeyByHash(ctx, HashKey(m.pepper, key))
 	if errors.Is(err, store.ErrNotFound) {
-		return store.Account{}, errInvalidKey
+		return store.Account{}, invalidKey()
 	}
 	if err != nil {
 		return store.Account{}, fmt.Errorf("account: look up key: %w", err)
 	}
 	if !k.Active() {
-		return store.Account{}, errInvalidKey
+		return store.Account{}, invalidKey()
 	}
 	a, err := m.store.GetAccount(ctx, k.Account)
 	if errors.Is(err, store.ErrNotFound) {
-		return store.Account{}, errInvalidKey
+		return store.Account{}, invalidKey()
 	}
 	if err != nil {
 		return store.Account{}, fmt.Errorf("account: get account: %w", err)
 	}
 	if a.Disabled {
-		return store.Account{}, errInvalidKey
+		return store.Account{}, invalidKey()
 	}
 	return a, nil
 }

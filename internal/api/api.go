@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -113,6 +114,14 @@ func (s *Server) Authenticate(ctx context.Context, authorization string) (store.
 func (s *Server) NotFound() Response {
 	traceID := account.NewID("sluice", s.cfg.Now())
 	return envelope(traceID, errcode.New(errcode.NotFound, "no such route; the API has POST /v1/run and GET /v1/services/{name}"), account.NoQuota)
+}
+
+// Internal answers a request whose handling panicked: internal_error with the trace id; the cause
+// goes to the log only.
+func (s *Server) Internal(cause any) Response {
+	traceID := account.NewID("sluice", s.cfg.Now())
+	s.cfg.Log.Error("handler panicked", "trace_id", traceID, "panic_type", fmt.Sprintf("%T", cause))
+	return envelope(traceID, errcode.As(nil), account.NoQuota)
 }
 
 // MethodNotAllowed answers a known route called with the wrong method.
