@@ -88,9 +88,8 @@ func testRegistry(t *testing.T) *services.Registry {
 			return services.Result{}, errors.New("backend exploded")
 		}},
 		&fake{desc("test.panic", services.KindTransform, []string{"text"}, "same"), func(_ context.Context, r services.Request) (services.Result, error) {
-			var m map[string]int
-			m["boom"]++ // nil map write panics
-			return services.Result{}, nil
+			var empty []int
+			return services.Result{Changes: empty[len(r.Payload.Value)]}, nil // index out of range panics
 		}},
 		&fake{desc("test.slow", services.KindTransform, []string{"text"}, "same"), func(ctx context.Context, r services.Request) (services.Result, error) {
 			select {
