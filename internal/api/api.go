@@ -61,6 +61,30 @@ type Config struct {
 	SettleReserve time.Duration
 	Now           func() time.Time
 	Log           *slog.Logger
+	// Observe, when set, receives every request's observation (for metrics).
+	Observe func(Observation)
+}
+
+// Observation is what one request leaves behind for logs and metrics: ids, statuses, counts and
+// durations. It has no field that could hold request text.
+type Observation struct {
+	TraceID          string
+	AccountID        string
+	Route            string // "run", "service" or "auth"
+	HTTPStatus       int
+	Code             string // error code, if any
+	RunStatus        string // completed, halted, failed, duplicate; empty when rejected
+	HaltReason       string
+	Steps            []StepObservation
+	BilledCharacters int64
+	Duration         time.Duration
+}
+
+// StepObservation is one executed step.
+type StepObservation struct {
+	Service  string
+	Status   string
+	Duration time.Duration
 }
 
 // Server answers Sluice's API.
@@ -106,7 +130,7 @@ func (s *Server) Authenticate(ctx context.Context, authorization string) (store.
 	traceID := account.NewID("sluice", s.cfg.Now())
 	e := s.failure(traceID, err)
 	resp := envelope(traceID, e, account.NoQuota)
-	s.log(ctx, traceID, "", "auth", resp.Status, e.Code, 0)
+	s.record(ctx, Observation{TraceID: traceID, Route: "auth", HTTPStatus: resp.Status, Code: e.Code})
 	return store.Account{}, &resp
 }
 
@@ -140,13 +164,13 @@ func (s *Server) Service(ctx context.Context, a store.Account, name string) Resp
 	if e == nil {
 		if svc, ok := s.engine.Registry().Lookup(name); ok {
 			resp := jsonResponse(http.StatusOK, traceID, svc.Descriptor(), q)
-			s.log(ctx, traceID, a.ID, "service", resp.Status, "", s.cfg.Now().Sub(start))
+			s.record(ctx, Observation{TraceID: traceID, AccountID: a.ID, Route: "service", HTTPStatus: resp.Status, Duration: s.cfg.Now().Sub(start)})
 			return resp
 		}
 		e = errcode.At(errcode.ServiceNotFound, "", "service %q does not exist", name)
 	}
 	resp := envelope(traceID, e, q)
-	s.log(ctx, traceID, a.ID, "service", resp.Status, e.Code, s.cfg.Now().Sub(start))
+	s.record(ctx, Observation{TraceID: traceID, AccountID: a.ID, Route: "service", HTTPStatus: resp.Status, Code: e.Code, Duration: s.cfg.Now().Sub(start)})
 	return resp
 }
 
@@ -177,16 +201,26 @@ func (s *Server) failure(traceID string, err error) *errcode.Error {
 	return errcode.New(errcode.ServiceUnavailable, "a dependency is unavailable; retry shortly")
 }
 
-// log writes one line per request: ids, status, code and duration. Never any request text.
-func (s *Server) log(ctx context.Context, traceID, accountID, route string, status int, code string, d time.Duration, extra ...any) {
-	args := append([]any{
-		"trace_id", traceID, "account_id", accountID, "route", route, "status", status,
-		"duration_ms", d.Milliseconds(),
-	}, extra...)
-	if code != "" {
-		args = append(args, "code", code)
+// record writes one log line per request and hands the observation to the observer. Never any
+// request text: an Observation cannot hold it.
+func (s *Server) record(ctx context.Context, o Observation) {
+	args := []any{
+		"trace_id", o.TraceID, "account_id", o.AccountID, "route", o.Route, "status", o.HTTPStatus,
+		"duration_ms", o.Duration.Milliseconds(),
+	}
+	if o.Code != "" {
+		args = append(args, "code", o.Code)
+	}
+	if o.RunStatus != "" {
+		args = append(args, "run_status", o.RunStatus, "steps", len(o.Steps), "billed_characters", o.BilledCharacters)
+	}
+	if o.HaltReason != "" {
+		args = append(args, "halt_reason", o.HaltReason)
 	}
 	s.cfg.Log.InfoContext(ctx, "request", args...)
+	if s.cfg.Observe != nil {
+		s.cfg.Observe(o)
+	}
 }
 
 // errorBody is the error envelope, with the trace id so support can find the log line.

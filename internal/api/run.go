@@ -34,12 +34,26 @@ type run struct {
 func (s *Server) Run(ctx context.Context, a store.Account, req Request) Response {
 	r := &run{s: s, acct: a, start: s.cfg.Now()}
 	r.traceID = account.NewID("sluice", r.start)
-	resp, code, extra := r.handle(ctx, req)
-	s.log(ctx, r.traceID, a.ID, "run", resp.Status, code, s.cfg.Now().Sub(r.start), extra...)
+	resp, code, out := r.handle(ctx, req)
+	o := Observation{
+		TraceID: r.traceID, AccountID: a.ID, Route: "run", HTTPStatus: resp.Status, Code: code,
+		Duration: s.cfg.Now().Sub(r.start),
+	}
+	if resp.Header.Get(HeaderReplayed) == "true" {
+		o.RunStatus = pipeline.StatusDuplicate
+	}
+	if out != nil {
+		o.RunStatus, o.HaltReason, o.BilledCharacters = out.Status, out.HaltReason, out.Characters()
+		for _, st := range out.Steps {
+			o.Steps = append(o.Steps, StepObservation{Service: st.Step.Descriptor.Name, Status: st.Status, Duration: st.Duration})
+		}
+	}
+	s.record(ctx, o)
 	return resp
 }
 
-func (r *run) handle(ctx context.Context, req Request) (Response, string, []any) {
+// handle answers the request; out is the executed run, if one ran.
+func (r *run) handle(ctx context.Context, req Request) (resp Response, code string, out *pipeline.Outcome) {
 	s := r.s
 	q, e := s.admit(ctx, r.acct)
 	r.quota = q
@@ -73,7 +87,7 @@ func (r *run) handle(ctx context.Context, req Request) (Response, string, []any)
 
 	runCtx, cancel := r.runContext(ctx)
 	defer cancel()
-	out := s.engine.Execute(runCtx, plan, pipeline.Env{
+	out = s.engine.Execute(runCtx, plan, pipeline.Env{
 		TraceID: r.traceID, Account: r.acct.ID, Region: r.acct.Region, TokenKey: s.tokenKey,
 		ReceivedAt: r.start, Budget: budget,
 	})
@@ -83,18 +97,16 @@ func (r *run) handle(ctx context.Context, req Request) (Response, string, []any)
 	if out.Retryable {
 		// The service's own failure (a time budget ran out): bill nothing, release the key.
 		r.release(ctx)
-		resp := r.render(out)
-		return resp, out.Error.Code, runFields(out)
+		return r.render(out), out.Error.Code, out
 	}
 	out, resp, code, ok := r.settle(ctx, out, month)
 	if !ok {
 		return resp, code, nil
 	}
-	resp = r.render(out)
 	if out.Error != nil {
 		code = out.Error.Code
 	}
-	return resp, code, runFields(out)
+	return r.render(out), code, out
 }
 
 // claim takes the idempotency key. done is true when the request is answered already (duplicate,
@@ -204,9 +216,4 @@ func (r *run) release(ctx context.Context) {
 	if err := r.s.store.Release(ctx, r.acct.ID, r.idemKey, r.lease); err != nil {
 		r.s.cfg.Log.Error("release idempotency key failed", "trace_id", r.traceID, "error", err.Error())
 	}
-}
-
-// runFields are the log fields of an executed run: counts, never text.
-func runFields(out *pipeline.Outcome) []any {
-	return []any{"run_status", out.Status, "steps", len(out.Steps), "billed_characters", out.Characters()}
 }

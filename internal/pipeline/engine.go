@@ -235,17 +235,11 @@ func (e *Engine) runStep(ctx context.Context, st *Step, in services.Payload, env
 	sctx, cancel := context.WithTimeout(ctx, e.stepTimeout)
 	defer cancel()
 	done := make(chan stepReturn, 1)
-	go func() {
-		defer func() {
-			if r := recover(); r != nil {
-				done <- stepReturn{err: panicError(r)}
-			}
-		}()
-		res, err := st.Service.Run(sctx, services.Request{
-			Payload: in, Params: st.Params, Account: env.Account, TokenKey: env.TokenKey,
-		})
-		done <- stepReturn{res: res, err: err}
-	}()
+	if err := sctx.Err(); err != nil { // no time left: do not start the step at all
+		done <- stepReturn{err: err}
+	} else {
+		go e.call(sctx, st, in, env, done)
+	}
 	rec := stepRecordWithErr{StepRecord: StepRecord{Step: st, In: in}}
 	var ret stepReturn
 	select {
@@ -257,7 +251,7 @@ func (e *Engine) runStep(ctx context.Context, st *Step, in services.Payload, env
 	if ret.err != nil {
 		if errors.Is(ret.err, context.DeadlineExceeded) || errors.Is(ret.err, context.Canceled) || sctx.Err() != nil {
 			rec.Status = StepTimeout
-			rec.err = errcode.At(errcode.StepTimeout, "", "step %q ran past its time budget", st.ID)
+			rec.err = errcode.New(errcode.StepTimeout, "step %q ran past its time budget", st.ID)
 		} else {
 			rec.Status = StepFailed
 			rec.err = errcode.New(errcode.StepFailed, "step %q failed", st.ID)
@@ -274,6 +268,19 @@ func (e *Engine) runStep(ctx context.Context, st *Step, in services.Payload, env
 	rec.Status = StepOK
 	rec.Result = ret.res
 	return rec
+}
+
+// call runs the service, turning a panic into an error.
+func (e *Engine) call(ctx context.Context, st *Step, in services.Payload, env Env, done chan<- stepReturn) {
+	defer func() {
+		if r := recover(); r != nil {
+			done <- stepReturn{err: panicError(r)}
+		}
+	}()
+	res, err := st.Service.Run(ctx, services.Request{
+		Payload: in, Params: st.Params, Account: env.Account, TokenKey: env.TokenKey,
+	})
+	done <- stepReturn{res: res, err: err}
 }
 
 // stepRecordWithErr carries a step's client-facing error next to its record.
