@@ -1,0 +1,179 @@
+// Package intent implements routing.intent.map, an extract service that maps a short text to one
+// intent of a fixed catalog: "assistant" (the 150 CLINC150 intents) or "banking" (the 77
+// banking77 intents). It answers a null intent when nothing in the catalog matches well enough.
+//
+// The models are TF-IDF class prototypes (see package model), trained by
+// scripts/train/intent and embedded in the binary; scripts/eval/intent measures them.
+package intent
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"math"
+
+	"github.com/sluice-api/sluice/internal/services"
+	"github.com/sluice-api/sluice/internal/services/intent/model"
+)
+
+// Name is the service's public name.
+const Name = "routing.intent.map"
+
+// ModelID names the backend in descriptors and audit traces.
+const ModelID = "sluice-intent-centroid-v1"
+
+// Catalogs.
+const (
+	CatalogAssistant = "assistant"
+	CatalogBanking   = "banking"
+	// DefaultCatalog is used when the step names none.
+	DefaultCatalog = CatalogAssistant
+)
+
+// maxAlternatives is how many runner-up intents a result lists.
+const maxAlternatives = 3
+
+var (
+	//go:embed assistant.model.gz
+	assistantModel []byte
+	//go:embed banking.model.gz
+	bankingModel []byte
+)
+
+// outputSchema is the JSON Schema (draft 2020-12) of Data.
+const outputSchema = `{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "additionalProperties": false,
+  "required": ["catalog", "intent", "confidence", "alternatives"],
+  "properties": {
+    "catalog": {"type": "string", "enum": ["assistant", "banking"]},
+    "intent": {"type": ["string", "null"]},
+    "confidence": {"type": "number", "minimum": 0, "maximum": 1},
+    "alternatives": {
+      "type": "array",
+      "maxItems": 3,
+      "items": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": ["intent", "confidence"],
+        "properties": {
+          "intent": {"type": "string"},
+          "confidence": {"type": "number", "minimum": 0, "maximum": 1}
+        }
+      }
+    }
+  }
+}`
+
+// Data is the extract result of one run.
+type Data struct {
+	Catalog string `json:"catalog"`
+	// Intent is nil when no intent of the catalog matches well enough.
+	Intent *string `json:"intent"`
+	// Confidence is the probability of Intent, or of "no intent" when Intent is nil.
+	Confidence float64 `json:"confidence"`
+	// Alternatives are up to three runner-up intents, best first.
+	Alternatives []Alternative `json:"alternatives"`
+}
+
+// Alternative is a runner-up intent.
+type Alternative struct {
+	Intent     string  `json:"intent"`
+	Confidence float64 `json:"confidence"`
+}
+
+// Service is routing.intent.map. It is read-only after New and safe for concurrent use.
+type Service struct {
+	models map[string]*model.Model
+}
+
+var _ services.Service = (*Service)(nil)
+
+// New loads the embedded catalog models.
+func New() (*Service, error) {
+	s := &Service{models: make(map[string]*model.Model, 2)}
+	for _, c := range []struct {
+		name string
+		data []byte
+	}{{CatalogAssistant, assistantModel}, {CatalogBanking, bankingModel}} {
+		m, err := model.Decode(c.data)
+		if err != nil {
+			return nil, fmt.Errorf("%s: load %s catalog: %w", Name, c.name, err)
+		}
+		if m.Catalog != c.name {
+			return nil, fmt.Errorf("%s: model file for %s holds catalog %q", Name, c.name, m.Catalog)
+		}
+		s.models[c.name] = m
+	}
+	return s, nil
+}
+
+// Intents returns the intent names of catalog, or nil for an unknown catalog.
+func (s *Service) Intents(catalog string) []string {
+	m, ok := s.models[catalog]
+	if !ok {
+		return nil
+	}
+	return append([]string(nil), m.Intents...)
+}
+
+// Descriptor returns the public description of the service.
+func (s *Service) Descriptor() services.Descriptor {
+	return services.Descriptor{
+		Name:    Name,
+		Kind:    services.KindExtract,
+		Version: 1,
+		Description: "Maps a short English text to one intent of a catalog: assistant (150 CLINC150 " +
+			"intents across 10 domains) or banking (77 banking77 intents). intent is null when no " +
+			"intent matches well enough; confidence is the probability of the answer (of \"no " +
+			"intent\" when intent is null); alternatives lists up to three runner-ups.",
+		Accepts:     []string{services.TypeText},
+		Emits:       services.EmitsSame,
+		BillingUnit: "characters",
+		Languages:   []string{"en"},
+		Params: map[string]services.Param{
+			"catalog": {
+				Type:        services.ParamString,
+				Default:     DefaultCatalog,
+				Allowed:     []string{CatalogAssistant, CatalogBanking},
+				Description: "Intent catalog to map to: assistant (CLINC150) or banking (banking77).",
+			},
+		},
+		OutputSchema: json.RawMessage(outputSchema),
+		Model: services.Model{
+			ID: ModelID,
+			License: "Model Apache-2.0; trained on CLINC150 (CC BY 3.0, Larson et al. 2019) and " +
+				"banking77 (CC BY 4.0, Casanueva et al. 2020)",
+		},
+	}
+}
+
+// Run maps req's text to an intent of the requested catalog.
+func (s *Service) Run(ctx context.Context, req services.Request) (services.Result, error) {
+	catalog := req.Params.String("catalog")
+	if catalog == "" {
+		catalog = DefaultCatalog
+	}
+	m, ok := s.models[catalog]
+	if !ok {
+		return services.Result{}, fmt.Errorf("%s: unknown catalog %q", Name, catalog)
+	}
+	p, err := m.Predict(ctx, req.Payload.Value, maxAlternatives)
+	if err != nil {
+		return services.Result{}, fmt.Errorf("%s: %w", Name, err)
+	}
+	d := Data{Catalog: catalog, Confidence: round(p.Confidence), Alternatives: make([]Alternative, 0, len(p.Alternatives))}
+	if p.Intent != model.None {
+		name := m.Intents[p.Intent]
+		d.Intent = &name
+	}
+	for _, a := range p.Alternatives {
+		d.Alternatives = append(d.Alternatives, Alternative{Intent: m.Intents[a.Intent], Confidence: round(a.Confidence)})
+	}
+	return services.Result{Payload: req.Payload, Data: d}, nil
+}
+
+// round keeps four decimals, enough for a probability and stable to read.
+func round(p float64) float64 { return math.Round(min(max(p, 0), 1)*1e4) / 1e4 }
