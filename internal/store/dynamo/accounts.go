@@ -1,0 +1,437 @@
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/sluice-api/sluice/internal/store"
+)
+
+// Item kinds and key prefixes of the accounts table.
+const (
+	attrKind    = "kind"
+	kindAccount = "account"
+	kindKey     = "key"
+	kindKeyID   = "keyid"
+
+	prefixAccount = "account#"
+	prefixKey     = "key#"
+	prefixKeyID   = "keyid#"
+)
+
+func accountPK(id string) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{attrPK: attrS(prefixAccount + id)}
+}
+
+func keyPK(hash string) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{attrPK: attrS(prefixKey + hash)}
+}
+
+func keyIDPK(id string) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{attrPK: attrS(prefixKeyID + id)}
+}
+
+// keyOrder sorts keys by creation time, then id: 16 hex digits of the millisecond time with the
+// sign bit flipped (so that negative times sort first), "#", the id.
+func keyOrder(k store.Key) string {
+	return fmt.Sprintf("%016x#%s", uint64(ms(k.CreatedAt))^(1<<63), k.ID)
+}
+
+// CreateAccount stores a and its first key: the account item, then the key-id item, then the
+// key item, each only if it does not exist. When the key's id or hash exists, what was written
+// is deleted again and ErrExists returned. first.Account may be empty (it is set to a.ID); any
+// other value than a.ID is an error.
+func (s *Store) CreateAccount(ctx context.Context, a store.Account, first store.Key) error {
+	if first.Account == "" {
+		first.Account = a.ID
+	}
+	if first.Account != a.ID {
+		return fmt.Errorf("dynamo: create account %q: first key belongs to account %q", a.ID, first.Account)
+	}
+	if a.ID == "" {
+		return errors.New("dynamo: create account: empty id")
+	}
+	item := accountItem(a)
+	item[attrCreatedMS] = attrN(ms(a.CreatedAt))
+	_, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName:           aws.String(s.t.Accounts),
+		Item:                item,
+		ConditionExpression: aws.String("attribute_not_exists(pk)"),
+	})
+	if conditionFailed(err) {
+		return fmt.Errorf("dynamo: create account %q: %w", a.ID, store.ErrExists)
+	}
+	if err != nil {
+		return fmt.Errorf("dynamo: create account %q: %w", a.ID, err)
+	}
+	if err := s.putKey(ctx, first); err != nil {
+		// Undo the account so that a refused creation leaves nothing. Nobody else can have
+		// written it: ids are unique and accounts are never deleted otherwise.
+		if _, derr := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{
+			TableName: aws.String(s.t.Accounts),
+			Key:       accountPK(a.ID),
+		}); derr != nil {
+			return fmt.Errorf("dynamo: create account %q: %w (and undoing the account failed: %v)", a.ID, err, derr)
+		}
+		return fmt.Errorf("dynamo: create account %q: %w", a.ID, err)
+	}
+	return nil
+}
+
+const attrCreatedMS = "created_ms"
+
+// accountItem is the account item without created_ms.
+func accountItem(a store.Account) map[string]types.AttributeValue {
+	item := accountPK(a.ID)
+	item[attrKind] = attrS(kindAccount)
+	item["id"] = attrS(a.ID)
+	setS(item, "region", a.Region)
+	setS(item, "tier", a.Tier)
+	item["rate_limit"] = attrN(a.RateLimit)
+	item["allowance"] = attrN(a.Allowance)
+	item["disabled"] = attrBool(a.Disabled)
+	setS(item, "usage_plan_key", a.UsagePlanKey)
+	return item
+}
+
+// GetAccount returns the account with id, or ErrNotFound.
+func (s *Store) GetAccount(ctx context.Context, id string) (store.Account, error) {
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:      aws.String(s.t.Accounts),
+		Key:            accountPK(id),
+		ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return store.Account{}, fmt.Errorf("dynamo: get account %q: %w", id, err)
+	}
+	if out.Item == nil {
+		return store.Account{}, fmt.Errorf("dynamo: get account %q: %w", id, store.ErrNotFound)
+	}
+	d := decoder{item: out.Item}
+	a := store.Account{
+		ID:           id,
+		Region:       d.str("region"),
+		Tier:         d.str("tier"),
+		RateLimit:    d.num("rate_limit"),
+		Allowance:    d.num("allowance"),
+		Disabled:     d.boolean("disabled"),
+		UsagePlanKey: d.str("usage_plan_key"),
+		CreatedAt:    d.time(attrCreatedMS),
+	}
+	if d.err != nil {
+		return store.Account{}, fmt.Errorf("dynamo: get account %q: %w", id, d.err)
+	}
+	return a, nil
+}
+
+// UpdateAccount replaces the settings of an existing account (region, tier, rate limit,
+// allowance, disabled, usage plan key); CreatedAt is kept. ErrNotFound when there is no such
+// account.
+func (s *Store) UpdateAccount(ctx context.Context, a store.Account) error {
+	names := map[string]string{}
+	values := map[string]types.AttributeValue{}
+	var set, remove []string
+	for i, f := range []struct {
+		name string
+		v    types.AttributeValue // nil: remove (an empty string)
+	}{
+		{"region", strOrNil(a.Region)},
+		{"tier", strOrNil(a.Tier)},
+		{"rate_limit", attrN(a.RateLimit)},
+		{"allowance", attrN(a.Allowance)},
+		{"disabled", attrBool(a.Disabled)},
+		{"usage_plan_key", strOrNil(a.UsagePlanKey)},
+	} {
+		n := fmt.Sprintf("#f%d", i)
+		names[n] = f.name
+		if f.v == nil {
+			remove = append(remove, n)
+			continue
+		}
+		v := fmt.Sprintf(":v%d", i)
+		values[v] = f.v
+		set = append(set, n+" = "+v)
+	}
+	expr := "SET " + strings.Join(set, ", ")
+	if len(remove) > 0 {
+		expr += " REMOVE " + strings.Join(remove, ", ")
+	}
+	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(s.t.Accounts),
+		Key:                       accountPK(a.ID),
+		UpdateExpression:          aws.String(expr),
+		ConditionExpression:       aws.String("attribute_exists(pk)"),
+		ExpressionAttributeNames:  names,
+		ExpressionAttributeValues: values,
+	})
+	if conditionFailed(err) {
+		return fmt.Errorf("dynamo: update account %q: %w", a.ID, store.ErrNotFound)
+	}
+	if err != nil {
+		return fmt.Errorf("dynamo: update account %q: %w", a.ID, err)
+	}
+	return nil
+}
+
+func strOrNil(v string) types.AttributeValue {
+	if v == "" {
+		return nil
+	}
+	return attrS(v)
+}
+
+// HasAccounts reports whether any account exists. It scans the accounts table until it finds
+// an account item: meant for local mode and operator tools, not for request paths.
+func (s *Store) HasAccounts(ctx context.Context) (bool, error) {
+	p := dynamodb.NewScanPaginator(s.db, &dynamodb.ScanInput{
+		TableName:                 aws.String(s.t.Accounts),
+		FilterExpression:          aws.String("#k = :account"),
+		ProjectionExpression:      aws.String("pk"),
+		ExpressionAttributeNames:  map[string]string{"#k": attrKind},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":account": attrS(kindAccount)},
+		Limit:                     aws.Int32(100),
+	})
+	for p.HasMorePages() {
+		out, err := p.NextPage(ctx)
+		if err != nil {
+			return false, fmt.Errorf("dynamo: has accounts: %w", err)
+		}
+		if out.Count > 0 {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// AddKey stores another key for an existing account: ErrNotFound when the account does not
+// exist, ErrExists when a key with that id or hash does.
+func (s *Store) AddKey(ctx context.Context, k store.Key) error {
+	if err := s.addKey(ctx, k); err != nil {
+		return fmt.Errorf("dynamo: add key %q: %w", k.ID, err)
+	}
+	return nil
+}
+
+func (s *Store) addKey(ctx context.Context, k store.Key) error {
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:            aws.String(s.t.Accounts),
+		Key:                  accountPK(k.Account),
+		ConsistentRead:       aws.Bool(true),
+		ProjectionExpression: aws.String("pk"),
+	})
+	if err != nil {
+		return fmt.Errorf("look up account %q: %w", k.Account, err)
+	}
+	if out.Item == nil {
+		return fmt.Errorf("account %q: %w", k.Account, store.ErrNotFound)
+	}
+	return s.putKey(ctx, k)
+}
+
+// putKey reserves k's id (key-id item), then writes the key item; when the hash exists it
+// releases the id again. The key item comes last, so a crash never leaves a key that
+// authenticates but cannot be found by id (and revoked).
+func (s *Store) putKey(ctx context.Context, k store.Key) error {
+	if k.ID == "" || k.Hash == "" || k.Account == "" {
+		return fmt.Errorf("key %q: empty id, hash or account", k.ID)
+	}
+	idItem := keyIDPK(k.ID)
+	idItem[attrKind] = attrS(kindKeyID)
+	idItem["hash"] = attrS(k.Hash)
+	idItem["account"] = attrS(k.Account)
+	_, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName:           aws.String(s.t.Accounts),
+		Item:                idItem,
+		ConditionExpression: aws.String("attribute_not_exists(pk)"),
+	})
+	if conditionFailed(err) {
+		return fmt.Errorf("key id %q: %w", k.ID, store.ErrExists)
+	}
+	if err != nil {
+		return fmt.Errorf("reserve key id %q: %w", k.ID, err)
+	}
+
+	item := keyPK(k.Hash)
+	item[attrKind] = attrS(kindKey)
+	item["key_id"] = attrS(k.ID)
+	item[attrAcct] = attrS(k.Account)
+	item[attrKOrder] = attrS(keyOrder(k))
+	item["hash"] = attrS(k.Hash)
+	setS(item, "prefix", k.Prefix)
+	setS(item, "last4", k.Last4)
+	item[attrCreatedMS] = attrN(ms(k.CreatedAt))
+	if !k.RevokedAt.IsZero() {
+		item[attrRevokedMS] = attrN(ms(k.RevokedAt))
+	}
+	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName:           aws.String(s.t.Accounts),
+		Item:                item,
+		ConditionExpression: aws.String("attribute_not_exists(pk)"),
+	})
+	if err == nil {
+		return nil
+	}
+	if !conditionFailed(err) {
+		err = fmt.Errorf("put key %q: %w", k.ID, err)
+	} else {
+		err = fmt.Errorf("key hash of %q: %w", k.ID, store.ErrExists)
+	}
+	// Release the id we reserved (only if it is still ours).
+	if _, derr := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{
+		TableName:                 aws.String(s.t.Accounts),
+		Key:                       keyIDPK(k.ID),
+		ConditionExpression:       aws.String("#h = :h"),
+		ExpressionAttributeNames:  map[string]string{"#h": "hash"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":h": attrS(k.Hash)},
+	}); derr != nil && !conditionFailed(derr) {
+		return fmt.Errorf("%w (and releasing the key id failed: %v)", err, derr)
+	}
+	return err
+}
+
+const attrRevokedMS = "revoked_ms"
+
+// KeyByHash returns the key (active or revoked) whose hash is hash, or ErrNotFound.
+func (s *Store) KeyByHash(ctx context.Context, hash string) (store.Key, error) {
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:      aws.String(s.t.Accounts),
+		Key:            keyPK(hash),
+		ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return store.Key{}, fmt.Errorf("dynamo: key by hash: %w", err)
+	}
+	if out.Item == nil {
+		return store.Key{}, fmt.Errorf("dynamo: key by hash: %w", store.ErrNotFound)
+	}
+	k, err := decodeKey(out.Item)
+	if err != nil {
+		return store.Key{}, fmt.Errorf("dynamo: key by hash: %w", err)
+	}
+	return k, nil
+}
+
+func decodeKey(item map[string]types.AttributeValue) (store.Key, error) {
+	d := decoder{item: item}
+	k := store.Key{
+		ID:        d.str("key_id"),
+		Account:   d.str(attrAcct),
+		Hash:      d.str("hash"),
+		Prefix:    d.str("prefix"),
+		Last4:     d.str("last4"),
+		CreatedAt: d.time(attrCreatedMS),
+		RevokedAt: d.time(attrRevokedMS),
+	}
+	if d.err != nil {
+		return store.Key{}, d.err
+	}
+	return k, nil
+}
+
+// ListKeys returns every key of account, oldest first; none (and no error) for an unknown
+// account. It reads the by_account index, which DynamoDB updates asynchronously: a key added
+// a moment ago may be missing.
+func (s *Store) ListKeys(ctx context.Context, account string) ([]store.Key, error) {
+	p := dynamodb.NewQueryPaginator(s.db, &dynamodb.QueryInput{
+		TableName:                 aws.String(s.t.Accounts),
+		IndexName:                 aws.String(indexByAccount),
+		KeyConditionExpression:    aws.String("#a = :a"),
+		ExpressionAttributeNames:  map[string]string{"#a": attrAcct},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":a": attrS(account)},
+	})
+	var keys []store.Key
+	for p.HasMorePages() {
+		out, err := p.NextPage(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("dynamo: list keys of %q: %w", account, err)
+		}
+		for _, item := range out.Items {
+			k, err := decodeKey(item)
+			if err != nil {
+				return nil, fmt.Errorf("dynamo: list keys of %q: %w", account, err)
+			}
+			keys = append(keys, k)
+		}
+	}
+	return keys, nil
+}
+
+// RevokeKey marks a key revoked at at; a revoked key keeps its first revocation time.
+// ErrNotFound when there is no such key.
+func (s *Store) RevokeKey(ctx context.Context, keyID string, at time.Time) error {
+	if at.IsZero() {
+		return fmt.Errorf("dynamo: revoke key %q: zero revocation time", keyID)
+	}
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:      aws.String(s.t.Accounts),
+		Key:            keyIDPK(keyID),
+		ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return fmt.Errorf("dynamo: revoke key %q: %w", keyID, err)
+	}
+	if out.Item == nil {
+		return fmt.Errorf("dynamo: revoke key %q: %w", keyID, store.ErrNotFound)
+	}
+	d := decoder{item: out.Item}
+	hash := d.str("hash")
+	if d.err != nil {
+		return fmt.Errorf("dynamo: revoke key %q: %w", keyID, d.err)
+	}
+	if err := s.revoke(ctx, keyID, hash, at); err != nil {
+		return fmt.Errorf("dynamo: revoke key %q: %w", keyID, err)
+	}
+	return nil
+}
+
+// revoke sets revoked_ms on the key item of hash unless it is set; ErrNotFound when that item
+// does not exist or belongs to another key id (a key-id item left by a crash).
+func (s *Store) revoke(ctx context.Context, keyID, hash string, at time.Time) error {
+	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                aws.String(s.t.Accounts),
+		Key:                      keyPK(hash),
+		UpdateExpression:         aws.String("SET #r = if_not_exists(#r, :at)"),
+		ConditionExpression:      aws.String("attribute_exists(pk) AND #id = :id"),
+		ExpressionAttributeNames: map[string]string{"#r": attrRevokedMS, "#id": "key_id"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":at": attrN(ms(at)),
+			":id": attrS(keyID),
+		},
+	})
+	if conditionFailed(err) {
+		return store.ErrNotFound
+	}
+	return err
+}
+
+// RotateKey stores k, then revokes at at every other active key of k.Account. A failure after
+// the first write leaves k stored and some old keys active: calling RevokeKey (or RotateKey
+// with another new key) finishes the job.
+func (s *Store) RotateKey(ctx context.Context, k store.Key, at time.Time) error {
+	if at.IsZero() {
+		return fmt.Errorf("dynamo: rotate key of %q: zero revocation time", k.Account)
+	}
+	if err := s.addKey(ctx, k); err != nil {
+		return fmt.Errorf("dynamo: rotate key of %q: %w", k.Account, err)
+	}
+	keys, err := s.ListKeys(ctx, k.Account)
+	if err != nil {
+		return fmt.Errorf("dynamo: rotate key of %q: %w", k.Account, err)
+	}
+	for _, old := range keys {
+		if old.ID == k.ID || !old.Active() {
+			continue
+		}
+		if err := s.revoke(ctx, old.ID, old.Hash, at); err != nil {
+			return fmt.Errorf("dynamo: rotate key of %q: revoke %q: %w", k.Account, old.ID, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,609 @@
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/sluice-api/sluice/internal/store"
+)
+
+const (
+	// rateWindowTTL is how long after its start a rate window item may be deleted by TTL: far
+	// longer than the one-minute window, so callers whose clocks lag a little never lose theirs.
+	rateWindowTTL = 5 * time.Minute
+	// maxClaimAttempts bounds Claim's read-decide-write loop; each lost race means another
+	// claimer changed the record, so a few attempts always settle it.
+	maxClaimAttempts = 8
+
+	// stateSettling marks an idempotency record whose run is being charged (Settle step 1).
+	// Outside the package it reads as store.IdemInFlight.
+	stateSettling = "settling"
+
+	// pendingPrefix + lease names the marker attribute of a settlement on the usage item.
+	pendingPrefix = "pending:"
+	// markCharged: the lease's run was charged in this month.
+	markCharged = "charged"
+	// markFenced: the lease was taken over by a claimer and may never charge.
+	markFenced = "fenced"
+
+	attrCount      = "count"
+	attrCharacters = "characters"
+	attrRuns       = "runs"
+
+	attrFingerprint = "fp"
+	attrState       = "state"
+	attrLease       = "lease"
+	attrTrace       = "trace"
+	attrLeaseExpMS  = "lease_exp_ms"
+	attrSettleTrace = "settle_trace"
+	attrSettleMonth = "settle_month"
+	attrSettleChars = "settle_chars"
+)
+
+func itemKey(pk string, sk types.AttributeValue) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{attrPK: attrS(pk), attrSK: sk}
+}
+
+func windowKey(account string, start time.Time) map[string]types.AttributeValue {
+	return itemKey(account, attrN(ms(start)))
+}
+
+func idemKey(account, key string) map[string]types.AttributeValue {
+	return itemKey(account, attrS(key))
+}
+
+func usageKey(account, month string) map[string]types.AttributeValue {
+	return itemKey(account, attrS(month))
+}
+
+// Hit counts one request in account's window starting at start unless the window holds limit
+// requests already: one conditional ADD. A refused hit changes nothing and reports count =
+// limit (the window is full), which saves a read on the path that abusers hit hardest.
+func (s *Store) Hit(ctx context.Context, account string, start time.Time, limit int64) (int64, bool, error) {
+	if limit <= 0 {
+		return 0, false, nil
+	}
+	out, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                aws.String(s.t.RateWindows),
+		Key:                      windowKey(account, start),
+		UpdateExpression:         aws.String("ADD #c :one SET #ttl = :ttl"),
+		ConditionExpression:      aws.String("attribute_not_exists(#c) OR #c < :limit"),
+		ExpressionAttributeNames: map[string]string{"#c": attrCount, "#ttl": attrTTL},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":one":   attrN(1),
+			":ttl":   attrN(ttlSeconds(ms(start.Add(rateWindowTTL)))),
+			":limit": attrN(limit),
+		},
+		ReturnValues: types.ReturnValueUpdatedNew,
+	})
+	if conditionFailed(err) {
+		return limit, false, nil
+	}
+	if err != nil {
+		return 0, false, fmt.Errorf("dynamo: hit: %w", err)
+	}
+	d := decoder{item: out.Attributes}
+	count := d.num(attrCount)
+	if d.err != nil {
+		return 0, false, fmt.Errorf("dynamo: hit: %w", d.err)
+	}
+	return count, true, nil
+}
+
+// idemItem is a stored idempotency record as the package sees it.
+type idemItem struct {
+	rec         store.IdemRecord // State may be stateSettling
+	leaseExpMS  int64
+	expMS       int64
+	settleTrace string
+	settleMonth string
+}
+
+// live reports whether the record is live at nowMS: not expired, and done or within its lease.
+func (r idemItem) live(nowMS int64) bool {
+	return nowMS < r.expMS && (r.rec.State == store.IdemDone || nowMS < r.leaseExpMS)
+}
+
+// public is the record as the port shows it: a settling record is in flight.
+func (r idemItem) public() *store.IdemRecord {
+	rec := r.rec
+	if rec.State == stateSettling {
+		rec.State = store.IdemInFlight
+	}
+	return &rec
+}
+
+// getIdem reads the record of account and key with a consistent read.
+func (s *Store) getIdem(ctx context.Context, account, key string) (idemItem, bool, error) {
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:      aws.String(s.t.Idempotency),
+		Key:            idemKey(account, key),
+		ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return idemItem{}, false, fmt.Errorf("read record: %w", err)
+	}
+	if out.Item == nil {
+		return idemItem{}, false, nil
+	}
+	d := decoder{item: out.Item}
+	r := idemItem{
+		rec: store.IdemRecord{
+			Account:      account,
+			Key:          key,
+			Fingerprint:  d.str(attrFingerprint),
+			State:        d.str(attrState),
+			Lease:        d.str(attrLease),
+			TraceID:      d.str(attrTrace),
+			LeaseExpires: d.time(attrLeaseExpMS),
+			Expires:      d.time(attrExpMS),
+		},
+		leaseExpMS:  d.num(attrLeaseExpMS),
+		expMS:       d.num(attrExpMS),
+		settleTrace: d.str(attrSettleTrace),
+		settleMonth: d.str(attrSettleMonth),
+	}
+	if d.err != nil {
+		return idemItem{}, false, fmt.Errorf("read record: %w", d.err)
+	}
+	return r, true, nil
+}
+
+// Claim creates an in-flight record for c unless a live record exists, which it returns. It
+// first tries one conditional PutItem that succeeds when the record is absent, expired, or in
+// flight with an expired lease; when that is refused it reads the record and returns it if it
+// is live, repairs it if it is settling with an expired lease (see the package doc), and
+// otherwise tries again (another claimer changed the record meanwhile).
+func (s *Store) Claim(ctx context.Context, c store.Claim) (*store.IdemRecord, error) {
+	now := ms(c.Now)
+	fresh := condition{
+		expr:   "attribute_not_exists(pk) OR #exp <= :now OR (#st = :inflight AND #lexp <= :now)",
+		names:  map[string]string{"#exp": attrExpMS, "#st": attrState, "#lexp": attrLeaseExpMS},
+		values: map[string]types.AttributeValue{":now": attrN(now), ":inflight": attrS(store.IdemInFlight)},
+	}
+	for range maxClaimAttempts {
+		won, err := s.putClaim(ctx, c, fresh)
+		if err != nil {
+			return nil, fmt.Errorf("dynamo: claim %q: %w", c.Key, err)
+		}
+		if won {
+			return nil, nil
+		}
+		cur, found, err := s.getIdem(ctx, c.Account, c.Key)
+		if err != nil {
+			return nil, fmt.Errorf("dynamo: claim %q: %w", c.Key, err)
+		}
+		switch {
+		case !found:
+			continue // released or deleted meanwhile: claim again
+		case cur.live(now):
+			return cur.public(), nil
+		case cur.rec.State != stateSettling || cur.expMS <= now:
+			continue // absent for c: the next put takes it over unless someone is faster
+		}
+		existing, won, err := s.repair(ctx, c, cur)
+		if err != nil {
+			return nil, fmt.Errorf("dynamo: claim %q: %w", c.Key, err)
+		}
+		if won {
+			return nil, nil
+		}
+		if existing != nil {
+			return existing, nil
+		}
+	}
+	return nil, fmt.Errorf("dynamo: claim %q: record still changing after %d attempts", c.Key, maxClaimAttempts)
+}
+
+// condition is a ConditionExpression with its names and values.
+type condition struct {
+	expr   string
+	names  map[string]string
+	values map[string]types.AttributeValue
+}
+
+// putClaim writes c's in-flight record under cond; false when cond refused it.
+func (s *Store) putClaim(ctx context.Context, c store.Claim, cond condition) (bool, error) {
+	leaseExp, exp := ms(c.Now.Add(c.LeaseTTL)), ms(c.Now.Add(c.TTL))
+	item := idemKey(c.Account, c.Key)
+	setS(item, attrFingerprint, c.Fingerprint)
+	item[attrState] = attrS(store.IdemInFlight)
+	setS(item, attrLease, c.Lease)
+	setS(item, attrTrace, c.TraceID)
+	item[attrLeaseExpMS] = attrN(leaseExp)
+	item[attrExpMS] = attrN(exp)
+	item[attrTTL] = attrN(ttlSeconds(exp))
+	_, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName:                 aws.String(s.t.Idempotency),
+		Item:                      item,
+		ConditionExpression:       aws.String(cond.expr),
+		ExpressionAttributeNames:  cond.names,
+		ExpressionAttributeValues: cond.values,
+	})
+	if conditionFailed(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("write record: %w", err)
+	}
+	return true, nil
+}
+
+// repair resolves a settling record whose lease has expired (its run stopped between Settle
+// steps 1 and 3). It fences the lease on the usage item of the settlement's month; when the
+// fence holds, c takes the record over (won). When the lease had been charged, the record is
+// marked done with the settlement's trace and returned. Both nil and false: the record changed
+// meanwhile; look again.
+func (s *Store) repair(ctx context.Context, c store.Claim, cur idemItem) (existing *store.IdemRecord, won bool, err error) {
+	lease := cur.rec.Lease
+	if cur.settleMonth == "" {
+		return nil, false, fmt.Errorf("settling record of lease %q has no settle_month", lease)
+	}
+	mark, err := s.fence(ctx, c.Account, cur.settleMonth, lease)
+	if err != nil {
+		return nil, false, err
+	}
+	ours := condition{
+		expr:   "#st = :settling AND #lease = :old",
+		names:  map[string]string{"#st": attrState, "#lease": attrLease},
+		values: map[string]types.AttributeValue{":settling": attrS(stateSettling), ":old": attrS(lease)},
+	}
+	switch mark {
+	case markFenced:
+		won, err := s.putClaim(ctx, c, ours)
+		return nil, won, err
+	case markCharged:
+		trace := cur.settleTrace
+		if trace == "" {
+			trace = cur.rec.TraceID
+		}
+		if err := s.markDone(ctx, c.Account, c.Key, trace, ours); err != nil {
+			if errors.Is(err, errRefused) {
+				return nil, false, nil
+			}
+			return nil, false, err
+		}
+		rec := cur.rec
+		rec.State, rec.TraceID = store.IdemDone, trace
+		return &rec, false, nil
+	}
+	return nil, false, nil // the marker vanished: the record has moved on
+}
+
+// errRefused is a refused condition inside the package.
+var errRefused = errors.New("condition refused")
+
+// markDone sets the record done with trace (kept when empty) under cond and clears the
+// settlement attributes; errRefused when cond does not hold.
+func (s *Store) markDone(ctx context.Context, account, key, trace string, cond condition) error {
+	names := map[string]string{"#st": attrState, "#strace": attrSettleTrace, "#smonth": attrSettleMonth, "#schars": attrSettleChars}
+	values := map[string]types.AttributeValue{":done": attrS(store.IdemDone)}
+	expr := "SET #st = :done"
+	if trace != "" {
+		names["#trace"], values[":trace"] = attrTrace, attrS(trace)
+		expr += ", #trace = :trace"
+	}
+	expr += " REMOVE #strace, #smonth, #schars"
+	for k, v := range cond.names {
+		names[k] = v
+	}
+	for k, v := range cond.values {
+		values[k] = v
+	}
+	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(s.t.Idempotency),
+		Key:                       idemKey(account, key),
+		UpdateExpression:          aws.String(expr),
+		ConditionExpression:       aws.String(cond.expr),
+		ExpressionAttributeNames:  names,
+		ExpressionAttributeValues: values,
+	})
+	if conditionFailed(err) {
+		return errRefused
+	}
+	if err != nil {
+		return fmt.Errorf("complete record: %w", err)
+	}
+	return nil
+}
+
+// fence writes the marker "fenced" for lease on the usage item of month unless a marker is
+// there, and returns the marker that holds: markFenced (now or before) or markCharged. "" when
+// the marker was removed between the write and the read (the settlement has finished).
+func (s *Store) fence(ctx context.Context, account, month, lease string) (string, error) {
+	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(s.t.Usage),
+		Key:                       usageKey(account, month),
+		UpdateExpression:          aws.String("SET #p = :fenced"),
+		ConditionExpression:       aws.String("attribute_not_exists(#p)"),
+		ExpressionAttributeNames:  map[string]string{"#p": pendingPrefix + lease},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":fenced": attrS(markFenced)},
+	})
+	if err == nil {
+		return markFenced, nil
+	}
+	if !conditionFailed(err) {
+		return "", fmt.Errorf("fence lease %q: %w", lease, err)
+	}
+	_, mark, err := s.readUsage(ctx, account, month, lease)
+	if err != nil {
+		return "", fmt.Errorf("fence lease %q: %w", lease, err)
+	}
+	return mark, nil
+}
+
+// Release deletes the in-flight record of account and key held by lease; anything else
+// (another lease, a settling or done record, no record) is left alone.
+func (s *Store) Release(ctx context.Context, account, key, lease string) error {
+	_, err := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{
+		TableName:                aws.String(s.t.Idempotency),
+		Key:                      idemKey(account, key),
+		ConditionExpression:      aws.String("#lease = :lease AND #st = :inflight"),
+		ExpressionAttributeNames: map[string]string{"#lease": attrLease, "#st": attrState},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":lease":    attrS(lease),
+			":inflight": attrS(store.IdemInFlight),
+		},
+	})
+	if err != nil && !conditionFailed(err) {
+		return fmt.Errorf("dynamo: release %q: %w", key, err)
+	}
+	return nil
+}
+
+// Usage returns account's usage in month; zero when nothing was charged.
+func (s *Store) Usage(ctx context.Context, account, month string) (store.Usage, error) {
+	u, _, err := s.readUsage(ctx, account, month, "")
+	if err != nil {
+		return store.Usage{}, fmt.Errorf("dynamo: usage: %w", err)
+	}
+	return u, nil
+}
+
+// readUsage reads the usage item of month with a consistent read, and the marker of lease
+// unless lease is "".
+func (s *Store) readUsage(ctx context.Context, account, month, lease string) (store.Usage, string, error) {
+	names := map[string]string{"#ch": attrCharacters, "#runs": attrRuns}
+	proj := "#ch, #runs"
+	if lease != "" {
+		names["#p"] = pendingPrefix + lease
+		proj += ", #p"
+	}
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:                aws.String(s.t.Usage),
+		Key:                      usageKey(account, month),
+		ConsistentRead:           aws.Bool(true),
+		ProjectionExpression:     aws.String(proj),
+		ExpressionAttributeNames: names,
+	})
+	if err != nil {
+		return store.Usage{}, "", fmt.Errorf("read usage: %w", err)
+	}
+	d := decoder{item: out.Item}
+	u := store.Usage{Characters: d.num(attrCharacters), Runs: d.num(attrRuns)}
+	var mark string
+	if lease != "" {
+		mark = d.str(pendingPrefix + lease)
+	}
+	if d.err != nil {
+		return store.Usage{}, "", fmt.Errorf("read usage: %w", d.err)
+	}
+	return u, mark, nil
+}
+
+// Settle charges st and completes st.Idem. Without Idem it is one conditional ADD. With Idem it
+// is the four-step sequence of the package doc, safe at every crash point: ErrLeaseLost (and
+// no charge) when the lease no longer holds the record or was fenced by a claimer;
+// admitted=false (nothing charged, the record back in flight) when the limit would be
+// crossed. An error after the charge leaves the run charged and its record settling, for the
+// next Claim to complete.
+func (s *Store) Settle(ctx context.Context, st store.Settlement) (store.Usage, bool, error) {
+	if st.Characters < 0 {
+		return store.Usage{}, false, fmt.Errorf("dynamo: settle: negative characters %d", st.Characters)
+	}
+	if st.Idem == nil {
+		u, res, err := s.settleCharge(ctx, st)
+		if err != nil {
+			return store.Usage{}, false, fmt.Errorf("dynamo: settle: %w", err)
+		}
+		return u, res == charged, nil
+	}
+	fail := func(err error) (store.Usage, bool, error) {
+		return store.Usage{}, false, fmt.Errorf("dynamo: settle %q: %w", st.Idem.Key, err)
+	}
+	if err := s.settleBegin(ctx, st); err != nil {
+		return fail(err)
+	}
+	u, res, err := s.settleCharge(ctx, st)
+	if err != nil {
+		return fail(err)
+	}
+	switch res {
+	case fenced:
+		return fail(store.ErrLeaseLost)
+	case refused:
+		if err := s.settleRevert(ctx, st); err != nil {
+			return fail(err)
+		}
+		return u, false, nil
+	}
+	if err := s.settleFinish(ctx, st); err != nil {
+		return fail(err)
+	}
+	// Best effort: a marker left behind is never read again (the record is done).
+	_ = s.settleCleanup(ctx, st)
+	return u, true, nil
+}
+
+// chargeResult is the outcome of Settle step 2.
+type chargeResult int
+
+const (
+	charged        chargeResult = iota // charged now
+	alreadyCharged                     // the lease was charged by an earlier attempt
+	refused                            // the limit would be crossed; nothing changed
+	fenced                             // the lease was taken over; nothing changed
+)
+
+// settleBegin is Settle step 1: the record held by st.Idem.Lease becomes settling and records
+// the month, the trace and the characters. ErrLeaseLost when the lease does not hold it in
+// flight (or settling in the same month: a retried call).
+func (s *Store) settleBegin(ctx context.Context, st store.Settlement) error {
+	names := map[string]string{
+		"#st": attrState, "#lease": attrLease, "#smonth": attrSettleMonth, "#schars": attrSettleChars,
+		"#strace": attrSettleTrace,
+	}
+	values := map[string]types.AttributeValue{
+		":settling": attrS(stateSettling), ":inflight": attrS(store.IdemInFlight), ":lease": attrS(st.Idem.Lease),
+		":month": attrS(st.Month), ":chars": attrN(st.Characters),
+	}
+	expr := "SET #st = :settling, #smonth = :month, #schars = :chars"
+	if st.Idem.TraceID != "" {
+		values[":trace"] = attrS(st.Idem.TraceID)
+		expr += ", #strace = :trace"
+	} else {
+		expr += " REMOVE #strace"
+	}
+	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(s.t.Idempotency),
+		Key:                       idemKey(st.Account, st.Idem.Key),
+		UpdateExpression:          aws.String(expr),
+		ConditionExpression:       aws.String("#lease = :lease AND (#st = :inflight OR (#st = :settling AND #smonth = :month))"),
+		ExpressionAttributeNames:  names,
+		ExpressionAttributeValues: values,
+	})
+	if conditionFailed(err) {
+		return store.ErrLeaseLost
+	}
+	if err != nil {
+		return fmt.Errorf("begin settlement: %w", err)
+	}
+	return nil
+}
+
+// settleCharge is Settle step 2 (and the whole of a Settle without Idem): one conditional ADD
+// of the characters and one run, under the limit and, with Idem, setting the lease's marker
+// unless one is there. When the write is refused, a consistent read tells why and gives the
+// usage as it stands.
+func (s *Store) settleCharge(ctx context.Context, st store.Settlement) (store.Usage, chargeResult, error) {
+	var lease string
+	names := map[string]string{"#ch": attrCharacters, "#runs": attrRuns}
+	values := map[string]types.AttributeValue{
+		":n": attrN(st.Characters), ":one": attrN(1), ":max": attrN(st.Limit - st.Characters),
+	}
+	expr := "ADD #ch :n, #runs :one"
+	cond := "(attribute_not_exists(#ch) OR #ch <= :max)"
+	if st.Idem != nil {
+		lease = st.Idem.Lease
+		names["#p"] = pendingPrefix + lease
+		values[":charged"] = attrS(markCharged)
+		expr += " SET #p = :charged"
+		cond += " AND attribute_not_exists(#p)"
+	}
+	// A charge over the limit on its own can never fit: skip the write.
+	if st.Characters <= st.Limit {
+		out, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+			TableName:                 aws.String(s.t.Usage),
+			Key:                       usageKey(st.Account, st.Month),
+			UpdateExpression:          aws.String(expr),
+			ConditionExpression:       aws.String(cond),
+			ExpressionAttributeNames:  names,
+			ExpressionAttributeValues: values,
+			ReturnValues:              types.ReturnValueUpdatedNew,
+		})
+		if err == nil {
+			d := decoder{item: out.Attributes}
+			u := store.Usage{Characters: d.num(attrCharacters), Runs: d.num(attrRuns)}
+			if d.err != nil {
+				return store.Usage{}, 0, fmt.Errorf("charge: %w", d.err)
+			}
+			return u, charged, nil
+		}
+		if !conditionFailed(err) {
+			return store.Usage{}, 0, fmt.Errorf("charge: %w", err)
+		}
+	}
+	u, mark, err := s.readUsage(ctx, st.Account, st.Month, lease)
+	if err != nil {
+		return store.Usage{}, 0, fmt.Errorf("charge: %w", err)
+	}
+	switch mark {
+	case markCharged:
+		return u, alreadyCharged, nil
+	case markFenced:
+		return u, fenced, nil
+	}
+	return u, refused, nil
+}
+
+// settleRevert puts a settling record back in flight after the limit refused its charge.
+// ErrLeaseLost when the lease no longer holds it (a claimer fenced and took it over).
+func (s *Store) settleRevert(ctx context.Context, st store.Settlement) error {
+	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:           aws.String(s.t.Idempotency),
+		Key:                 idemKey(st.Account, st.Idem.Key),
+		UpdateExpression:    aws.String("SET #st = :inflight REMOVE #strace, #smonth, #schars"),
+		ConditionExpression: aws.String("#lease = :lease AND #st = :settling"),
+		ExpressionAttributeNames: map[string]string{
+			"#st": attrState, "#lease": attrLease, "#strace": attrSettleTrace, "#smonth": attrSettleMonth,
+			"#schars": attrSettleChars,
+		},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":inflight": attrS(store.IdemInFlight), ":settling": attrS(stateSettling), ":lease": attrS(st.Idem.Lease),
+		},
+	})
+	if err == nil {
+		return nil
+	}
+	if !conditionFailed(err) {
+		return fmt.Errorf("revert settlement: %w", err)
+	}
+	// A retried call may have reverted it already.
+	cur, found, err := s.getIdem(ctx, st.Account, st.Idem.Key)
+	if err != nil {
+		return fmt.Errorf("revert settlement: %w", err)
+	}
+	if found && cur.rec.Lease == st.Idem.Lease && cur.rec.State == store.IdemInFlight {
+		return nil
+	}
+	return store.ErrLeaseLost
+}
+
+// settleFinish is Settle step 3: the record held by the lease becomes done with the run's
+// trace. A refused condition means the record expired and was replaced or deleted: the charge
+// stands, and the key is past its lifetime anyway, so that is not an error.
+func (s *Store) settleFinish(ctx context.Context, st store.Settlement) error {
+	err := s.markDone(ctx, st.Account, st.Idem.Key, st.Idem.TraceID, condition{
+		expr:  "#lease = :lease AND (#st = :settling OR #st = :done)",
+		names: map[string]string{"#lease": attrLease},
+		values: map[string]types.AttributeValue{
+			":lease": attrS(st.Idem.Lease), ":settling": attrS(stateSettling),
+		},
+	})
+	if err != nil && !errors.Is(err, errRefused) {
+		return err
+	}
+	return nil
+}
+
+// settleCleanup is Settle step 4: it removes the lease's "charged" marker from the usage item.
+func (s *Store) settleCleanup(ctx context.Context, st store.Settlement) error {
+	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(s.t.Usage),
+		Key:                       usageKey(st.Account, st.Month),
+		UpdateExpression:          aws.String("REMOVE #p"),
+		ConditionExpression:       aws.String("#p = :charged"),
+		ExpressionAttributeNames:  map[string]string{"#p": pendingPrefix + st.Idem.Lease},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":charged": attrS(markCharged)},
+	})
+	if err != nil && !conditionFailed(err) {
+		return fmt.Errorf("clean up settlement: %w", err)
+	}
+	return nil
+}
