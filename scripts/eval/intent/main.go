@@ -27,12 +27,6 @@ import (
 
 type example struct{ text, label string } // label "" means out of scope
 
-type outcome struct {
-	got       string // "" for null
-	top       string // best intent even when the answer is null
-	latencies []time.Duration
-}
-
 func main() {
 	data := flag.String("data", "../shared/data", "directory of the shared labeled data")
 	flag.Parse()

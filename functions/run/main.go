@@ -1,0 +1,14 @@
+// Command run is the Lambda handler for POST /v1/run.
+package main
+
+import (
+	"github.com/aws/aws-lambda-go/lambda"
+
+	"github.com/sluice-api/sluice/internal/apigw"
+	"github.com/sluice-api/sluice/internal/lambdaapp"
+)
+
+func main() {
+	app := lambdaapp.MustNew(lambdaapp.Full)
+	lambda.Start(apigw.NewHandlers(app.Server).Run)
+}
