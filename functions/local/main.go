@@ -1,0 +1,54 @@
+// Command local serves the whole Sluice API on this machine: API Gateway, the authorizer and both
+// handlers behind one HTTP server, on the embedded SQLite store.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/sluice-api/sluice/internal/account"
+	"github.com/sluice-api/sluice/internal/local"
+	"github.com/sluice-api/sluice/internal/services/builtin"
+)
+
+type keyList []string
+
+func (k *keyList) String() string     { return strings.Join(*k, ",") }
+func (k *keyList) Set(v string) error { *k = append(*k, v); return nil }
+
+func main() {
+	var seeds keyList
+	cfg := local.Config{Out: os.Stdout, RequestTimeout: 29 * time.Second}
+	flag.StringVar(&cfg.Addr, "addr", "127.0.0.1:8080", "listen address")
+	flag.StringVar(&cfg.DataDir, "data", ".data", "data directory (SQLite file and locally generated secrets)")
+	flag.Var(&seeds, "seed-key", "make sure an account exists for this API key (repeatable)")
+	flag.Int64Var(&cfg.RateLimit, "rate-limit", account.DefaultRateLimit, "requests per 60-second window for seeded and demo accounts")
+	flag.Int64Var(&cfg.Allowance, "allowance", account.DefaultAllowance, "monthly characters for seeded and demo accounts")
+	flag.StringVar(&cfg.Region, "region", "local", "region this server plays")
+	flag.StringVar(&cfg.Store, "store", local.StoreSQLite, "store: sqlite (embedded, in -data) or dynamodb")
+	flag.StringVar(&cfg.DynamoEndpoint, "dynamodb-endpoint", "", "DynamoDB endpoint for -store dynamodb (e.g. dynalite's); tables are created when missing")
+	flag.StringVar(&cfg.TablePrefix, "table-prefix", "sluice_", "table name prefix for -store dynamodb")
+	flag.Parse()
+	cfg.SeedKeys = seeds
+	cfg.Log = slog.New(slog.NewJSONHandler(os.Stderr, nil))
+
+	reg, err := builtin.New()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "sluice:", err)
+		os.Exit(1)
+	}
+	cfg.Registry = reg
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := local.Run(ctx, cfg); err != nil {
+		fmt.Fprintln(os.Stderr, "sluice:", err)
+		os.Exit(1)
+	}
+}

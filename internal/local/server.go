@@ -1,0 +1,211 @@
+package local
+
+import (
+	"context"
+
+	"errors"
+	"fmt"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/sluice-api/sluice/internal/account"
+	"github.com/sluice-api/sluice/internal/api"
+	"github.com/sluice-api/sluice/internal/pipeline"
+	"github.com/sluice-api/sluice/internal/secrets"
+	"github.com/sluice-api/sluice/internal/services"
+	"github.com/sluice-api/sluice/internal/store"
+	"github.com/sluice-api/sluice/internal/store/dynamo"
+	"github.com/sluice-api/sluice/internal/store/sqlite"
+)
+
+// Config is the local server's configuration (the flags of functions/local).
+type Config struct {
+	Addr      string   // listen address, e.g. 127.0.0.1:8080
+	DataDir   string   // holds sluice.db and secrets.json
+	SeedKeys  []string // make sure an account exists for each key
+	RateLimit int64    // requests per window for seeded and demo accounts
+	Allowance int64    // monthly characters for seeded and demo accounts
+	Region    string
+	// Store is "sqlite" (the embedded default, in DataDir) or "dynamodb".
+	Store string
+	// DynamoEndpoint is the DynamoDB endpoint (e.g. dynalite's); with it the tables are created
+	// when missing and dummy credentials are used. Without it the SDK's default chain applies.
+	DynamoEndpoint string
+	TablePrefix    string
+	// RequestTimeout plays API Gateway's integration timeout.
+	RequestTimeout time.Duration
+	Registry       *services.Registry
+	Out            io.Writer    // where the start-up banner goes (a demo key is printed once)
+	Log            *slog.Logger // JSON request logs; never any request text
+}
+
+// Files in the data directory.
+const (
+	DBFile      = "sluice.db"
+	SecretsFile = "secrets.json"
+)
+
+// Run starts the server and serves until ctx is done.
+func Run(ctx context.Context, cfg Config) error {
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return fmt.Errorf("local: data dir: %w", err)
+	}
+	sec, err := secrets.File{Path: filepath.Join(cfg.DataDir, SecretsFile)}.Load(ctx)
+	if err != nil {
+		return fmt.Errorf("local: %w", err)
+	}
+	st, err := openStore(ctx, cfg)
+	if err != nil {
+		return fmt.Errorf("local: open store: %w", err)
+	}
+	defer st.Close()
+	engine, err := pipeline.New(cfg.Registry, pipeline.WithLogger(cfg.Log))
+	if err != nil {
+		return fmt.Errorf("local: %w", err)
+	}
+	accounts := account.NewManager(st, sec.Pepper, time.Now)
+	srv := api.NewServer(engine, st, accounts, sec.TokenKey, api.Config{Region: cfg.Region, Log: cfg.Log})
+
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("local: listen: %w", err)
+	}
+	base := "http://" + ln.Addr().String()
+	demoKey, err := seed(ctx, cfg, st, accounts)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	banner(cfg.Out, base, demoKey, cfg)
+
+	hs := &http.Server{
+		Handler:           withDeadline(NewGateway(srv), cfg.RequestTimeout),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		ErrorLog:          slog.NewLogLogger(cfg.Log.Handler(), slog.LevelWarn),
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("local: serve: %w", err)
+	case <-ctx.Done():
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		if err := hs.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			return fmt.Errorf("local: shutdown: %w", err)
+		}
+		return nil
+	}
+}
+
+// Store kinds.
+const (
+	StoreSQLite   = "sqlite"
+	StoreDynamoDB = "dynamodb"
+)
+
+func openStore(ctx context.Context, cfg Config) (store.Store, error) {
+	switch cfg.Store {
+	case StoreSQLite, "":
+		return sqlite.Open(filepath.Join(cfg.DataDir, DBFile))
+	case StoreDynamoDB:
+		opts := []func(*config.LoadOptions) error{}
+		if cfg.DynamoEndpoint != "" {
+			// Local mode: a DynamoDB-compatible server on this machine takes any credentials.
+			opts = append(opts, config.WithRegion("us-east-1"),
+				config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("local", "local", "")))
+		}
+		awsCfg, err := config.LoadDefaultConfig(ctx, opts...)
+		if err != nil {
+			return nil, fmt.Errorf("aws config: %w", err)
+		}
+		client := dynamodb.NewFromConfig(awsCfg, func(o *dynamodb.Options) {
+			if cfg.DynamoEndpoint != "" {
+				o.BaseEndpoint = aws.String(cfg.DynamoEndpoint)
+			}
+		})
+		st := dynamo.New(client, dynamo.TablesWithPrefix(cfg.TablePrefix))
+		if cfg.DynamoEndpoint != "" {
+			if err := st.CreateTables(ctx); err != nil {
+				return nil, fmt.Errorf("create tables: %w", err)
+			}
+		}
+		return st, nil
+	default:
+		return nil, fmt.Errorf("unknown store %q (want %q or %q)", cfg.Store, StoreSQLite, StoreDynamoDB)
+	}
+}
+
+// withDeadline gives every request the deadline a Lambda invocation would have.
+func withDeadline(h http.Handler, d time.Duration) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), d)
+		defer cancel()
+		h.ServeHTTP(w, r.WithContext(ctx))
+	})
+}
+
+// seed makes sure the seed keys have accounts with the configured settings. With no seed key and
+// no account at all it creates a demo account and returns its key, to be shown once.
+func seed(ctx context.Context, cfg Config, st interface {
+	HasAccounts(context.Context) (bool, error)
+}, accounts *account.Manager) (string, error) {
+	settings := account.Settings{
+		Region: cfg.Region, Tier: account.DefaultTier, RateLimit: cfg.RateLimit, Allowance: cfg.Allowance,
+	}
+	if err := settings.Validate(); err != nil {
+		return "", fmt.Errorf("local: %w", err)
+	}
+	for _, k := range cfg.SeedKeys {
+		if _, err := accounts.Ensure(ctx, settings, k); err != nil {
+			return "", fmt.Errorf("local: seed key: %w", err)
+		}
+	}
+	if len(cfg.SeedKeys) > 0 {
+		return "", nil
+	}
+	any, err := st.HasAccounts(ctx)
+	if err != nil || any {
+		return "", err
+	}
+	_, key, err := accounts.Create(ctx, settings)
+	if err != nil {
+		return "", fmt.Errorf("local: demo account: %w", err)
+	}
+	return key, nil
+}
+
+func banner(w io.Writer, base, demoKey string, cfg Config) {
+	where := "data in " + cfg.DataDir
+	if cfg.Store == StoreDynamoDB {
+		where = "DynamoDB tables " + cfg.TablePrefix + "*"
+	}
+	fmt.Fprintf(w, "Sluice is listening on %s (region %q, %s)\n", base, cfg.Region, where)
+	key := "$SLUICE_KEY"
+	if demoKey != "" {
+		fmt.Fprintf(w, "\nA demo account was created. Its API key is shown only this once, so keep it:\n\n  export SLUICE_KEY=%s\n", demoKey)
+	} else {
+		fmt.Fprintf(w, "\nUse an API key of an account in %s (or start with -seed-key KEY):\n\n  export SLUICE_KEY=sluice_live_...\n", cfg.DataDir)
+	}
+	fmt.Fprintf(w, `
+Try it:
+
+  curl -s %s/v1/run \
+    -H "Authorization: Bearer %s" \
+    -H "Content-Type: application/json" \
+    -d '{"input":{"type":"text","value":"Hi, I am Jane Doe, mail me at jane@example.com"},"pipeline":[{"id":"pii","service":"governance.pii.redact"}]}'
+
+  curl -s %s/v1/services/governance.pii.redact -H "Authorization: Bearer %s"
+
+`, base, key, base, key)
+}
