@@ -237,6 +237,10 @@ func TestFunctionsThroughRuntimeAPI(t *testing.T) {
 		if resp.StatusCode != 200 || body["name"] != "governance.pii.tokenize" || resp.Headers["X-Ratelimit-Limit"] != "600" {
 			t.Fatalf("descriptor = %d %v %v", resp.StatusCode, resp.Headers, body)
 		}
+		resp, body = proxyResponse(t, f.invoke(t, readEvent(t, "usage.json"), 10*time.Second))
+		if resp.StatusCode != 200 || body["account_id"] != fixtureAccount || body["allowance"] != 10_000_000.0 || body["month"] != account.Month(time.Now()) {
+			t.Fatalf("usage = %d %v", resp.StatusCode, body)
+		}
 	})
 
 	t.Run("Run", func(t *testing.T) {

@@ -215,6 +215,23 @@ func testEndToEnd(t *testing.T, b backend) {
 			t.Fatalf("%d runs, %d trace ids; want exactly one run", runs, len(traces))
 		}
 	})
+	t.Run("Usage", func(t *testing.T) {
+		before := s.do(t, http.MethodGet, "/v1/usage", keyB, "")
+		r := s.run(t, keyB, runBody("twelve chars", `[{"id":"tox","service":"security.toxicity.flag"}]`))
+		after := s.do(t, http.MethodGet, "/v1/usage", keyB, "")
+		if before.status != 200 || after.status != 200 || r.status != 200 {
+			t.Fatalf("usage = %d %s / %d %s", before.status, before.raw, after.status, after.raw)
+		}
+		if got := after.body["characters"].(float64) - before.body["characters"].(float64); got != 12 {
+			t.Fatalf("usage grew by %v characters, want 12", got)
+		}
+		if after.body["runs"].(float64)-before.body["runs"].(float64) != 1 || after.body["cost_usd"] == nil || after.body["allowance_left"] == nil {
+			t.Fatalf("usage = %s", after.raw)
+		}
+		if r := s.do(t, http.MethodPost, "/v1/usage", keyB, ""); r.status != 405 {
+			t.Fatalf("POST /v1/usage = %d", r.status)
+		}
+	})
 	t.Run("LogsCarryNoText", func(t *testing.T) {
 		logs := s.stderr.String()
 		if strings.Contains(logs, marker) || strings.Contains(logs, "jane") || strings.Contains(logs, "Ignore all previous") {

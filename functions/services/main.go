@@ -1,4 +1,4 @@
-// Command services is the Lambda handler for GET /v1/services/{name}.
+// Command services is the Lambda handler for GET /v1/services/{name} and GET /v1/usage.
 package main
 
 import (
@@ -10,5 +10,5 @@ import (
 
 func main() {
 	app := lambdaapp.MustNew(lambdaapp.Full)
-	lambda.Start(apigw.NewHandlers(app.Server).Service)
+	lambda.Start(apigw.NewHandlers(app.Server).Read)
 }

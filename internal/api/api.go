@@ -70,7 +70,7 @@ type Config struct {
 type Observation struct {
 	TraceID          string
 	AccountID        string
-	Route            string // "run", "service" or "auth"
+	Route            string // "run", "service", "usage" or "auth"
 	HTTPStatus       int
 	Code             string // error code, if any
 	RunStatus        string // completed, halted, failed, duplicate; empty when rejected
@@ -137,7 +137,7 @@ func (s *Server) Authenticate(ctx context.Context, authorization string) (store.
 // NotFound answers a request for an unknown route.
 func (s *Server) NotFound() Response {
 	traceID := account.NewID("sluice", s.cfg.Now())
-	return envelope(traceID, errcode.New(errcode.NotFound, "no such route; the API has POST /v1/run and GET /v1/services/{name}"), account.NoQuota)
+	return envelope(traceID, errcode.New(errcode.NotFound, "no such route; the API has POST /v1/run, GET /v1/services/{name} and GET /v1/usage"), account.NoQuota)
 }
 
 // Internal answers a request whose handling panicked: internal_error with the trace id; the cause
@@ -171,6 +171,27 @@ func (s *Server) Service(ctx context.Context, a store.Account, name string) Resp
 	}
 	resp := envelope(traceID, e, q)
 	s.record(ctx, Observation{TraceID: traceID, AccountID: a.ID, Route: "service", HTTPStatus: resp.Status, Code: e.Code, Duration: s.cfg.Now().Sub(start)})
+	return resp
+}
+
+// Usage answers GET /v1/usage: the calling account's month so far, the same figures as
+// keyctl usage (characters, runs, price tier, cost, allowance left, rate-limit policy).
+func (s *Server) Usage(ctx context.Context, a store.Account) Response {
+	start := s.cfg.Now()
+	traceID := account.NewID("sluice", start)
+	q, e := s.admit(ctx, a)
+	if e == nil {
+		month := account.Month(start)
+		u, err := s.store.Usage(ctx, a.ID, month)
+		if err == nil {
+			resp := jsonResponse(http.StatusOK, traceID, account.Report(a, month, u), q)
+			s.record(ctx, Observation{TraceID: traceID, AccountID: a.ID, Route: "usage", HTTPStatus: resp.Status, Duration: s.cfg.Now().Sub(start)})
+			return resp
+		}
+		e = s.failure(traceID, err)
+	}
+	resp := envelope(traceID, e, q)
+	s.record(ctx, Observation{TraceID: traceID, AccountID: a.ID, Route: "usage", HTTPStatus: resp.Status, Code: e.Code, Duration: s.cfg.Now().Sub(start)})
 	return resp
 }
 

@@ -468,3 +468,19 @@ func TestLogsCarryNoText(t *testing.T) {
 		t.Fatalf("logs lack ids:\n%s", logs)
 	}
 }
+
+func TestUsageEndpoint(t *testing.T) {
+	f := newFixture(t, 1000, nil)
+	f.run(t, body("hello world", "test.double")) // bills 11
+	resp := f.srv.Usage(t.Context(), f.acct)
+	var r account.UsageReport
+	if err := json.Unmarshal(resp.Body, &r); err != nil || resp.Status != 200 {
+		t.Fatalf("usage = %d %s", resp.Status, resp.Body)
+	}
+	if r.Characters != 11 || r.Runs != 1 || r.AllowanceLeft != 989 || r.CostMicroUSD != 220 || r.CostUSD != "0.000220" || r.PriceTier != "tier1" || r.RateLimit != 1000 {
+		t.Fatalf("report = %+v", r)
+	}
+	if resp.Header.Get(HeaderRateLimit) != "1000" {
+		t.Fatalf("usage lacks rate headers: %v", resp.Header)
+	}
+}

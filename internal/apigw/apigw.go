@@ -159,6 +159,23 @@ func (h *Handlers) Service(ctx context.Context, req events.APIGatewayProxyReques
 	return toEvent(h.api.Service(ctx, acct, req.PathParameters["name"])), nil
 }
 
+// Usage handles GET /v1/usage.
+func (h *Handlers) Usage(ctx context.Context, req events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
+	acct, err := AccountFromContext(req.RequestContext.Authorizer)
+	if err != nil {
+		return toEvent(h.api.Internal(err)), nil
+	}
+	return toEvent(h.api.Usage(ctx, acct)), nil
+}
+
+// Read routes the read-only function's two resources: GET /v1/services/{name} and GET /v1/usage.
+func (h *Handlers) Read(ctx context.Context, req events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
+	if req.Resource == "/v1/usage" {
+		return h.Usage(ctx, req)
+	}
+	return h.Service(ctx, req)
+}
+
 func toEvent(r api.Response) events.APIGatewayProxyResponse {
 	single := make(map[string]string, len(r.Header))
 	for k, v := range r.Header {

@@ -59,6 +59,17 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		write(w, g.api.Service(ctx, a, r.URL.Path[len(servicesPrefix):]))
+	case r.URL.Path == "/v1/usage":
+		if r.Method != http.MethodGet {
+			write(w, g.api.MethodNotAllowed(http.MethodGet))
+			return
+		}
+		a, deny := g.api.Authenticate(ctx, r.Header.Get(api.HeaderAuthorization))
+		if deny != nil {
+			write(w, *deny)
+			return
+		}
+		write(w, g.api.Usage(ctx, a))
 	default:
 		write(w, g.api.NotFound())
 	}
