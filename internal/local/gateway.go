@@ -4,12 +4,14 @@
 package local
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"strings"
 
 	"github.com/sluice-api/sluice/internal/api"
 	"github.com/sluice-api/sluice/internal/pipeline"
+	"github.com/sluice-api/sluice/internal/store"
 )
 
 // Gateway is the http.Handler that routes to the api.Server.
@@ -30,49 +32,40 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			write(w, g.api.Internal(p))
 		}
 	}()
-	ctx := r.Context()
+	path := r.URL.Path
 	switch {
-	case r.URL.Path == "/v1/run":
-		if r.Method != http.MethodPost {
-			write(w, g.api.MethodNotAllowed(http.MethodPost))
-			return
-		}
-		a, deny := g.api.Authenticate(ctx, r.Header.Get(api.HeaderAuthorization))
-		if deny != nil {
-			write(w, *deny)
-			return
-		}
-		body, err := io.ReadAll(io.LimitReader(r.Body, pipeline.MaxBodyBytes+1))
-		if err != nil {
-			body = nil // the client went away or sent a broken body: answered as invalid_json
-		}
-		write(w, g.api.Run(ctx, a, api.Request{Header: r.Header, Body: body}))
-	case strings.HasPrefix(r.URL.Path, servicesPrefix) && len(r.URL.Path) > len(servicesPrefix) &&
-		!strings.Contains(r.URL.Path[len(servicesPrefix):], "/"):
-		if r.Method != http.MethodGet {
-			write(w, g.api.MethodNotAllowed(http.MethodGet))
-			return
-		}
-		a, deny := g.api.Authenticate(ctx, r.Header.Get(api.HeaderAuthorization))
-		if deny != nil {
-			write(w, *deny)
-			return
-		}
-		write(w, g.api.Service(ctx, a, r.URL.Path[len(servicesPrefix):]))
-	case r.URL.Path == "/v1/usage":
-		if r.Method != http.MethodGet {
-			write(w, g.api.MethodNotAllowed(http.MethodGet))
-			return
-		}
-		a, deny := g.api.Authenticate(ctx, r.Header.Get(api.HeaderAuthorization))
-		if deny != nil {
-			write(w, *deny)
-			return
-		}
-		write(w, g.api.Usage(ctx, a))
+	case path == "/v1/run":
+		g.route(w, r, http.MethodPost, func(ctx context.Context, a store.Account) api.Response {
+			body, err := io.ReadAll(io.LimitReader(r.Body, pipeline.MaxBodyBytes+1))
+			if err != nil {
+				body = nil // the client went away or sent a broken body: answered as invalid_json
+			}
+			return g.api.Run(ctx, a, api.Request{Header: r.Header, Body: body})
+		})
+	case strings.HasPrefix(path, servicesPrefix) && len(path) > len(servicesPrefix) &&
+		!strings.Contains(path[len(servicesPrefix):], "/"):
+		g.route(w, r, http.MethodGet, func(ctx context.Context, a store.Account) api.Response {
+			return g.api.Service(ctx, a, path[len(servicesPrefix):])
+		})
+	case path == "/v1/usage":
+		g.route(w, r, http.MethodGet, g.api.Usage)
 	default:
 		write(w, g.api.NotFound())
 	}
+}
+
+// route answers a known route: the method, then the key, then the handler.
+func (g *Gateway) route(w http.ResponseWriter, r *http.Request, method string, handle func(context.Context, store.Account) api.Response) {
+	if r.Method != method {
+		write(w, g.api.MethodNotAllowed(method))
+		return
+	}
+	a, deny := g.api.Authenticate(r.Context(), r.Header.Get(api.HeaderAuthorization))
+	if deny != nil {
+		write(w, *deny)
+		return
+	}
+	write(w, handle(r.Context(), a))
 }
 
 func write(w http.ResponseWriter, resp api.Response) {

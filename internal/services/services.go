@@ -173,6 +173,23 @@ func Classify(score, threshold, band float64) string {
 	}
 }
 
+// DefaultThreshold is the classify services' default threshold param.
+const DefaultThreshold = 0.5
+
+// ClassifyResult is the result of a classify service that scored req's payload score with labels,
+// judged against the step's threshold param (DefaultThreshold when absent). The payload passes
+// on unchanged.
+func ClassifyResult(req Request, score float64, labels []string) Result {
+	threshold := DefaultThreshold
+	if v, ok := req.Params["threshold"].(float64); ok {
+		threshold = v
+	}
+	return Result{
+		Payload: req.Payload, Verdict: Classify(score, threshold, UncertaintyBand),
+		Score: score, Labels: labels,
+	}
+}
+
 // UncertaintyBand is the half-width of the band around a classify threshold in which the
 // built-in classifiers answer uncertain.
 const UncertaintyBand = 0.1

@@ -80,7 +80,7 @@ func New() (*Service, error) {
 		Params: map[string]services.Param{
 			"threshold": {
 				Type:        services.ParamNumber,
-				Default:     0.5,
+				Default:     services.DefaultThreshold,
 				Minimum:     services.Ptr(0.0),
 				Maximum:     services.Ptr(1.0),
 				Description: "Score at which the verdict turns to flag (with an uncertainty band of 0.1 either side).",
@@ -96,20 +96,11 @@ func (s *Service) Descriptor() services.Descriptor { return s.desc }
 
 // Run scores the payload.
 func (s *Service) Run(ctx context.Context, req services.Request) (services.Result, error) {
-	threshold := 0.5
-	if v, ok := req.Params["threshold"].(float64); ok {
-		threshold = v
-	}
 	a, err := s.Analyze(ctx, req.Payload.Value)
 	if err != nil {
 		return services.Result{}, err
 	}
-	return services.Result{
-		Payload: req.Payload,
-		Verdict: services.Classify(a.Score, threshold, services.UncertaintyBand),
-		Score:   a.Score,
-		Labels:  a.Labels,
-	}, nil
+	return services.ClassifyResult(req, a.Score, a.Labels), nil
 }
 
 // Analysis explains a score.
