@@ -2,13 +2,8 @@ package local
 
 import (
 	"context"
-
 	"errors"
 	"fmt"
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/credentials"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"io"
 	"log/slog"
 	"net"
@@ -119,21 +114,10 @@ func openStore(ctx context.Context, cfg Config) (store.Store, error) {
 	case StoreSQLite, "":
 		return sqlite.Open(filepath.Join(cfg.DataDir, DBFile))
 	case StoreDynamoDB:
-		opts := []func(*config.LoadOptions) error{}
-		if cfg.DynamoEndpoint != "" {
-			// Local mode: a DynamoDB-compatible server on this machine takes any credentials.
-			opts = append(opts, config.WithRegion("us-east-1"),
-				config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("local", "local", "")))
-		}
-		awsCfg, err := config.LoadDefaultConfig(ctx, opts...)
+		client, err := dynamo.NewClient(ctx, cfg.DynamoEndpoint)
 		if err != nil {
-			return nil, fmt.Errorf("aws config: %w", err)
+			return nil, err
 		}
-		client := dynamodb.NewFromConfig(awsCfg, func(o *dynamodb.Options) {
-			if cfg.DynamoEndpoint != "" {
-				o.BaseEndpoint = aws.String(cfg.DynamoEndpoint)
-			}
-		})
 		st := dynamo.New(client, dynamo.TablesWithPrefix(cfg.TablePrefix))
 		if cfg.DynamoEndpoint != "" {
 			if err := st.CreateTables(ctx); err != nil {

@@ -31,7 +31,8 @@ type Account struct {
 	RateLimit int64 // requests per 60-second window
 	Allowance int64 // characters per calendar month
 	Disabled  bool
-	// UsagePlanKey is the id of the account's API Gateway API key (AWS only; empty locally).
+	// UsagePlanKey is the value of the account's API Gateway API key, which the authorizer returns
+	// as usageIdentifierKey (AWS only; empty locally). It is not a Sluice key.
 	UsagePlanKey string
 	CreatedAt    time.Time
 }
