@@ -3,7 +3,7 @@ GO       ?= go
 ARGS     ?=
 PKGS     := ./...
 
-.PHONY: run test vet fmt-check lint unit eval build npm-ci
+.PHONY: run test vet fmt-check lint unit eval build npm-ci synth diff deploy infra-test cdk-cli
 FUNCTIONS := run services authorizer
 
 ## run: start the local server on the embedded store (flags via ARGS="-addr 127.0.0.1:9090 ...")
@@ -46,3 +46,26 @@ eval:
 	$(GO) run ./scripts/eval/toxicity
 	$(GO) run ./scripts/eval/pii
 	$(GO) run ./scripts/eval/intent
+
+## synth, diff, deploy: the CDK app in infra/ through the pinned aws-cdk CLI (package-lock.json),
+## one stack per region of cdk.json's context; pass CLI flags with CDK_ARGS, e.g.
+## CDK_ARGS="-c stage=prod -c regions=eu-west-1,us-east-1". synth needs no AWS credentials;
+## diff and deploy need them (see infra/README.md). All three build the functions first.
+CDK_ARGS ?=
+CDK      := JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION=1 JSII_DEPRECATED=quiet npx --no-install cdk
+
+synth: build cdk-cli
+	$(CDK) synth --quiet $(CDK_ARGS)
+
+diff: build cdk-cli
+	$(CDK) diff --all $(CDK_ARGS)
+
+deploy: build cdk-cli
+	$(CDK) deploy --all $(CDK_ARGS)
+
+cdk-cli:
+	@[ -x node_modules/.bin/cdk ] || npm ci --no-audit --no-fund
+
+## infra-test: only the CDK assertion tests (make test runs them too, as part of ./...)
+infra-test:
+	$(GO) test -race -count=1 ./infra/...

@@ -1,0 +1,856 @@
+package main
+
+import (
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
+	"github.com/aws/jsii-runtime-go"
+
+	"github.com/sluice-api/sluice/internal/secrets"
+)
+
+// Two apps are synthesized once for the whole test binary (synthesis is the slow part):
+//
+//   - multi: stage "test", regions eu-west-1 (primary) and us-east-1, tracing on, an alarm
+//     e-mail, no account and no built functions (as `make test` in a fresh clone);
+//   - solo: stage "prod", one region given as a string, an explicit account, tracing off, and
+//     a dist directory with three (fake) bootstraps.
+var (
+	multiOut, soloOut         string
+	multiStacks, soloStacks   []awscdk.Stack
+	primary, replica, solo    assertions.Template
+	primaryT, replicaT, soloT map[string]any
+	synthTime                 time.Duration
+	multiRegions              = []string{"eu-west-1", "us-east-1"}
+	soloDist                  string
+)
+
+func TestMain(m *testing.M) {
+	os.Unsetenv("CDK_DEFAULT_ACCOUNT") // synthesis must work without any account
+	os.Unsetenv("CDK_CONTEXT_JSON")
+	// No jsii.Close here: jsii-runtime-go v1.127.0's Close races with its own process watcher
+	// (go test -race fails on it); the runtime exits when this process closes its pipe.
+	code := func() int {
+		tmp, err := os.MkdirTemp("", "sluice-infra-test-")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		defer os.RemoveAll(tmp)
+		start := time.Now()
+		multiOut = filepath.Join(tmp, "multi")
+		multiStacks, err = synth(multiOut, filepath.Join(tmp, "no-dist"), map[string]any{
+			CtxStage: "test", CtxRegions: []any{"eu-west-1", "us-east-1"}, CtxTracing: true, CtxAlarmEmail: "ops@example.com",
+		})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		soloDist = filepath.Join(tmp, "dist")
+		for _, fn := range []string{FnRun, FnServices, FnAuthorizer} {
+			os.MkdirAll(filepath.Join(soloDist, fn), 0o755)
+			os.WriteFile(filepath.Join(soloDist, fn, "bootstrap"), []byte("fake "+fn), 0o755)
+		}
+		soloOut = filepath.Join(tmp, "solo")
+		soloStacks, err = synth(soloOut, soloDist, map[string]any{
+			CtxStage: "prod", CtxRegions: "ap-southeast-2", CtxAccount: "123456789012", CtxTracing: "false",
+		})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		primary = assertions.Template_FromStack(multiStacks[0], nil)
+		replica = assertions.Template_FromStack(multiStacks[1], nil)
+		solo = assertions.Template_FromStack(soloStacks[0], nil)
+		primaryT, replicaT, soloT = raw(primary), raw(replica), raw(solo)
+		synthTime = time.Since(start)
+		return m.Run()
+	}()
+	os.Exit(code)
+}
+
+func synth(outdir, dist string, ctx map[string]any) ([]awscdk.Stack, error) {
+	app := awscdk.NewApp(&awscdk.AppProps{Outdir: jsii.String(outdir), Context: &ctx})
+	stacks, err := NewServiceApp(app, dist)
+	if err != nil {
+		return nil, err
+	}
+	app.Synth(nil)
+	return stacks, nil
+}
+
+func raw(t assertions.Template) map[string]any { return *t.ToJSON() }
+
+// resources returns the resources of type typ: logical id -> resource.
+func resources(tpl map[string]any, typ string) map[string]map[string]any {
+	out := map[string]map[string]any{}
+	for id, r := range tpl["Resources"].(map[string]any) {
+		if r := r.(map[string]any); r["Type"] == typ {
+			out[id] = r
+		}
+	}
+	return out
+}
+
+func props(r map[string]any) map[string]any { return r["Properties"].(map[string]any) }
+
+// only returns the single resource of typ whose properties match pred.
+func only(t *testing.T, tpl map[string]any, typ string, pred func(p map[string]any) bool) (string, map[string]any) {
+	t.Helper()
+	var ids []string
+	var found map[string]any
+	for id, r := range resources(tpl, typ) {
+		if pred(props(r)) {
+			ids = append(ids, id)
+			found = r
+		}
+	}
+	if len(ids) != 1 {
+		t.Fatalf("%s matching: %d resources %v, want 1", typ, len(ids), ids)
+	}
+	return ids[0], found
+}
+
+func js(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+func named(key, value string) func(map[string]any) bool {
+	return func(p map[string]any) bool { return p[key] == value }
+}
+
+// functionID is the logical id of the function named name.
+func functionID(t *testing.T, tpl map[string]any, name string) string {
+	id, _ := only(t, tpl, "AWS::Lambda::Function", named("FunctionName", name))
+	return id
+}
+
+func TestSynthTimeAndOneTemplatePerRegion(t *testing.T) {
+	t.Logf("synthesizing both apps took %v", synthTime)
+	for _, c := range []struct {
+		out     string
+		regions []string
+		stage   string
+	}{{multiOut, multiRegions, "test"}, {soloOut, []string{"ap-southeast-2"}, "prod"}} {
+		files, _ := filepath.Glob(filepath.Join(c.out, "*.template.json"))
+		var want []string
+		for _, r := range c.regions {
+			want = append(want, filepath.Join(c.out, StackID(c.stage, r)+".template.json"))
+		}
+		sort.Strings(files)
+		sort.Strings(want)
+		if !reflect.DeepEqual(files, want) {
+			t.Errorf("templates = %v, want %v", files, want)
+		}
+	}
+	deps := multiStacks[1].Dependencies()
+	if len(*deps) != 1 || *(*deps)[0].StackName() != StackID("test", "eu-west-1") {
+		t.Errorf("the replica region's stack must depend on the primary's")
+	}
+}
+
+func TestEnvironment(t *testing.T) {
+	for i, r := range multiRegions {
+		s := multiStacks[i]
+		if *s.Region() != r {
+			t.Errorf("stack %d region = %s, want %s", i, *s.Region(), r)
+		}
+		if !*awscdk.Token_IsUnresolved(s.Account()) {
+			t.Errorf("without an account the stack must stay account-agnostic, got %s", *s.Account())
+		}
+	}
+	if got := *soloStacks[0].Account(); got != "123456789012" {
+		t.Errorf("account from context = %s", got)
+	}
+}
+
+func TestConfigFromContext(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		ctx  map[string]any
+		want Config
+		err  bool
+	}{
+		{"Defaults", map[string]any{}, Config{Stage: "dev", Regions: []string{"eu-west-1"}}, false},
+		{"List", map[string]any{"regions": []any{"eu-west-1", "us-east-1"}, "tracing": true}, Config{Stage: "dev", Regions: []string{"eu-west-1", "us-east-1"}, Tracing: true}, false},
+		{"CLIStrings", map[string]any{"stage": "prod", "regions": "eu-central-1, us-west-2", "tracing": "true", "account": "111122223333", "alarmEmail": "a@b.c"},
+			Config{Stage: "prod", Regions: []string{"eu-central-1", "us-west-2"}, Tracing: true, Account: "111122223333", AlarmEmail: "a@b.c"}, false},
+		{"DuplicateRegion", map[string]any{"regions": "eu-west-1,eu-west-1"}, Config{}, true},
+		{"BadRegion", map[string]any{"regions": "europe"}, Config{}, true},
+		{"NoRegion", map[string]any{"regions": []any{}}, Config{}, true},
+		{"BadStage", map[string]any{"stage": "Prod_1"}, Config{}, true},
+		{"BadAccount", map[string]any{"account": "12"}, Config{}, true},
+		{"BadTracing", map[string]any{"tracing": "maybe"}, Config{}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := tc.ctx
+			got, err := ConfigFromContext(awscdk.NewApp(&awscdk.AppProps{Context: &ctx}))
+			if tc.err {
+				if err == nil {
+					t.Fatalf("want an error, got %+v", got)
+				}
+				return
+			}
+			if err != nil || !reflect.DeepEqual(got, tc.want) {
+				t.Fatalf("got %+v, %v; want %+v", got, err, tc.want)
+			}
+		})
+	}
+}
+
+func TestCdkJSON(t *testing.T) {
+	doc, err := os.ReadFile("../cdk.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct {
+		App     string         `json:"app"`
+		Context map[string]any `json:"context"`
+	}
+	if err := json.Unmarshal(doc, &f); err != nil {
+		t.Fatal(err)
+	}
+	if f.App != "go run ./infra" {
+		t.Errorf("app = %q", f.App)
+	}
+	if f.Context[CtxStage] != "dev" || !reflect.DeepEqual(f.Context[CtxRegions], []any{"eu-west-1"}) || f.Context[CtxTracing] != false {
+		t.Errorf("context = %v, want stage dev, regions [eu-west-1], tracing false", f.Context)
+	}
+	got, err := fileContext("../cdk.json")
+	if err != nil || !reflect.DeepEqual(got, f.Context) {
+		t.Errorf("fileContext = %v, %v", got, err)
+	}
+	if got, err := fileContext("no-such-file.json"); err != nil || len(got) != 0 {
+		t.Errorf("fileContext(missing) = %v, %v; want empty", got, err)
+	}
+}
+
+func TestRestAPI(t *testing.T) {
+	for _, tpl := range []assertions.Template{primary, replica, solo} {
+		tpl.HasResourceProperties(jsii.String("AWS::ApiGateway::RestApi"), map[string]any{
+			"ApiKeySourceType":      "AUTHORIZER",
+			"EndpointConfiguration": map[string]any{"Types": []any{"REGIONAL"}},
+		})
+	}
+	primary.HasResourceProperties(jsii.String("AWS::ApiGateway::Stage"), map[string]any{
+		"StageName": "test", "TracingEnabled": true,
+		"AccessLogSetting": map[string]any{"DestinationArn": assertions.Match_AnyValue(), "Format": assertions.Match_StringLikeRegexp(jsii.String(`requestId`))},
+	})
+	solo.HasResourceProperties(jsii.String("AWS::ApiGateway::Stage"), map[string]any{"StageName": "prod", "TracingEnabled": false})
+}
+
+// methods returns path + " " + HTTP method -> method properties.
+func methods(t *testing.T, tpl map[string]any) map[string]map[string]any {
+	t.Helper()
+	res := resources(tpl, "AWS::ApiGateway::Resource")
+	var path func(id string) string
+	path = func(id string) string {
+		p := props(res[id])
+		parent := p["ParentId"].(map[string]any)
+		prefix := ""
+		if ref, ok := parent["Ref"].(string); ok {
+			prefix = path(ref)
+		}
+		return prefix + "/" + p["PathPart"].(string)
+	}
+	out := map[string]map[string]any{}
+	for _, m := range resources(tpl, "AWS::ApiGateway::Method") {
+		p := props(m)
+		rid := p["ResourceId"].(map[string]any)
+		ref, ok := rid["Ref"].(string)
+		if !ok {
+			t.Fatalf("a method on the root resource: %s", js(p))
+		}
+		out[path(ref)+" "+p["HttpMethod"].(string)] = p
+	}
+	return out
+}
+
+func TestRoutesNeedKeyAndAuthorizer(t *testing.T) {
+	for name, tpl := range map[string]map[string]any{"primary": primaryT, "replica": replicaT, "solo": soloT} {
+		t.Run(name, func(t *testing.T) {
+			stage := "test"
+			if name == "solo" {
+				stage = "prod"
+			}
+			authID, _ := only(t, tpl, "AWS::ApiGateway::Authorizer", func(map[string]any) bool { return true })
+			ms := methods(t, tpl)
+			want := map[string]string{
+				"/v1/run POST": "run", "/v1/services/{name} GET": "services", "/v1/usage GET": "services",
+				"/v1/run ANY": "", "/v1/services/{name} ANY": "", "/v1/usage ANY": "",
+			}
+			if len(ms) != len(want) {
+				keys := []string{}
+				for k := range ms {
+					keys = append(keys, k)
+				}
+				t.Fatalf("methods = %v, want %d", keys, len(want))
+			}
+			for route, fn := range want {
+				p, ok := ms[route]
+				if !ok {
+					t.Fatalf("no method %s", route)
+				}
+				if fn == "" {
+					continue // TestMethodNotAllowed
+				}
+				if p["ApiKeyRequired"] != true || p["AuthorizationType"] != "CUSTOM" || js(p["AuthorizerId"]) != js(map[string]any{"Ref": authID}) {
+					t.Errorf("%s: ApiKeyRequired %v, AuthorizationType %v, AuthorizerId %v; want true, CUSTOM, the authorizer",
+						route, p["ApiKeyRequired"], p["AuthorizationType"], p["AuthorizerId"])
+				}
+				integ := p["Integration"].(map[string]any)
+				fid := functionID(t, tpl, "sluice-"+stage+"-"+fn)
+				if integ["Type"] != "AWS_PROXY" || !strings.Contains(js(integ["Uri"]), `"`+fid+`"`) {
+					t.Errorf("%s: integration %s, want AWS_PROXY to %s", route, js(integ), fid)
+				}
+			}
+		})
+	}
+}
+
+func TestMethodNotAllowed(t *testing.T) {
+	ms := methods(t, primaryT)
+	for path, allow := range map[string]string{"/v1/run": "POST", "/v1/services/{name}": "GET", "/v1/usage": "GET"} {
+		p := ms[path+" ANY"]
+		integ := p["Integration"].(map[string]any)
+		resp := integ["IntegrationResponses"].([]any)[0].(map[string]any)
+		params := resp["ResponseParameters"].(map[string]any)
+		if p["AuthorizationType"] != "NONE" || p["ApiKeyRequired"] == true || integ["Type"] != "MOCK" || resp["StatusCode"] != "405" ||
+			params["method.response.header.Allow"] != "'"+allow+"'" || params["method.response.header.X-RateLimit-Limit"] != "'0'" {
+			t.Errorf("%s ANY: %s; want an unauthenticated mock answering 405 with Allow: %s", path, js(p), allow)
+		}
+		body := resp["ResponseTemplates"].(map[string]any)["application/json"].(string)
+		if code := envelopeCode(t, body); code != "method_not_allowed" {
+			t.Errorf("%s ANY: body code %q", path, code)
+		}
+	}
+}
+
+// envelopeCode parses a mapping template as API Gateway would render it and returns the code.
+func envelopeCode(t *testing.T, tmpl string) string {
+	t.Helper()
+	doc := strings.NewReplacer("$context.requestId", "0f6b1f0c-req", "$context.error.messageString", `"Unsupported Media Type"`).Replace(tmpl)
+	var env struct {
+		Error struct {
+			Code    string `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+		TraceID string `json:"trace_id"`
+	}
+	if err := json.Unmarshal([]byte(doc), &env); err != nil {
+		t.Fatalf("template %s is not JSON: %v", tmpl, err)
+	}
+	if env.TraceID != "0f6b1f0c-req" || env.Error.Message == "" {
+		t.Errorf("template %s: want the request id as trace_id and a message", tmpl)
+	}
+	return env.Error.Code
+}
+
+func TestAuthorizer(t *testing.T) {
+	fid := functionID(t, primaryT, "sluice-test-authorizer")
+	_, a := only(t, primaryT, "AWS::ApiGateway::Authorizer", func(map[string]any) bool { return true })
+	p := props(a)
+	if p["Type"] != "REQUEST" || p["IdentitySource"] != "method.request.header.Authorization" ||
+		p["AuthorizerResultTtlInSeconds"] != float64(0) || !strings.Contains(js(p["AuthorizerUri"]), `"`+fid+`"`) {
+		t.Errorf("authorizer %s: want REQUEST on the Authorization header, TTL 0, the authorizer function", js(p))
+	}
+}
+
+func TestGatewayResponses(t *testing.T) {
+	rl0 := map[string]string{"X-RateLimit-Limit": "'0'", "X-RateLimit-Remaining": "'0'", "X-RateLimit-Reset": "'0'"}
+	limited := func(s string) map[string]string {
+		return map[string]string{"Retry-After": "'" + s + "'", "X-RateLimit-Limit": "'0'", "X-RateLimit-Remaining": "'0'", "X-RateLimit-Reset": "'" + s + "'"}
+	}
+	for _, tc := range []struct {
+		typ, status, code string
+		headers           map[string]string
+	}{
+		{"UNAUTHORIZED", "401", "invalid_api_key", rl0},
+		{"INVALID_API_KEY", "401", "invalid_api_key", rl0},
+		{"ACCESS_DENIED", "429", "rate_limited", limited("1")},
+		{"THROTTLED", "429", "rate_limited", limited("1")},
+		{"QUOTA_EXCEEDED", "429", "rate_limited", limited("60")},
+		{"MISSING_AUTHENTICATION_TOKEN", "404", "not_found", rl0},
+		{"RESOURCE_NOT_FOUND", "404", "not_found", rl0},
+		{"REQUEST_TOO_LARGE", "413", "body_too_large", nil},
+		{"AUTHORIZER_FAILURE", "503", "service_unavailable", map[string]string{"Retry-After": "'1'"}},
+		{"AUTHORIZER_CONFIGURATION_ERROR", "500", "internal_error", nil},
+		{"DEFAULT_4XX", "", "invalid_request", nil},
+		{"DEFAULT_5XX", "", "internal_error", nil},
+	} {
+		t.Run(tc.typ, func(t *testing.T) {
+			for _, tpl := range []map[string]any{primaryT, replicaT, soloT} {
+				_, r := only(t, tpl, "AWS::ApiGateway::GatewayResponse", named("ResponseType", tc.typ))
+				p := props(r)
+				if status, _ := p["StatusCode"].(string); status != tc.status {
+					t.Errorf("status = %q, want %q", status, tc.status)
+				}
+				want := map[string]any{}
+				for k, v := range tc.headers {
+					want["gatewayresponse.header."+k] = v
+				}
+				got, _ := p["ResponseParameters"].(map[string]any)
+				if len(got) != 0 || len(want) != 0 {
+					if !reflect.DeepEqual(got, want) {
+						t.Errorf("headers = %v, want %v", got, want)
+					}
+				}
+				body := p["ResponseTemplates"].(map[string]any)["application/json"].(string)
+				if code := envelopeCode(t, body); code != tc.code {
+					t.Errorf("code = %q, want %q", code, tc.code)
+				}
+			}
+		})
+	}
+	if n := len(resources(primaryT, "AWS::ApiGateway::GatewayResponse")); n != 12 {
+		t.Errorf("%d gateway responses, want 12", n)
+	}
+}
+
+func TestUsagePlans(t *testing.T) {
+	stageID, _ := only(t, primaryT, "AWS::ApiGateway::Stage", func(map[string]any) bool { return true })
+	apiID, _ := only(t, primaryT, "AWS::ApiGateway::RestApi", func(map[string]any) bool { return true })
+	for _, tc := range []struct {
+		tier        string
+		rate, burst float64
+		quota       float64
+	}{{"free", 10, 20, 100000}, {"standard", 100, 200, 0}, {"enterprise", 1000, 2000, 0}} {
+		id, plan := only(t, primaryT, "AWS::ApiGateway::UsagePlan", named("UsagePlanName", "sluice-test-"+tc.tier))
+		p := props(plan)
+		if js(p["Throttle"]) != js(map[string]any{"BurstLimit": tc.burst, "RateLimit": tc.rate}) {
+			t.Errorf("%s: throttle %s", tc.tier, js(p["Throttle"]))
+		}
+		if tc.quota > 0 && js(p["Quota"]) != js(map[string]any{"Limit": tc.quota, "Period": "MONTH"}) {
+			t.Errorf("%s: quota %s, want %v a month", tc.tier, js(p["Quota"]), tc.quota)
+		}
+		if _, has := p["Quota"]; tc.quota == 0 && has {
+			t.Errorf("%s: quota %s, want none", tc.tier, js(p["Quota"]))
+		}
+		stages := p["ApiStages"].([]any)
+		if len(stages) != 1 || js(stages[0].(map[string]any)["ApiId"]) != js(map[string]any{"Ref": apiID}) ||
+			js(stages[0].(map[string]any)["Stage"]) != js(map[string]any{"Ref": stageID}) {
+			t.Errorf("%s: api stages %s", tc.tier, js(p["ApiStages"]))
+		}
+		primary.HasOutput(jsii.String("UsagePlanId"+title(tc.tier)), map[string]any{"Value": map[string]any{"Ref": id}})
+	}
+	if n := len(resources(primaryT, "AWS::ApiGateway::UsagePlan")); n != 3 {
+		t.Errorf("%d usage plans, want 3", n)
+	}
+	for _, out := range []string{"ApiUrl", "ApiId", "SecretName", "AccountsTable"} {
+		primary.HasOutput(jsii.String(out), map[string]any{})
+	}
+}
+
+func TestFunctions(t *testing.T) {
+	for _, tc := range []struct {
+		fn      string
+		memory  float64
+		timeout float64
+	}{{"run", 1024, 28}, {"services", 512, 10}, {"authorizer", 256, 10}} {
+		t.Run(tc.fn, func(t *testing.T) {
+			for name, c := range map[string]struct {
+				tpl     map[string]any
+				stage   string
+				tracing bool
+				primary bool
+			}{"primary": {primaryT, "test", true, true}, "replica": {replicaT, "test", true, false}, "solo": {soloT, "prod", false, true}} {
+				_, f := only(t, c.tpl, "AWS::Lambda::Function", named("FunctionName", "sluice-"+c.stage+"-"+tc.fn))
+				p := props(f)
+				if p["Runtime"] != "provided.al2023" || js(p["Architectures"]) != `["arm64"]` || p["Handler"] != "bootstrap" {
+					t.Errorf("%s: runtime %v, architectures %v, handler %v", name, p["Runtime"], p["Architectures"], p["Handler"])
+				}
+				if p["MemorySize"] != tc.memory || p["Timeout"] != tc.timeout || tc.timeout >= 29 {
+					t.Errorf("%s: memory %v, timeout %v; want %v, %v (< 29 s)", name, p["MemorySize"], p["Timeout"], tc.memory, tc.timeout)
+				}
+				lg := p["LoggingConfig"].(map[string]any)["LogGroup"].(map[string]any)["Ref"].(string)
+				if ret := props(resources(c.tpl, "AWS::Logs::LogGroup")[lg])["RetentionInDays"]; ret != float64(30) {
+					t.Errorf("%s: log retention %v, want 30 days", name, ret)
+				}
+				tracing, has := p["TracingConfig"]
+				if c.tracing != has || (has && js(tracing) != `{"Mode":"Active"}`) {
+					t.Errorf("%s: tracing %s, want active = %v", name, js(tracing), c.tracing)
+				}
+				env := p["Environment"].(map[string]any)["Variables"].(map[string]any)
+				wantEnv := []string{"SLUICE_TABLE_ACCOUNTS", "SLUICE_TABLE_IDEMPOTENCY", "SLUICE_TABLE_USAGE", "SLUICE_TABLE_RATE_WINDOWS", "SLUICE_SECRET_ID", "SLUICE_METRICS_NAMESPACE"}
+				if len(env) != len(wantEnv) {
+					t.Errorf("%s: env %s", name, js(env))
+				}
+				for kind, v := range map[string]string{"IDEMPOTENCY": "idempotency", "USAGE": "usage", "RATE_WINDOWS": "rate_windows"} {
+					tid, _ := only(t, c.tpl, "AWS::DynamoDB::GlobalTable", named("TableName", "sluice-"+c.stage+"-"+v))
+					if js(env["SLUICE_TABLE_"+kind]) != js(map[string]any{"Ref": tid}) {
+						t.Errorf("%s: SLUICE_TABLE_%s = %s, want the %s table", name, kind, js(env["SLUICE_TABLE_"+kind]), v)
+					}
+				}
+				if c.primary {
+					tid, _ := only(t, c.tpl, "AWS::DynamoDB::GlobalTable", named("TableName", "sluice-"+c.stage+"-accounts"))
+					sid, _ := only(t, c.tpl, "AWS::SecretsManager::Secret", named("Name", "sluice/"+c.stage+"/keys"))
+					if js(env["SLUICE_TABLE_ACCOUNTS"]) != js(map[string]any{"Ref": tid}) || js(env["SLUICE_SECRET_ID"]) != js(map[string]any{"Ref": sid}) {
+						t.Errorf("%s: accounts %s, secret %s", name, js(env["SLUICE_TABLE_ACCOUNTS"]), js(env["SLUICE_SECRET_ID"]))
+					}
+				} else if env["SLUICE_TABLE_ACCOUNTS"] != "sluice-test-accounts" || env["SLUICE_SECRET_ID"] != "sluice/test/keys" {
+					t.Errorf("%s: accounts %v, secret %v; want the global table's and the replica secret's names", name, env["SLUICE_TABLE_ACCOUNTS"], env["SLUICE_SECRET_ID"])
+				}
+				if env["SLUICE_METRICS_NAMESPACE"] != "Sluice/"+c.stage {
+					t.Errorf("%s: namespace %v", name, env["SLUICE_METRICS_NAMESPACE"])
+				}
+			}
+		})
+	}
+	for _, tpl := range []map[string]any{primaryT, replicaT, soloT} {
+		for id, lg := range resources(tpl, "AWS::Logs::LogGroup") {
+			if props(lg)["RetentionInDays"] != float64(30) {
+				t.Errorf("log group %s without 30-day retention", id)
+			}
+		}
+	}
+}
+
+func TestAssets(t *testing.T) {
+	// No dist: a placeholder asset per function and a warning naming `make build`.
+	for _, s := range multiStacks {
+		assertions.Annotations_FromStack(s).HasWarning(jsii.String("*"), assertions.Match_StringLikeRegexp(jsii.String("make build")))
+	}
+	for _, fn := range []string{FnRun, FnServices, FnAuthorizer} {
+		b, err := os.ReadFile(filepath.Join(multiOut, "placeholder", fn, "bootstrap"))
+		if err != nil || string(b) != PlaceholderBootstrap {
+			t.Errorf("placeholder of %s: %q, %v", fn, b, err)
+		}
+	}
+	// A built dist: its bootstraps are the assets, and no warning.
+	assertions.Annotations_FromStack(soloStacks[0]).HasNoWarning(jsii.String("*"), assertions.Match_StringLikeRegexp(jsii.String("make build")))
+	for _, fn := range []string{FnRun, FnServices, FnAuthorizer} {
+		_, f := only(t, soloT, "AWS::Lambda::Function", named("FunctionName", "sluice-prod-"+fn))
+		key := props(f)["Code"].(map[string]any)["S3Key"].(string)
+		b, err := os.ReadFile(filepath.Join(soloOut, "asset."+strings.TrimSuffix(key, ".zip"), "bootstrap"))
+		if err != nil || string(b) != "fake "+fn {
+			t.Errorf("asset of %s: %q, %v; want dist/%s/bootstrap", fn, b, err, fn)
+		}
+	}
+}
+
+func TestTables(t *testing.T) {
+	type table struct {
+		keys   string
+		attrs  string
+		ttl    string // "" for none
+		global bool
+	}
+	want := map[string]table{
+		"accounts":     {`[{"AttributeName":"pk","KeyType":"HASH"}]`, `[{"AttributeName":"acct","AttributeType":"S"},{"AttributeName":"korder","AttributeType":"S"},{"AttributeName":"pk","AttributeType":"S"}]`, "", true},
+		"idempotency":  {`[{"AttributeName":"pk","KeyType":"HASH"},{"AttributeName":"sk","KeyType":"RANGE"}]`, `[{"AttributeName":"pk","AttributeType":"S"},{"AttributeName":"sk","AttributeType":"S"}]`, "expires", false},
+		"usage":        {`[{"AttributeName":"pk","KeyType":"HASH"},{"AttributeName":"sk","KeyType":"RANGE"}]`, `[{"AttributeName":"pk","AttributeType":"S"},{"AttributeName":"sk","AttributeType":"S"}]`, "", false},
+		"rate_windows": {`[{"AttributeName":"pk","KeyType":"HASH"},{"AttributeName":"sk","KeyType":"RANGE"}]`, `[{"AttributeName":"pk","AttributeType":"S"},{"AttributeName":"sk","AttributeType":"N"}]`, "expires", false},
+	}
+	for name, c := range map[string]struct {
+		tpl      map[string]any
+		stage    string
+		replicas []string // regions of the accounts table; nil: imported
+		region   string
+	}{
+		"primary": {primaryT, "test", []string{"eu-west-1", "us-east-1"}, "eu-west-1"},
+		"replica": {replicaT, "test", nil, "us-east-1"},
+		"solo":    {soloT, "prod", []string{"ap-southeast-2"}, "ap-southeast-2"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			n := 0
+			for kind, w := range want {
+				if w.global && c.replicas == nil {
+					continue
+				}
+				n++
+				_, r := only(t, c.tpl, "AWS::DynamoDB::GlobalTable", named("TableName", "sluice-"+c.stage+"-"+kind))
+				p := props(r)
+				if r["DeletionPolicy"] != "Retain" || r["UpdateReplacePolicy"] != "Retain" {
+					t.Errorf("%s: deletion policy %v / %v, want Retain", kind, r["DeletionPolicy"], r["UpdateReplacePolicy"])
+				}
+				if p["BillingMode"] != "PAY_PER_REQUEST" || js(p["KeySchema"]) != w.keys || js(sortedAttrs(p["AttributeDefinitions"])) != w.attrs {
+					t.Errorf("%s: billing %v, keys %s, attributes %s", kind, p["BillingMode"], js(p["KeySchema"]), js(p["AttributeDefinitions"]))
+				}
+				ttl, has := p["TimeToLiveSpecification"]
+				if (w.ttl == "") == has || (has && js(ttl) != js(map[string]any{"AttributeName": w.ttl, "Enabled": true})) {
+					t.Errorf("%s: ttl %s, want %q", kind, js(ttl), w.ttl)
+				}
+				regions := []string{c.region}
+				if w.global {
+					regions = c.replicas
+				}
+				var got []string
+				for _, rep := range p["Replicas"].([]any) {
+					rep := rep.(map[string]any)
+					got = append(got, rep["Region"].(string))
+					if js(rep["PointInTimeRecoverySpecification"]) != `{"PointInTimeRecoveryEnabled":true}` || rep["DeletionProtectionEnabled"] != true {
+						t.Errorf("%s replica %s: PITR %s, deletion protection %v", kind, rep["Region"], js(rep["PointInTimeRecoverySpecification"]), rep["DeletionProtectionEnabled"])
+					}
+				}
+				sort.Strings(got)
+				sort.Strings(regions)
+				if !reflect.DeepEqual(got, regions) {
+					t.Errorf("%s: replicas in %v, want %v", kind, got, regions)
+				}
+				if w.global {
+					gsi := `[{"IndexName":"by_account","KeySchema":[{"AttributeName":"acct","KeyType":"HASH"},{"AttributeName":"korder","KeyType":"RANGE"}],"Projection":{"ProjectionType":"ALL"}}]`
+					if js(p["GlobalSecondaryIndexes"]) != gsi {
+						t.Errorf("accounts GSI %s, want %s", js(p["GlobalSecondaryIndexes"]), gsi)
+					}
+				}
+			}
+			if got := len(resources(c.tpl, "AWS::DynamoDB::GlobalTable")); got != n || len(resources(c.tpl, "AWS::DynamoDB::Table")) != 0 {
+				t.Errorf("%d tables, want %d", got, n)
+			}
+		})
+	}
+}
+
+func sortedAttrs(v any) []any {
+	a := append([]any(nil), v.([]any)...)
+	sort.Slice(a, func(i, j int) bool {
+		return a[i].(map[string]any)["AttributeName"].(string) < a[j].(map[string]any)["AttributeName"].(string)
+	})
+	return a
+}
+
+func TestSecret(t *testing.T) {
+	pepper, src1 := only(t, primaryT, "AWS::SecretsManager::Secret", named("Name", "sluice/test/source/pepper"))
+	token, src2 := only(t, primaryT, "AWS::SecretsManager::Secret", named("Name", "sluice/test/source/tokenization_key"))
+	for _, s := range []map[string]any{src1, src2} {
+		gen := js(props(s)["GenerateSecretString"])
+		if gen != `{"ExcludePunctuation":true,"IncludeSpace":false,"PasswordLength":44,"RequireEachIncludedType":false}` {
+			t.Errorf("generated source %s", gen)
+		}
+	}
+	_, keys := only(t, primaryT, "AWS::SecretsManager::Secret", named("Name", "sluice/test/keys"))
+	p := props(keys)
+	wantValue := map[string]any{"Fn::Join": []any{"", []any{
+		`{"pepper":"{{resolve:secretsmanager:`, map[string]any{"Ref": pepper},
+		`:SecretString:::}}","tokenization_key":"{{resolve:secretsmanager:`, map[string]any{"Ref": token}, `:SecretString:::}}"}`,
+	}}}
+	if js(p["SecretString"]) != js(wantValue) {
+		t.Errorf("secret value %s, want the two generated secrets by dynamic reference", js(p["SecretString"]))
+	}
+	if js(p["ReplicaRegions"]) != `[{"Region":"us-east-1"}]` {
+		t.Errorf("replica regions %s", js(p["ReplicaRegions"]))
+	}
+	for id, s := range resources(primaryT, "AWS::SecretsManager::Secret") {
+		if s["DeletionPolicy"] != "Retain" {
+			t.Errorf("secret %s: deletion policy %v, want Retain", id, s["DeletionPolicy"])
+		}
+	}
+	if n := len(resources(replicaT, "AWS::SecretsManager::Secret")); n != 0 {
+		t.Errorf("the replica region creates %d secrets, want 0 (it reads the replica)", n)
+	}
+	// Nothing secret in any template: no SecretString other than the references, and no
+	// string that looks like a generated value or base64 of 32 bytes anywhere.
+	blob := regexp.MustCompile(`"([A-Za-z0-9]{44}|[A-Za-z0-9+/]{43}=)"`)
+	for _, tpl := range []map[string]any{primaryT, replicaT, soloT} {
+		for id, s := range resources(tpl, "AWS::SecretsManager::Secret") {
+			if v, ok := props(s)["SecretString"]; ok && strings.Count(js(v), "{{resolve:secretsmanager:") != 2 {
+				t.Errorf("secret %s holds a value in the template: %s", id, js(v))
+			}
+		}
+		if m := blob.FindString(js(tpl)); m != "" {
+			t.Errorf("template holds something like a key: %s", m)
+		}
+	}
+}
+
+// The generated values are 44 letters and digits; secrets.Parse must accept them as they are.
+func TestGeneratedSecretParses(t *testing.T) {
+	const alnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+	gen := func() string {
+		b := make([]byte, SecretLength)
+		for i := range b {
+			n, _ := rand.Int(rand.Reader, big.NewInt(int64(len(alnum))))
+			b[i] = alnum[n.Int64()]
+		}
+		return string(b)
+	}
+	for range 500 {
+		doc, _ := json.Marshal(map[string]string{"pepper": gen(), "tokenization_key": gen()})
+		s, err := secrets.Parse(doc)
+		if err != nil {
+			t.Fatalf("secrets.Parse(%s): %v", doc, err)
+		}
+		if len(s.Pepper) < secrets.MinKeyBytes || len(s.TokenKey) < secrets.MinKeyBytes {
+			t.Fatalf("decoded %d and %d bytes", len(s.Pepper), len(s.TokenKey))
+		}
+	}
+}
+
+// grants returns function name -> table name or "secret" -> actions, from the function's role
+// policy, failing on anything broader than one table or secret.
+func grants(t *testing.T, tpl map[string]any, stage string) map[string]map[string][]string {
+	t.Helper()
+	tables := map[string]string{}
+	for id, r := range resources(tpl, "AWS::DynamoDB::GlobalTable") {
+		tables[id] = props(r)["TableName"].(string)
+	}
+	roles := map[string]string{} // role id -> function
+	for _, f := range resources(tpl, "AWS::Lambda::Function") {
+		p := props(f)
+		roles[p["Role"].(map[string]any)["Fn::GetAtt"].([]any)[0].(string)] = strings.TrimPrefix(p["FunctionName"].(string), "sluice-"+stage+"-")
+	}
+	out := map[string]map[string][]string{}
+	for id, pol := range resources(tpl, "AWS::IAM::Policy") {
+		p := props(pol)
+		for _, role := range p["Roles"].([]any) {
+			fn, ok := roles[role.(map[string]any)["Ref"].(string)]
+			if !ok {
+				continue
+			}
+			if out[fn] == nil {
+				out[fn] = map[string][]string{}
+			}
+			for _, st := range p["PolicyDocument"].(map[string]any)["Statement"].([]any) {
+				st := st.(map[string]any)
+				var actions []string
+				switch a := st["Action"].(type) {
+				case string:
+					actions = []string{a}
+				case []any:
+					for _, x := range a {
+						actions = append(actions, x.(string))
+					}
+				}
+				res := st["Resource"]
+				target := ""
+				switch {
+				case strings.HasPrefix(actions[0], "xray:"):
+					target = "xray" // X-Ray's API takes no resource: "*" is the only choice
+				case strings.HasPrefix(actions[0], "secretsmanager:"):
+					target = "secret"
+				default:
+					if g, ok := res.(map[string]any)["Fn::GetAtt"].([]any); ok {
+						target = tables[g[0].(string)]
+					} else if m := regexp.MustCompile(`:table/([A-Za-z0-9_.-]+)"`).FindStringSubmatch(js(res)); m != nil {
+						target = m[1]
+					}
+				}
+				for _, a := range actions {
+					if a == "*" || strings.HasSuffix(a, ":*") {
+						t.Errorf("policy %s: action %s", id, a)
+					}
+				}
+				if target != "xray" && (res == "*" || strings.Contains(js(res), `"*"`)) {
+					t.Errorf("policy %s: %v on resource *", id, actions)
+				}
+				if target == "" {
+					t.Errorf("policy %s: unexpected statement %s", id, js(st))
+				}
+				out[fn][target] = append(out[fn][target], actions...)
+			}
+		}
+	}
+	return out
+}
+
+func TestLeastPrivilege(t *testing.T) {
+	secret := []string{"secretsmanager:GetSecretValue", "secretsmanager:DescribeSecret"}
+	xray := []string{"xray:PutTraceSegments", "xray:PutTelemetryRecords"}
+	for name, c := range map[string]struct {
+		tpl     map[string]any
+		stage   string
+		tracing bool
+	}{"primary": {primaryT, "test", true}, "replica": {replicaT, "test", true}, "solo": {soloT, "prod", false}} {
+		t.Run(name, func(t *testing.T) {
+			tn := func(kind string) string { return "sluice-" + c.stage + "-" + kind }
+			want := map[string]map[string][]string{
+				"authorizer": {tn("accounts"): {"dynamodb:GetItem"}, "secret": secret},
+				"run": {
+					tn("idempotency"):  {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"},
+					tn("usage"):        {"dynamodb:GetItem", "dynamodb:UpdateItem"},
+					tn("rate_windows"): {"dynamodb:UpdateItem"},
+					"secret":           secret,
+				},
+				"services": {tn("usage"): {"dynamodb:GetItem"}, tn("rate_windows"): {"dynamodb:UpdateItem"}, "secret": secret},
+			}
+			if c.tracing {
+				for _, m := range want {
+					m["xray"] = xray
+				}
+			}
+			got := grants(t, c.tpl, c.stage)
+			for _, m := range []map[string]map[string][]string{got, want} {
+				for _, g := range m {
+					for _, a := range g {
+						sort.Strings(a)
+					}
+				}
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("grants:\n got %s\nwant %s", js(got), js(want))
+			}
+		})
+	}
+	// The replica region's grants name the replica of the global table and the secret replica.
+	_, pol := only(t, replicaT, "AWS::IAM::Policy", func(p map[string]any) bool { return strings.Contains(js(p), "table/sluice-test-accounts") })
+	doc := js(props(pol))
+	if !strings.Contains(doc, `:secret:sluice/test/keys-??????`) {
+		t.Errorf("replica authorizer policy %s: want the replica secret by name", doc)
+	}
+}
+
+func TestAlarms(t *testing.T) {
+	for name, c := range map[string]struct {
+		tpl   map[string]any
+		stage string
+		stack string
+	}{"primary": {primaryT, "test", "sluice-test-eu-west-1"}, "solo": {soloT, "prod", "sluice-prod-ap-southeast-2"}} {
+		t.Run(name, func(t *testing.T) {
+			topic, _ := only(t, c.tpl, "AWS::SNS::Topic", func(map[string]any) bool { return true })
+			alarm := func(id string) map[string]any {
+				_, a := only(t, c.tpl, "AWS::CloudWatch::Alarm", named("AlarmName", c.stack+"-"+id))
+				p := props(a)
+				if js(p["AlarmActions"]) != js([]any{map[string]any{"Ref": topic}}) {
+					t.Errorf("%s: actions %s, want the topic", id, js(p["AlarmActions"]))
+				}
+				return p
+			}
+			p := alarm("Api5xxRate")
+			if p["MetricName"] != "5XXError" || p["Namespace"] != "AWS/ApiGateway" || p["Statistic"] != "Average" || p["Threshold"] != 0.01 {
+				t.Errorf("5xx rate alarm %s", js(p))
+			}
+			p = alarm("LambdaThrottles")
+			m := js(p["Metrics"])
+			if strings.Count(m, `"MetricName":"Throttles"`) != 3 || !strings.Contains(m, `"Expression":"run + services + authorizer"`) {
+				t.Errorf("throttles alarm %s", m)
+			}
+			p = alarm("AuthorizerErrors")
+			if p["MetricName"] != MetricAuthorizerErrors || p["Namespace"] != "Sluice/"+c.stage || p["Statistic"] != "Sum" {
+				t.Errorf("authorizer errors alarm %s", js(p))
+			}
+			_, filter := only(t, c.tpl, "AWS::Logs::MetricFilter", func(map[string]any) bool { return true })
+			fp := props(filter)
+			_, authFn := only(t, c.tpl, "AWS::Lambda::Function", named("FunctionName", "sluice-"+c.stage+"-authorizer"))
+			if fp["FilterPattern"] != `{ $.level = "ERROR" }` || js(fp["LogGroupName"]) != js(props(authFn)["LoggingConfig"].(map[string]any)["LogGroup"]) {
+				t.Errorf("metric filter %s, want ERROR lines of the authorizer's log group", js(fp))
+			}
+			p = alarm("RunLatencyP99")
+			runID := functionID(t, c.tpl, "sluice-"+c.stage+"-run")
+			if p["MetricName"] != "Duration" || p["ExtendedStatistic"] != "p99" || p["Threshold"] != float64(5000) ||
+				js(p["Dimensions"]) != js([]any{map[string]any{"Name": "FunctionName", "Value": map[string]any{"Ref": runID}}}) {
+				t.Errorf("run p99 alarm %s", js(p))
+			}
+			if n := len(resources(c.tpl, "AWS::CloudWatch::Alarm")); n != 4 {
+				t.Errorf("%d alarms, want 4", n)
+			}
+			if n := len(resources(c.tpl, "AWS::CloudWatch::Dashboard")); n != 1 {
+				t.Errorf("%d dashboards, want 1", n)
+			}
+		})
+	}
+	primary.HasResourceProperties(jsii.String("AWS::SNS::Subscription"), map[string]any{"Protocol": "email", "Endpoint": "ops@example.com"})
+	solo.ResourceCountIs(jsii.String("AWS::SNS::Subscription"), jsii.Number(0))
+}
