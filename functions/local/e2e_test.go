@@ -25,22 +25,22 @@ func TestDemoAccountOnFirstStart(t *testing.T) { eachBackend(t, testDemoAccount)
 func testDemoAccount(t *testing.T, b backend) {
 	args := b.args(t)
 	s := start(t, "", args...)
-	m := regexp.MustCompile(`export SLUICE_KEY=(sluice_live_[0-9A-Za-z]{32})`).FindStringSubmatch(s.stdout.String())
+	m := regexp.MustCompile(`export SLUICE_KEY=(sluice_live_[0-9A-Za-z]{32})`).FindStringSubmatch(s.Stdout.String())
 	if m == nil {
-		t.Fatalf("no demo key in the banner:\n%s", s.stdout.String())
+		t.Fatalf("no demo key in the banner:\n%s", s.Stdout.String())
 	}
-	if !strings.Contains(s.stdout.String(), "curl") {
-		t.Fatalf("no curl example in the banner:\n%s", s.stdout.String())
+	if !strings.Contains(s.Stdout.String(), "curl") {
+		t.Fatalf("no curl example in the banner:\n%s", s.Stdout.String())
 	}
 	r := s.run(t, m[1], runBody("Hello "+marker, `[{"id":"lang","service":"routing.language.detect"}]`))
 	if r.status != 200 || r.body["status"] != "completed" {
 		t.Fatalf("demo key run = %d %s", r.status, r.raw)
 	}
 	// A second start on the same data shows no key: it was shown once.
-	data := s.data
+	data := s.Data
 	s2 := start(t, data, args...)
-	if strings.Contains(s2.stdout.String(), "sluice_live_") && !strings.Contains(s2.stdout.String(), "sluice_live_...") {
-		t.Fatalf("second start printed a key:\n%s", s2.stdout.String())
+	if strings.Contains(s2.Stdout.String(), "sluice_live_") && !strings.Contains(s2.Stdout.String(), "sluice_live_...") {
+		t.Fatalf("second start printed a key:\n%s", s2.Stdout.String())
 	}
 }
 
@@ -233,7 +233,7 @@ func testEndToEnd(t *testing.T, b backend) {
 		}
 	})
 	t.Run("LogsCarryNoText", func(t *testing.T) {
-		logs := s.stderr.String()
+		logs := s.Stderr.String()
 		if strings.Contains(logs, marker) || strings.Contains(logs, "jane") || strings.Contains(logs, "Ignore all previous") {
 			t.Fatalf("server logs contain request text:\n%s", logs)
 		}
@@ -252,7 +252,7 @@ func testWrongRegion(t *testing.T, b backend) {
 		t.Fatalf("home region = %d %s", r.status, r.raw)
 	}
 	// A second process on the same data directory plays another region.
-	away := start(t, home.data, append(args, "-region", "us-east-1")...)
+	away := start(t, home.Data, append(args, "-region", "us-east-1")...)
 	r := away.run(t, keyA, runBody("x", `[{"id":"a","service":"routing.language.detect"}]`))
 	if r.status != 421 || r.code() != "wrong_region" || !strings.Contains(r.raw2(), "eu-west-1") {
 		t.Fatalf("away region = %d %s", r.status, r.raw)
@@ -327,7 +327,7 @@ func testAllowance(t *testing.T, b backend) {
 		}
 		// The store the server wrote agrees (opened from this process, as an operator would).
 		st := b.open(t, s, args)
-		k, err := st.KeyByHash(context.Background(), hashFromData(t, s.data, keyA))
+		k, err := st.KeyByHash(context.Background(), hashFromData(t, s.Data, keyA))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,22 +1,16 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/sluice-api/sluice/internal/account"
 	"github.com/sluice-api/sluice/internal/secrets"
@@ -24,6 +18,7 @@ import (
 	"github.com/sluice-api/sluice/internal/store/dynamo"
 	"github.com/sluice-api/sluice/internal/store/sqlite"
 	"github.com/sluice-api/sluice/internal/testutil/dynalite"
+	"github.com/sluice-api/sluice/internal/testutil/localserver"
 )
 
 // The end-to-end tests build this command, start it as a process on a free port with its own
@@ -46,11 +41,8 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	dynamoEndpoint = dl.Endpoint()
-	binary = filepath.Join(dir, "sluice-local")
-	build := exec.Command("go", "build", "-o", binary, ".")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build local server:", err)
+	if binary, err = localserver.Build(dir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	code := m.Run()
@@ -59,88 +51,13 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// syncBuffer collects a process's output safely while it runs.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-type server struct {
-	base   string
-	data   string
-	stdout *syncBuffer
-	stderr *syncBuffer
-}
-
-var listening = regexp.MustCompile(`listening on (http://\S+)`)
+// server is a running local server, with the calls a client makes.
+type server struct{ *localserver.Server }
 
 // start runs the server with args plus a free port; data is its data directory ("" = new one).
 func start(t *testing.T, data string, args ...string) *server {
 	t.Helper()
-	if data == "" {
-		data = t.TempDir()
-	}
-	s := &server{data: data, stdout: &syncBuffer{}, stderr: &syncBuffer{}}
-	cmd := exec.Command(binary, append([]string{"-addr", "127.0.0.1:0", "-data", data}, args...)...)
-	cmd.Stderr = s.stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
-	})
-	found := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(out)
-		sent := false
-		for sc.Scan() {
-			line := sc.Text()
-			s.stdout.Write([]byte(line + "\n"))
-			if m := listening.FindStringSubmatch(line); m != nil && !sent {
-				found <- m[1]
-				sent = true
-			}
-		}
-		if !sent {
-			close(found)
-		}
-	}()
-	select {
-	case base, ok := <-found:
-		if !ok {
-			t.Fatalf("server exited before listening; stderr:\n%s", s.stderr.String())
-		}
-		s.base = base
-	case <-time.After(60 * time.Second):
-		t.Fatalf("server did not start; stderr:\n%s", s.stderr.String())
-	}
-	// The banner is printed after seeding; give the rest of it a moment to arrive.
-	time.Sleep(50 * time.Millisecond)
-	return s
+	return &server{localserver.Start(t, binary, data, args...)}
 }
 
 type reply struct {
@@ -158,7 +75,7 @@ func (r reply) code() string {
 
 func (s *server) do(t *testing.T, method, path, key, body string, headers ...string) reply {
 	t.Helper()
-	req, err := http.NewRequest(method, s.base+path, strings.NewReader(body))
+	req, err := http.NewRequest(method, s.Base+path, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +144,7 @@ var backends = []backend{
 		name: "SQLite",
 		args: func(*testing.T) []string { return nil },
 		open: func(t *testing.T, s *server, _ []string) store.Store {
-			st, err := sqlite.Open(filepath.Join(s.data, "sluice.db"))
+			st, err := sqlite.Open(filepath.Join(s.Data, "sluice.db"))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -24,6 +23,7 @@ import (
 	"github.com/sluice-api/sluice/internal/store/dynamo"
 	"github.com/sluice-api/sluice/internal/store/sqlite"
 	"github.com/sluice-api/sluice/internal/testutil/dynalite"
+	"github.com/sluice-api/sluice/internal/testutil/localserver"
 	"github.com/sluice-api/sluice/scripts/keyctl/internal/cli"
 )
 
@@ -51,11 +51,8 @@ func testMain(m *testing.M) int {
 	}
 	defer dl.Close()
 	dynamoEndpoint = dl.Endpoint()
-	serverBinary = filepath.Join(dir, "sluice-local")
-	build := exec.Command("go", "build", "-o", serverBinary, "github.com/sluice-api/sluice/functions/local")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build the local server:", err)
+	if serverBinary, err = localserver.Build(dir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	return m.Run()

@@ -1,68 +1,20 @@
 package cli_test
 
 import (
-	"bufio"
 	"encoding/json"
 	"io"
 	"net/http"
-	"os"
-	"os/exec"
-	"regexp"
 	"strings"
 	"testing"
-	"time"
-)
 
-var listening = regexp.MustCompile(`listening on (http://\S+)`)
+	"github.com/sluice-api/sluice/internal/testutil/localserver"
+)
 
 // startServer runs the local server on the backend's store and data directory until the test
 // ends, and returns its base URL.
 func startServer(t *testing.T, b *backend) string {
 	t.Helper()
-	cmd := exec.Command(serverBinary, append([]string{"-addr", "127.0.0.1:0", "-data", b.data}, b.server...)...)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
-	})
-	found := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			if m := listening.FindStringSubmatch(sc.Text()); m != nil {
-				select {
-				case found <- m[1]:
-				default:
-				}
-			}
-		}
-		close(found)
-	}()
-	select {
-	case base, ok := <-found:
-		if !ok {
-			t.Fatalf("the server exited before listening")
-		}
-		return base
-	case <-time.After(60 * time.Second):
-		t.Fatal("the server did not start")
-	}
-	return ""
+	return localserver.Start(t, serverBinary, b.data, b.server...).Base
 }
 
 // call sends method path with key and returns the status and the decoded body.
