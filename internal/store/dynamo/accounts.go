@@ -1,9 +1,11 @@
 package dynamo
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -24,6 +26,10 @@ const (
 	prefixAccount = "account#"
 	prefixKey     = "key#"
 	prefixKeyID   = "keyid#"
+
+	// attrKeyIDs is the string set of key ids on the account item: every key of the account
+	// is in it before its key-id and key items are written.
+	attrKeyIDs = "key_ids"
 )
 
 func accountPK(id string) map[string]types.AttributeValue {
@@ -44,10 +50,10 @@ func keyOrder(k store.Key) string {
 	return fmt.Sprintf("%016x#%s", uint64(ms(k.CreatedAt))^(1<<63), k.ID)
 }
 
-// CreateAccount stores a and its first key: the account item, then the key-id item, then the
-// key item, each only if it does not exist. When the key's id or hash exists, what was written
-// is deleted again and ErrExists returned. first.Account may be empty (it is set to a.ID); any
-// other value than a.ID is an error.
+// CreateAccount stores a and its first key: the account item (whose key_ids already holds the
+// key's id), then the key-id item, then the key item, each only if it does not exist. When the
+// key's id or hash exists, what was written is deleted again and ErrExists returned.
+// first.Account may be empty (it is set to a.ID); any other value than a.ID is an error.
 func (s *Store) CreateAccount(ctx context.Context, a store.Account, first store.Key) error {
 	if first.Account == "" {
 		first.Account = a.ID
@@ -58,8 +64,12 @@ func (s *Store) CreateAccount(ctx context.Context, a store.Account, first store.
 	if a.ID == "" {
 		return errors.New("dynamo: create account: empty id")
 	}
+	if first.ID == "" || first.Hash == "" {
+		return fmt.Errorf("dynamo: create account %q: first key %q: empty id or hash", a.ID, first.ID)
+	}
 	item := accountItem(a)
 	item[attrCreatedMS] = attrN(ms(a.CreatedAt))
+	item[attrKeyIDs] = &types.AttributeValueMemberSS{Value: []string{first.ID}}
 	_, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName:           aws.String(s.t.Accounts),
 		Item:                item,
@@ -211,7 +221,8 @@ func (s *Store) HasAccounts(ctx context.Context) (bool, error) {
 }
 
 // AddKey stores another key for an existing account: ErrNotFound when the account does not
-// exist, ErrExists when a key with that id or hash does.
+// exist, ErrExists when a key with that id or hash does. It adds the key's id to the account's
+// key_ids, then writes the key-id and key items.
 func (s *Store) AddKey(ctx context.Context, k store.Key) error {
 	if err := s.addKey(ctx, k); err != nil {
 		return fmt.Errorf("dynamo: add key %q: %w", k.ID, err)
@@ -219,18 +230,28 @@ func (s *Store) AddKey(ctx context.Context, k store.Key) error {
 	return nil
 }
 
+// addKey adds k.ID to the key_ids of k's account (which must exist), then writes the key-id
+// and key items (putKey). An id added for a key that is then refused (ErrExists) stays in the
+// set: it may be the id of a key of this account that exists already (a retried call), and
+// removing it would hide that key from RotateKey. A stale id is harmless: listing and rotation
+// skip an id whose key-id or key item is missing or belongs to another account.
 func (s *Store) addKey(ctx context.Context, k store.Key) error {
-	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName:            aws.String(s.t.Accounts),
-		Key:                  accountPK(k.Account),
-		ConsistentRead:       aws.Bool(true),
-		ProjectionExpression: aws.String("pk"),
-	})
-	if err != nil {
-		return fmt.Errorf("look up account %q: %w", k.Account, err)
+	if k.ID == "" || k.Hash == "" || k.Account == "" {
+		return fmt.Errorf("key %q: empty id, hash or account", k.ID)
 	}
-	if out.Item == nil {
+	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(s.t.Accounts),
+		Key:                       accountPK(k.Account),
+		UpdateExpression:          aws.String("ADD #ids :id"),
+		ConditionExpression:       aws.String("attribute_exists(pk)"),
+		ExpressionAttributeNames:  map[string]string{"#ids": attrKeyIDs},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":id": &types.AttributeValueMemberSS{Value: []string{k.ID}}},
+	})
+	if conditionFailed(err) {
 		return fmt.Errorf("account %q: %w", k.Account, store.ErrNotFound)
+	}
+	if err != nil {
+		return fmt.Errorf("record key id in account %q: %w", k.Account, err)
 	}
 	return s.putKey(ctx, k)
 }
@@ -335,10 +356,123 @@ func decodeKey(item map[string]types.AttributeValue) (store.Key, error) {
 	return k, nil
 }
 
-// ListKeys returns every key of account, oldest first; none (and no error) for an unknown
-// account. It reads the by_account index, which DynamoDB updates asynchronously: a key added
-// a moment ago may be missing.
+// ListKeys returns every key of account, oldest first (creation time, then id); none (and no
+// error) for an unknown account. It reads the account's key_ids and each key through its key-id
+// item, all with consistent reads, so a key whose AddKey has returned is always listed. Keys of
+// the by_account index that the set lacks (accounts written before key_ids existed) are listed
+// too.
 func (s *Store) ListKeys(ctx context.Context, account string) ([]store.Key, error) {
+	keys, err := s.listKeys(ctx, account)
+	if err != nil {
+		return nil, fmt.Errorf("dynamo: list keys of %q: %w", account, err)
+	}
+	return keys, nil
+}
+
+func (s *Store) listKeys(ctx context.Context, account string) ([]store.Key, error) {
+	ids, err := s.accountKeyIDs(ctx, account)
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[string]store.Key, len(ids))
+	for _, id := range ids {
+		k, err := s.keyOfAccount(ctx, account, id)
+		if errors.Is(err, store.ErrNotFound) {
+			continue // an id whose key was never written, or is another account's
+		}
+		if err != nil {
+			return nil, err
+		}
+		byID[id] = k
+	}
+	indexed, err := s.indexKeys(ctx, account)
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range indexed {
+		if _, ok := byID[k.ID]; !ok && k.Account == account {
+			byID[k.ID] = k
+		}
+	}
+	keys := make([]store.Key, 0, len(byID))
+	for _, k := range byID {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b store.Key) int {
+		return cmp.Or(cmp.Compare(ms(a.CreatedAt), ms(b.CreatedAt)), cmp.Compare(a.ID, b.ID))
+	})
+	return keys, nil
+}
+
+// accountKeyIDs returns the key_ids of account (consistent read); none when the account or
+// the set does not exist.
+func (s *Store) accountKeyIDs(ctx context.Context, account string) ([]string, error) {
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:                aws.String(s.t.Accounts),
+		Key:                      accountPK(account),
+		ConsistentRead:           aws.Bool(true),
+		ProjectionExpression:     aws.String("#ids"),
+		ExpressionAttributeNames: map[string]string{"#ids": attrKeyIDs},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read key ids: %w", err)
+	}
+	d := decoder{item: out.Item}
+	ids := d.strSet(attrKeyIDs)
+	if d.err != nil {
+		return nil, d.err
+	}
+	slices.Sort(ids)
+	return ids, nil
+}
+
+// keyOfAccount returns the key with id through its key-id item (consistent reads).
+// ErrNotFound when either item is missing (a crash or a refused AddKey left the id in key_ids)
+// or they belong to another key or account.
+func (s *Store) keyOfAccount(ctx context.Context, account, id string) (store.Key, error) {
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:      aws.String(s.t.Accounts),
+		Key:            keyIDPK(id),
+		ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return store.Key{}, fmt.Errorf("read key id %q: %w", id, err)
+	}
+	if out.Item == nil {
+		return store.Key{}, store.ErrNotFound
+	}
+	d := decoder{item: out.Item}
+	hash, owner := d.str("hash"), d.str("account")
+	if d.err != nil {
+		return store.Key{}, fmt.Errorf("key id %q: %w", id, d.err)
+	}
+	if owner != account || hash == "" {
+		return store.Key{}, store.ErrNotFound
+	}
+	out, err = s.db.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:      aws.String(s.t.Accounts),
+		Key:            keyPK(hash),
+		ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return store.Key{}, fmt.Errorf("read key %q: %w", id, err)
+	}
+	if out.Item == nil {
+		return store.Key{}, store.ErrNotFound
+	}
+	k, err := decodeKey(out.Item)
+	if err != nil {
+		return store.Key{}, fmt.Errorf("key %q: %w", id, err)
+	}
+	if k.ID != id || k.Account != account {
+		return store.Key{}, store.ErrNotFound
+	}
+	return k, nil
+}
+
+// indexKeys returns the keys of account that the by_account index holds. DynamoDB updates the
+// index asynchronously: a key added a moment ago may be missing, and a revocation may not show.
+func (s *Store) indexKeys(ctx context.Context, account string) ([]store.Key, error) {
 	p := dynamodb.NewQueryPaginator(s.db, &dynamodb.QueryInput{
 		TableName:                 aws.String(s.t.Accounts),
 		IndexName:                 aws.String(indexByAccount),
@@ -350,12 +484,12 @@ func (s *Store) ListKeys(ctx context.Context, account string) ([]store.Key, erro
 	for p.HasMorePages() {
 		out, err := p.NextPage(ctx)
 		if err != nil {
-			return nil, fmt.Errorf("dynamo: list keys of %q: %w", account, err)
+			return nil, fmt.Errorf("query %s: %w", indexByAccount, err)
 		}
 		for _, item := range out.Items {
 			k, err := decodeKey(item)
 			if err != nil {
-				return nil, fmt.Errorf("dynamo: list keys of %q: %w", account, err)
+				return nil, fmt.Errorf("query %s: %w", indexByAccount, err)
 			}
 			keys = append(keys, k)
 		}
@@ -411,9 +545,12 @@ func (s *Store) revoke(ctx context.Context, keyID, hash string, at time.Time) er
 	return err
 }
 
-// RotateKey stores k, then revokes at at every other active key of k.Account. A failure after
-// the first write leaves k stored and some old keys active: calling RevokeKey (or RotateKey
-// with another new key) finishes the job.
+// RotateKey stores k (AddKey), then revokes at at every other active key of k.Account: each
+// key of the account's key_ids, read with consistent reads after k's id was added to the set,
+// and each key the by_account index lists (for accounts older than key_ids). Correctness never
+// depends on the index: every key whose AddKey (or CreateAccount) returned before RotateKey
+// started is in the set. A failure after the first write leaves k stored and some old keys
+// active: calling RevokeKey (or RotateKey with another new key) finishes the job.
 func (s *Store) RotateKey(ctx context.Context, k store.Key, at time.Time) error {
 	if at.IsZero() {
 		return fmt.Errorf("dynamo: rotate key of %q: zero revocation time", k.Account)
@@ -421,7 +558,7 @@ func (s *Store) RotateKey(ctx context.Context, k store.Key, at time.Time) error 
 	if err := s.addKey(ctx, k); err != nil {
 		return fmt.Errorf("dynamo: rotate key of %q: %w", k.Account, err)
 	}
-	keys, err := s.ListKeys(ctx, k.Account)
+	keys, err := s.listKeys(ctx, k.Account)
 	if err != nil {
 		return fmt.Errorf("dynamo: rotate key of %q: %w", k.Account, err)
 	}

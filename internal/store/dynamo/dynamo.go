@@ -17,7 +17,8 @@
 // accounts (a global table: replicated to every region), key pk only, three kinds of items:
 //
 //	pk = "account#<id>"  kind "account": region, tier, rate_limit, allowance, disabled (BOOL),
-//	                     usage_plan_key, created_ms
+//	                     usage_plan_key, created_ms, key_ids (SS: the id of every key of the
+//	                     account, added before the key is written)
 //	pk = "key#<hash>"    kind "key": key_id, acct, hash, prefix, last4, created_ms,
 //	                     revoked_ms (absent while active), korder
 //	pk = "keyid#<id>"    kind "keyid": hash, account (reserves the key id, finds a key by id)
@@ -25,8 +26,10 @@
 // and one global secondary index, by_account (partition key acct, sort key korder, all
 // attributes), over the key items only: korder is the creation time (16 hex digits, sign bit
 // flipped so that it sorts) + "#" + key id, so a Query lists an account's keys oldest first.
-// The index is eventually consistent in DynamoDB; only ListKeys and RotateKey read it (operator
-// paths), never the authorizer, which reads the key item by hash.
+// The index is eventually consistent in DynamoDB, so nothing depends on it for correctness:
+// ListKeys and RotateKey find an account's keys through key_ids (consistent reads) and add what
+// the index lists only for keys the set lacks (accounts written before key_ids existed). The
+// authorizer never reads it: it reads the key item by hash.
 //
 // idempotency (regional), pk = account, sk = idempotency key: fp, state ("in_flight",
 // "settling" or "done"), lease, trace, lease_exp_ms, exp_ms, expires (TTL), and while a
@@ -42,16 +45,36 @@
 //
 // # Accounts and keys
 //
-// CreateAccount writes the account item (attribute_not_exists), then the key-id item, then the
-// key item (each attribute_not_exists). When the id or the hash exists it deletes what it wrote
-// and returns ErrExists. A crash part-way leaves an account without a key, or a key-id item
-// pointing at no key: neither authenticates anything (the authorizer needs the key item, and
-// the key item is written last). AddKey checks that the account exists, then writes key id and
-// key item the same way. RevokeKey finds the hash through the key-id item and sets revoked_ms
-// with if_not_exists (the first time stays). RotateKey adds the new key first and then revokes
-// every other active key of the account: a crash in between leaves the old keys active, never
-// the account without one. Conditional writes on a global table are decided in the region that
-// takes them; operators manage accounts from one region.
+// Every key's id is in its account's key_ids before its key-id and key items are written, so
+// whoever reads the account item consistently finds every key whose creation has returned.
+// CreateAccount writes the account item with key_ids = {first key's id} (attribute_not_exists),
+// then the key-id item, then the key item (each attribute_not_exists). When the id or the hash
+// exists it deletes what it wrote and returns ErrExists. AddKey ADDs the id to key_ids under
+// attribute_exists(pk) (refused: ErrNotFound), then writes key id and key item the same way; a
+// refused key (ErrExists) leaves its id in the set, because the id may be that of an existing
+// key of the account (a retried call) and removing it would hide that key. RevokeKey finds the
+// hash through the key-id item and sets revoked_ms with if_not_exists (the first time stays).
+// RotateKey adds the new key first, then reads key_ids (consistent), resolves each other id
+// through its key-id item to its key item (consistent reads), adds the keys the index lists,
+// and revokes every active one as RevokeKey does. An id whose key-id item or key item is
+// missing, or belongs to another account or key id, is skipped: no key authenticates through
+// it.
+//
+// Crash points, each leaving nothing that authenticates without being revocable:
+//
+//   - CreateAccount after the account item: an account without a key, its key_ids naming an id
+//     with no key-id item. After the key-id item: a key-id item pointing at no key. Neither
+//     authenticates anything (the authorizer needs the key item, written last).
+//   - AddKey after the ADD: an id in key_ids with no key-id item (skipped by ListKeys and
+//     RotateKey; AddKey with the same id later succeeds). After the key-id item: as above.
+//   - RotateKey after adding the new key: the old keys stay active, never the account without
+//     one; RevokeKey or another RotateKey finishes the job. Part-way through the revocations:
+//     some old keys revoked, the same.
+//
+// A key being added while RotateKey runs (its id added after RotateKey read the set, or its
+// items written after RotateKey resolved its id) is not revoked: it is newer than the
+// rotation. Conditional writes on a global table are decided in the region that takes them;
+// operators manage accounts from one region.
 //
 // # Rate windows
 //
@@ -386,6 +409,20 @@ func (d *decoder) num(name string) int64 {
 		return 0
 	}
 	return i
+}
+
+// strSet returns a string-set attribute; nil when absent.
+func (d *decoder) strSet(name string) []string {
+	v, ok := d.item[name]
+	if !ok {
+		return nil
+	}
+	ss, ok := v.(*types.AttributeValueMemberSS)
+	if !ok {
+		d.fail(name, "a string set")
+		return nil
+	}
+	return ss.Value
 }
 
 // boolean returns a BOOL attribute; false when absent.

@@ -298,6 +298,12 @@ func runAccounts(t *testing.T, open func(t *testing.T) store.Store) {
 				t.Fatalf("AddKey(%s): %v", k.ID, err)
 			}
 		}
+		// Refused additions to acct-1 that name acct-2's key (by id, then by hash) must not make
+		// the rotation of acct-1 touch it.
+		wantErr(t, "AddKey with another account's key id", s.AddKey(t.Context(), key(other.ID, "acct-1", t0)), store.ErrExists)
+		sameHash := key("key-h", "acct-1", t0)
+		sameHash.Hash = other.Hash
+		wantErr(t, "AddKey with another account's key hash", s.AddKey(t.Context(), sameHash), store.ErrExists)
 		oldRevoked := t0.Add(10 * time.Minute)
 		if err := s.RevokeKey(t.Context(), old.ID, oldRevoked); err != nil {
 			t.Fatalf("RevokeKey: %v", err)
