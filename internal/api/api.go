@@ -162,8 +162,8 @@ func (s *Server) Service(ctx context.Context, a store.Account, name string) Resp
 	traceID := account.NewID("sluice", start)
 	q, e := s.admit(ctx, a)
 	if e == nil {
-		if svc, ok := s.engine.Registry().Lookup(name); ok {
-			resp := jsonResponse(http.StatusOK, traceID, svc.Descriptor(), q)
+		if _, d, ok := s.engine.Registry().Lookup(name); ok {
+			resp := jsonResponse(http.StatusOK, traceID, d, q)
 			s.record(ctx, Observation{TraceID: traceID, AccountID: a.ID, Route: "service", HTTPStatus: resp.Status, Duration: s.cfg.Now().Sub(start)})
 			return resp
 		}

@@ -60,18 +60,19 @@ func (r *run) handle(ctx context.Context, req Request) (resp Response, code stri
 	if e != nil {
 		return r.reject(e), e.Code, nil
 	}
-	r.requestID = pipeline.RequestIDOf(req.Body)
 	plan, e := s.engine.Parse(req.Body)
 	if e != nil {
+		r.requestID = pipeline.RequestIDOf(req.Body)
 		return r.reject(e), e.Code, nil
 	}
+	r.requestID = plan.RequestID
 	if keys, ok := req.Header[http.CanonicalHeaderKey(HeaderIdempotencyKey)]; ok {
 		if len(keys) != 1 || !validIdempotencyKey(keys[0]) {
 			e := errcode.New(errcode.InvalidIdempotencyKey, "Idempotency-Key must be 1 to %d characters", MaxIdempotencyKeyChars)
 			return r.reject(e), e.Code, nil
 		}
 		r.idemKey = keys[0]
-		if resp, code, done := r.claim(ctx, plan); done {
+		if resp, code, done := r.claim(ctx, req.Body); done {
 			return resp, code, nil
 		}
 	}
@@ -109,13 +110,18 @@ func (r *run) handle(ctx context.Context, req Request) (resp Response, code stri
 	return r.render(out), code, out
 }
 
-// claim takes the idempotency key. done is true when the request is answered already (duplicate,
-// in use, reused or a store failure).
-func (r *run) claim(ctx context.Context, plan *pipeline.Plan) (Response, string, bool) {
+// claim takes the idempotency key for a validated body. done is true when the request is
+// answered already (duplicate, in use, reused or a store failure). Only requests with a key pay
+// for the body's fingerprint.
+func (r *run) claim(ctx context.Context, body []byte) (Response, string, bool) {
 	s := r.s
+	fp, err := pipeline.Fingerprint(body)
+	if err != nil { // cannot happen: the body was parsed already
+		return r.abort(ctx, err), errcode.ServiceUnavailable, true
+	}
 	r.lease = account.NewID("lease", r.start)
 	existing, err := s.store.Claim(ctx, store.Claim{
-		Account: r.acct.ID, Key: r.idemKey, Fingerprint: plan.Fingerprint, Lease: r.lease,
+		Account: r.acct.ID, Key: r.idemKey, Fingerprint: fp, Lease: r.lease,
 		TraceID: r.traceID, Now: r.start, TTL: s.cfg.IdempotencyTTL, LeaseTTL: s.cfg.LeaseTTL,
 	})
 	switch {
@@ -124,7 +130,7 @@ func (r *run) claim(ctx context.Context, plan *pipeline.Plan) (Response, string,
 	case existing == nil:
 		r.claimed = true
 		return Response{}, "", false
-	case existing.Fingerprint != plan.Fingerprint:
+	case existing.Fingerprint != fp:
 		e := errcode.New(errcode.IdempotencyKeyReused, "this Idempotency-Key was used in the last 24 hours with a different request body")
 		return r.reject(e), e.Code, true
 	case existing.State == store.IdemInFlight:

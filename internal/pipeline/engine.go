@@ -84,8 +84,7 @@ func New(reg *services.Registry, opts ...Option) (*Engine, error) {
 	}
 	c := jsonschema.NewCompiler()
 	for _, name := range reg.Names() {
-		svc, _ := reg.Lookup(name)
-		d := svc.Descriptor()
+		_, d, _ := reg.Lookup(name)
 		if d.Kind != services.KindExtract {
 			continue
 		}

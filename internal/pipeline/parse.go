@@ -27,11 +27,10 @@ var stepIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$`)
 
 // Plan is a run request that passed validation: everything needed to execute it.
 type Plan struct {
-	RequestID   string
-	Input       services.Payload
-	InputChars  int64
-	Steps       []Step
-	Fingerprint string // hex SHA-256 of the body's canonical JSON
+	RequestID  string
+	Input      services.Payload
+	InputChars int64
+	Steps      []Step
 }
 
 // Step is one validated pipeline step.
@@ -64,7 +63,8 @@ func (s *StopIf) Fires(r services.Result) bool {
 	}
 }
 
-// RequestIDOf digs request_id out of a body that may be invalid, so a rejection can still echo it.
+// RequestIDOf digs request_id out of a body that failed validation, so the rejection can still
+// echo it (a valid body's is Plan.RequestID).
 func RequestIDOf(body []byte) string {
 	var v struct {
 		RequestID any `json:"request_id"`
@@ -123,11 +123,6 @@ func (e *Engine) Parse(body []byte) (*Plan, *errcode.Error) {
 		return nil, serr
 	}
 	p.Steps = steps
-	fp, err := Fingerprint(body)
-	if err != nil { // cannot happen: body parsed above
-		return nil, errcode.New(errcode.InvalidJSON, "the request body must be a JSON object")
-	}
-	p.Fingerprint = fp
 	return p, nil
 }
 
@@ -231,7 +226,7 @@ func (e *Engine) validateSteps(inputType string, raws []rawStep) ([]Step, *errco
 	steps := make([]Step, len(raws))
 	for i, r := range raws {
 		ptr := "/pipeline/" + strconv.Itoa(i)
-		svc, ok := e.registry.Lookup(r.service)
+		svc, d, ok := e.registry.Lookup(r.service)
 		if !ok {
 			return nil, errcode.At(errcode.UnknownService, ptr+"/service", "service %q does not exist", r.service)
 		}
@@ -239,7 +234,6 @@ func (e *Engine) validateSteps(inputType string, raws []rawStep) ([]Step, *errco
 			return nil, errcode.At(errcode.DuplicateStepID, ptr+"/id", "step id %q is used by an earlier step", r.id)
 		}
 		seen[r.id] = true
-		d := svc.Descriptor()
 		params, perr := validateParams(d, r.params, ptr+"/params")
 		if perr != nil {
 			return nil, perr

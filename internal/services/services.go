@@ -125,28 +125,35 @@ type Service interface {
 	Run(ctx context.Context, req Request) (Result, error)
 }
 
-// Registry maps service names to services.
+// Registry maps service names to services. Each service's descriptor is taken once, when the
+// registry is built, so validating a request does not rebuild descriptors; they are shared and
+// must be treated as read-only.
 type Registry struct {
-	byName map[string]Service
+	byName map[string]entry
+}
+
+type entry struct {
+	svc  Service
+	desc Descriptor
 }
 
 // NewRegistry returns a registry of the given services. It fails on duplicate names.
 func NewRegistry(svcs ...Service) (*Registry, error) {
-	r := &Registry{byName: make(map[string]Service, len(svcs))}
+	r := &Registry{byName: make(map[string]entry, len(svcs))}
 	for _, s := range svcs {
-		name := s.Descriptor().Name
-		if _, dup := r.byName[name]; dup {
-			return nil, fmt.Errorf("services: duplicate service name %q", name)
+		d := s.Descriptor()
+		if _, dup := r.byName[d.Name]; dup {
+			return nil, fmt.Errorf("services: duplicate service name %q", d.Name)
 		}
-		r.byName[name] = s
+		r.byName[d.Name] = entry{svc: s, desc: d}
 	}
 	return r, nil
 }
 
-// Lookup returns the service called name.
-func (r *Registry) Lookup(name string) (Service, bool) {
-	s, ok := r.byName[name]
-	return s, ok
+// Lookup returns the service called name and its descriptor.
+func (r *Registry) Lookup(name string) (Service, Descriptor, bool) {
+	e, ok := r.byName[name]
+	return e.svc, e.desc, ok
 }
 
 // Names returns the registered names in sorted order.
