@@ -228,7 +228,14 @@ type stepReturn struct {
 	err error
 }
 
-// runStep runs one step under its time budget and checks what it returned.
+// StopGrace is how long runStep waits, after a step's time budget ran out and its context was
+// cancelled, for the step to return. Every service checks its context every few thousand
+// characters of work, so a well-behaved step returns within microseconds; one that does not is
+// logged as an error, because its goroutine keeps burning CPU after the answer.
+const StopGrace = 2 * time.Second
+
+// runStep runs one step under its time budget and checks what it returned. It never leaves the
+// step running: when the budget runs out it cancels the step and waits for it to return.
 func (e *Engine) runStep(ctx context.Context, st *Step, in services.Payload, env Env) stepRecordWithErr {
 	start := e.now()
 	sctx, cancel := context.WithTimeout(ctx, e.stepTimeout)
@@ -245,6 +252,8 @@ func (e *Engine) runStep(ctx context.Context, st *Step, in services.Payload, env
 	case ret = <-done:
 	case <-sctx.Done():
 		ret.err = sctx.Err()
+		cancel()
+		e.awaitStop(st, env, done)
 	}
 	rec.Duration = e.now().Sub(start)
 	if ret.err != nil {
@@ -267,6 +276,18 @@ func (e *Engine) runStep(ctx context.Context, st *Step, in services.Payload, env
 	rec.Status = StepOK
 	rec.Result = ret.res
 	return rec
+}
+
+// awaitStop waits up to StopGrace for a cancelled step to return.
+func (e *Engine) awaitStop(st *Step, env Env, done <-chan stepReturn) {
+	t := time.NewTimer(StopGrace)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+		e.log.Error("step ignored its cancelled context", "trace_id", env.TraceID, "step", st.ID,
+			"service", st.Descriptor.Name, "grace", StopGrace.String())
+	}
 }
 
 // call runs the service, turning a panic into an error.

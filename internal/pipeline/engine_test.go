@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sluice-api/sluice/internal/errcode"
+	"github.com/sluice-api/sluice/internal/services"
 )
 
 const secretText = "bad secret words here"
@@ -265,5 +266,40 @@ func TestAuditTrace(t *testing.T) {
 	}
 	if !bytes.Contains(logs.Bytes(), []byte(`"step":"f"`)) {
 		t.Fatalf("the failed step was not logged: %s", logs.String())
+	}
+}
+
+// TestTimedOutStepHasReturned shows that a step whose budget ran out is not left running: by
+// the time Execute answers step_timeout, the step's goroutine has already returned. (Before,
+// runStep answered on the timer and the step kept burning CPU after the reply.)
+func TestTimedOutStepHasReturned(t *testing.T) {
+	exited := make(chan struct{})
+	busy := desc("test.busy", services.KindTransform, []string{"text"}, "same")
+	reg, err := services.NewRegistry(&fake{busy, func(ctx context.Context, r services.Request) (services.Result, error) {
+		defer close(exited)
+		for n := 0; ; n++ { // CPU-bound work that checks its context every few thousand steps
+			if n%4096 == 0 && ctx.Err() != nil {
+				// The last chunk of work before the check still takes a while to finish.
+				for end := time.Now().Add(20 * time.Millisecond); time.Now().Before(end); {
+				}
+				return services.Result{}, ctx.Err()
+			}
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := New(reg, WithStepTimeout(20*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := e.Execute(t.Context(), plan(t, e, "ab", `[{"id":"b","service":"test.busy"}]`), env())
+	if o.Error == nil || o.Error.Code != errcode.StepTimeout {
+		t.Fatalf("outcome = %s %v, want step_timeout", o.Status, o.Error)
+	}
+	select {
+	case <-exited:
+	default:
+		t.Fatal("Execute answered while the timed-out step was still running")
 	}
 }
