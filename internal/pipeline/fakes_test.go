@@ -52,6 +52,7 @@ func testRegistry(t *testing.T) *services.Registry {
 	upper := desc("test.upper", services.KindTransform, []string{"text"}, "same")
 	upper.Params["mode"] = services.Param{Type: services.ParamString, Default: "a", Allowed: []string{"a", "b"}, MaxLength: services.Ptr(1)}
 	upper.Params["entities"] = services.Param{Type: services.ParamArray, Items: "string", Default: []string{"x"}, Allowed: []string{"x", "y"}}
+	upper.Params["words"] = services.Param{Type: services.ParamArray, Items: "string", Default: []string{}, MaxLength: services.Ptr(2), ItemMinLength: services.Ptr(1), ItemMaxLength: services.Ptr(3)}
 	reg, err := services.NewRegistry(
 		&fake{upper, func(_ context.Context, r services.Request) (services.Result, error) {
 			out := strings.ToUpper(r.Payload.Value)

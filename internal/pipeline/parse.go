@@ -324,6 +324,13 @@ func paramValue(spec services.Param, raw json.RawMessage) (any, error) {
 			if len(spec.Allowed) > 0 && !slices.Contains(spec.Allowed, s) {
 				return nil, fmt.Errorf("has %q; allowed values are %q", s, spec.Allowed)
 			}
+			n := utf8.RuneCountInString(s)
+			if spec.ItemMinLength != nil && n < *spec.ItemMinLength {
+				return nil, fmt.Errorf("has an item shorter than %d characters", *spec.ItemMinLength)
+			}
+			if spec.ItemMaxLength != nil && n > *spec.ItemMaxLength {
+				return nil, fmt.Errorf("has an item longer than %d characters", *spec.ItemMaxLength)
+			}
 			if !slices.Contains(out, s) {
 				out = append(out, s)
 			}

@@ -42,15 +42,18 @@ const (
 // Param describes one step parameter. Default is always set; Allowed lists the closed set of
 // values (for a string) or of items (for an array) where there is one.
 type Param struct {
-	Type        string   `json:"type"`
-	Items       string   `json:"items,omitempty"` // element type of an array param
-	Default     any      `json:"default"`
-	Allowed     []string `json:"allowed,omitempty"`
-	Minimum     *float64 `json:"minimum,omitempty"`
-	Maximum     *float64 `json:"maximum,omitempty"`
-	MinLength   *int     `json:"min_length,omitempty"` // strings: code points
-	MaxLength   *int     `json:"max_length,omitempty"` // strings: code points; arrays: items
-	Description string   `json:"description"`
+	Type      string   `json:"type"`
+	Items     string   `json:"items,omitempty"` // element type of an array param
+	Default   any      `json:"default"`
+	Allowed   []string `json:"allowed,omitempty"`
+	Minimum   *float64 `json:"minimum,omitempty"`
+	Maximum   *float64 `json:"maximum,omitempty"`
+	MinLength *int     `json:"min_length,omitempty"` // strings: code points
+	MaxLength *int     `json:"max_length,omitempty"` // strings: code points; arrays: items
+	// ItemMinLength and ItemMaxLength bound each item of an array param, in code points.
+	ItemMinLength *int   `json:"item_min_length,omitempty"`
+	ItemMaxLength *int   `json:"item_max_length,omitempty"`
+	Description   string `json:"description"`
 }
 
 // Model names the backend a service runs.
