@@ -234,8 +234,16 @@ func TestFunctionsThroughRuntimeAPI(t *testing.T) {
 	t.Run("Services", func(t *testing.T) {
 		f := e.start(t, "services")
 		resp, body := proxyResponse(t, f.invoke(t, readEvent(t, "service.json"), 10*time.Second))
-		if resp.StatusCode != 200 || body["name"] != "governance.pii.tokenize" || resp.Headers["X-Ratelimit-Limit"] != "600" {
+		if resp.StatusCode != 200 || body["name"] != "governance.pii.tokenize" || resp.Headers["X-RateLimit-Limit"] != "600" {
 			t.Fatalf("descriptor = %d %v %v", resp.StatusCode, resp.Headers, body)
+		}
+		resp, body = proxyResponse(t, f.invoke(t, readEvent(t, "services.json"), 10*time.Second))
+		if list, _ := body["services"].([]any); resp.StatusCode != 200 || len(list) != 6 {
+			t.Fatalf("services = %d %v", resp.StatusCode, body)
+		}
+		resp, body = proxyResponse(t, f.invoke(t, readEvent(t, "openapi.json"), 10*time.Second))
+		if resp.StatusCode != 200 || body["openapi"] != "3.1.0" {
+			t.Fatalf("openapi = %d %.200v", resp.StatusCode, body)
 		}
 		resp, body = proxyResponse(t, f.invoke(t, readEvent(t, "usage.json"), 10*time.Second))
 		if resp.StatusCode != 200 || body["account_id"] != fixtureAccount || body["allowance"] != 10_000_000.0 || body["month"] != account.Month(time.Now()) {
@@ -252,7 +260,7 @@ func TestFunctionsThroughRuntimeAPI(t *testing.T) {
 		if _, ran := body["results"].(map[string]any)["lang"]; ran {
 			t.Fatalf("a step after the halt ran: %s", resp.Body)
 		}
-		for _, h := range []string{"X-Ratelimit-Limit", "X-Ratelimit-Remaining", "X-Ratelimit-Reset"} {
+		for _, h := range []string{"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"} {
 			if resp.Headers[h] == "" {
 				t.Fatalf("missing %s in %v", h, resp.Headers)
 			}

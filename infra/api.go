@@ -83,8 +83,10 @@ type Route struct {
 // Routes are the API's methods; every one needs a valid key (authorizer + ApiKeyRequired).
 var Routes = []Route{
 	{"POST", "/v1/run", FnRun},
+	{"GET", "/v1/services", FnServices},
 	{"GET", "/v1/services/{name}", FnServices},
 	{"GET", "/v1/usage", FnServices},
+	{"GET", "/v1/openapi.json", FnServices},
 }
 
 // accessLogFormat is one JSON line per request: ids, route, status and latencies, never a body.

@@ -289,8 +289,10 @@ func TestRoutesNeedKeyAndAuthorizer(t *testing.T) {
 			authID, _ := only(t, tpl, "AWS::ApiGateway::Authorizer", func(map[string]any) bool { return true })
 			ms := methods(t, tpl)
 			want := map[string]string{
-				"/v1/run POST": "run", "/v1/services/{name} GET": "services", "/v1/usage GET": "services",
-				"/v1/run ANY": "", "/v1/services/{name} ANY": "", "/v1/usage ANY": "",
+				"/v1/run POST": "run", "/v1/services GET": "services", "/v1/services/{name} GET": "services",
+				"/v1/usage GET": "services", "/v1/openapi.json GET": "services",
+				"/v1/run ANY": "", "/v1/services ANY": "", "/v1/services/{name} ANY": "", "/v1/usage ANY": "",
+				"/v1/openapi.json ANY": "",
 			}
 			if len(ms) != len(want) {
 				keys := []string{}
@@ -323,7 +325,7 @@ func TestRoutesNeedKeyAndAuthorizer(t *testing.T) {
 
 func TestMethodNotAllowed(t *testing.T) {
 	ms := methods(t, primaryT)
-	for path, allow := range map[string]string{"/v1/run": "POST", "/v1/services/{name}": "GET", "/v1/usage": "GET"} {
+	for path, allow := range map[string]string{"/v1/run": "POST", "/v1/services": "GET", "/v1/services/{name}": "GET", "/v1/usage": "GET", "/v1/openapi.json": "GET"} {
 		p := ms[path+" ANY"]
 		integ := p["Integration"].(map[string]any)
 		resp := integ["IntegrationResponses"].([]any)[0].(map[string]any)

@@ -19,6 +19,7 @@ import (
 	"github.com/sluice-api/sluice/internal/store/sqlite"
 	"github.com/sluice-api/sluice/internal/testutil/dynalite"
 	"github.com/sluice-api/sluice/internal/testutil/localserver"
+	"github.com/sluice-api/sluice/internal/testutil/openapicheck"
 )
 
 // The end-to-end tests build this command, start it as a process on a free port with its own
@@ -29,9 +30,17 @@ var binary string
 // dynamoEndpoint is a dynalite server shared by the tests of the DynamoDB backend.
 var dynamoEndpoint string
 
+// spec validates every response the end-to-end tests receive against the OpenAPI document, so
+// the document cannot drift from what the server answers.
+var spec *openapicheck.Checker
+
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "sluice-e2e-")
 	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	if spec, err = openapicheck.New(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
@@ -94,6 +103,9 @@ func (s *server) do(t *testing.T, method, path, key, body string, headers ...str
 	raw, err := io.ReadAll(resp.Body)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if err := spec.Check(req, resp.StatusCode, resp.Header, raw); err != nil {
+		t.Errorf("OpenAPI: %v", err)
 	}
 	r := reply{status: resp.StatusCode, header: resp.Header, raw: raw}
 	if err := json.Unmarshal(raw, &r.body); err != nil {

@@ -7,6 +7,7 @@ package api
 
 import (
 	"context"
+	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,8 +20,18 @@ import (
 	"github.com/sluice-api/sluice/internal/account"
 	"github.com/sluice-api/sluice/internal/errcode"
 	"github.com/sluice-api/sluice/internal/pipeline"
+	"github.com/sluice-api/sluice/internal/services"
 	"github.com/sluice-api/sluice/internal/store"
 )
+
+// openAPIDocument is the OpenAPI 3.1 description of the whole API, served at
+// GET /v1/openapi.json. Tests validate real responses against it, so it cannot drift.
+//
+//go:embed openapi.json
+var openAPIDocument []byte
+
+// OpenAPIDocument returns the OpenAPI 3.1 document of the API.
+func OpenAPIDocument() []byte { return openAPIDocument }
 
 // Headers Sluice reads or writes.
 const (
@@ -70,7 +81,7 @@ type Config struct {
 type Observation struct {
 	TraceID          string
 	AccountID        string
-	Route            string // "run", "service", "usage" or "auth"
+	Route            string // "run", "service", "services", "usage", "openapi" or "auth"
 	HTTPStatus       int
 	Code             string // error code, if any
 	RunStatus        string // completed, halted, failed, duplicate; empty when rejected
@@ -137,7 +148,7 @@ func (s *Server) Authenticate(ctx context.Context, authorization string) (store.
 // NotFound answers a request for an unknown route.
 func (s *Server) NotFound() Response {
 	traceID := account.NewID("sluice", s.cfg.Now())
-	return envelope(traceID, errcode.New(errcode.NotFound, "no such route; the API has POST /v1/run, GET /v1/services/{name} and GET /v1/usage"), account.NoQuota)
+	return envelope(traceID, errcode.New(errcode.NotFound, "no such route; the API has POST /v1/run, GET /v1/services, GET /v1/services/{name}, GET /v1/usage and GET /v1/openapi.json"), account.NoQuota)
 }
 
 // Internal answers a request whose handling panicked: internal_error with the trace id; the cause
@@ -158,40 +169,68 @@ func (s *Server) MethodNotAllowed(allow string) Response {
 
 // Service answers GET /v1/services/{name} for an authenticated account.
 func (s *Server) Service(ctx context.Context, a store.Account, name string) Response {
-	start := s.cfg.Now()
-	traceID := account.NewID("sluice", start)
-	q, e := s.admit(ctx, a)
-	if e == nil {
+	return s.read(ctx, a, "service", func() (any, error) {
 		if _, d, ok := s.engine.Registry().Lookup(name); ok {
-			resp := jsonResponse(http.StatusOK, traceID, d, q)
-			s.record(ctx, Observation{TraceID: traceID, AccountID: a.ID, Route: "service", HTTPStatus: resp.Status, Duration: s.cfg.Now().Sub(start)})
-			return resp
+			return d, nil
 		}
-		e = errcode.At(errcode.ServiceNotFound, "", "service %q does not exist", name)
-	}
-	resp := envelope(traceID, e, q)
-	s.record(ctx, Observation{TraceID: traceID, AccountID: a.ID, Route: "service", HTTPStatus: resp.Status, Code: e.Code, Duration: s.cfg.Now().Sub(start)})
-	return resp
+		return nil, errcode.At(errcode.ServiceNotFound, "", "service %q does not exist; GET /v1/services lists them", name)
+	})
+}
+
+// ServiceList is the body of GET /v1/services.
+type ServiceList struct {
+	Services []services.Descriptor `json:"services"`
+}
+
+// Services answers GET /v1/services (an extension of the interface): every descriptor, sorted
+// by name.
+func (s *Server) Services(ctx context.Context, a store.Account) Response {
+	return s.read(ctx, a, "services", func() (any, error) {
+		reg := s.engine.Registry()
+		list := ServiceList{Services: make([]services.Descriptor, 0, len(reg.Names()))}
+		for _, name := range reg.Names() {
+			_, d, _ := reg.Lookup(name)
+			list.Services = append(list.Services, d)
+		}
+		return list, nil
+	})
+}
+
+// OpenAPI answers GET /v1/openapi.json: the OpenAPI 3.1 document of the whole API.
+func (s *Server) OpenAPI(ctx context.Context, a store.Account) Response {
+	return s.read(ctx, a, "openapi", func() (any, error) { return json.RawMessage(openAPIDocument), nil })
 }
 
 // Usage answers GET /v1/usage: the calling account's month so far, the same figures as
 // keyctl usage (characters, runs, price tier, cost, allowance left, rate-limit policy).
 func (s *Server) Usage(ctx context.Context, a store.Account) Response {
+	return s.read(ctx, a, "usage", func() (any, error) {
+		month := account.Month(s.cfg.Now())
+		u, err := s.store.Usage(ctx, a.ID, month)
+		if err != nil {
+			return nil, err
+		}
+		return account.Report(a, month, u), nil
+	})
+}
+
+// read answers a read-only route: the region and the rate window, then body; an error from body
+// becomes the error envelope (an internal one as service_unavailable, logged).
+func (s *Server) read(ctx context.Context, a store.Account, route string, body func() (any, error)) Response {
 	start := s.cfg.Now()
 	traceID := account.NewID("sluice", start)
 	q, e := s.admit(ctx, a)
 	if e == nil {
-		month := account.Month(start)
-		u, err := s.store.Usage(ctx, a.ID, month)
+		v, err := body()
 		if err == nil {
-			resp := jsonResponse(http.StatusOK, traceID, account.Report(a, month, u), q)
-			s.record(ctx, Observation{TraceID: traceID, AccountID: a.ID, Route: "usage", HTTPStatus: resp.Status, Duration: s.cfg.Now().Sub(start)})
+			resp := jsonResponse(http.StatusOK, traceID, v, q)
+			s.record(ctx, Observation{TraceID: traceID, AccountID: a.ID, Route: route, HTTPStatus: resp.Status, Duration: s.cfg.Now().Sub(start)})
 			return resp
 		}
 		e = s.failure(traceID, err)
 	}
 	resp := envelope(traceID, e, q)
-	s.record(ctx, Observation{TraceID: traceID, AccountID: a.ID, Route: "usage", HTTPStatus: resp.Status, Code: e.Code, Duration: s.cfg.Now().Sub(start)})
+	s.record(ctx, Observation{TraceID: traceID, AccountID: a.ID, Route: route, HTTPStatus: resp.Status, Code: e.Code, Duration: s.cfg.Now().Sub(start)})
 	return resp
 }
 
@@ -260,11 +299,14 @@ func jsonResponse(status int, traceID string, v any, q account.Quota) Response {
 		status = http.StatusInternalServerError
 		body = []byte(`{"error":{"code":"internal_error","message":"internal error"}}`)
 	}
+	body = append(body, '\n')
 	h := http.Header{}
 	h.Set("Content-Type", "application/json")
-	h.Set(HeaderRateLimit, strconv.FormatInt(q.Limit, 10))
-	h.Set(HeaderRateRemaining, strconv.FormatInt(q.Remaining, 10))
-	h.Set(HeaderRateReset, strconv.FormatInt(q.Reset, 10))
+	// The interface spells these X-RateLimit-*; http.Header.Set would write Go's canonical
+	// X-Ratelimit-*, so they are stored under their exact names (SetExact).
+	SetExact(h, HeaderRateLimit, strconv.FormatInt(q.Limit, 10))
+	SetExact(h, HeaderRateRemaining, strconv.FormatInt(q.Remaining, 10))
+	SetExact(h, HeaderRateReset, strconv.FormatInt(q.Reset, 10))
 	if traceID != "" {
 		h.Set(HeaderTraceID, traceID)
 	}
@@ -275,6 +317,22 @@ func jsonResponse(status int, traceID string, v any, q account.Quota) Response {
 		h.Set(HeaderRetryAfter, "1")
 	}
 	return Response{Status: status, Header: h, Body: body}
+}
+
+// SetExact sets header name to value under exactly that spelling, replacing any other spelling
+// of the same name. HTTP header names are case-insensitive, but clients and the interface
+// contract show them as written, and API Gateway passes them through unchanged.
+func SetExact(h http.Header, name, value string) {
+	h.Del(name)
+	h[name] = []string{value}
+}
+
+// GetExact returns the value of header name whatever its spelling.
+func GetExact(h http.Header, name string) string {
+	if v, ok := h[name]; ok && len(v) > 0 {
+		return v[0]
+	}
+	return h.Get(name)
 }
 
 // validIdempotencyKey: 1 to 255 characters.

@@ -159,11 +159,11 @@ func TestRunCompletedHeadersAndShape(t *testing.T) {
 		t.Fatalf("answer = %d %s", a.Status, a.Body)
 	}
 	for _, h := range []string{HeaderRateLimit, HeaderRateRemaining, HeaderRateReset} {
-		if a.Header.Get(h) == "" {
+		if exact(a.Header, h) == "" {
 			t.Errorf("missing %s", h)
 		}
 	}
-	if a.Header.Get(HeaderRateLimit) != "1000" || a.Header.Get(HeaderRateRemaining) != "999" {
+	if exact(a.Header, HeaderRateLimit) != "1000" || exact(a.Header, HeaderRateRemaining) != "999" {
 		t.Errorf("rate headers = %v", a.Header)
 	}
 	if !strings.HasPrefix(a.m["trace_id"].(string), "sluice_") || len(a.m["trace_id"].(string)) != len("sluice_")+26 {
@@ -405,8 +405,8 @@ func TestAuthenticateRegionAndRate(t *testing.T) {
 			t.Fatalf("header %q: %+v", h, deny)
 		}
 		for _, name := range []string{HeaderRateLimit, HeaderRateRemaining, HeaderRateReset} {
-			if deny.Header.Get(name) != "0" {
-				t.Fatalf("401 %s = %q, want 0", name, deny.Header.Get(name))
+			if exact(deny.Header, name) != "0" {
+				t.Fatalf("401 %s = %q, want 0", name, exact(deny.Header, name))
 			}
 		}
 	}
@@ -429,7 +429,7 @@ func TestAuthenticateRegionAndRate(t *testing.T) {
 	for range 3 {
 		last = f.srv.Service(t.Context(), limited, "test.echo")
 	}
-	if last.Status != 429 || last.Header.Get(HeaderRetryAfter) == "" || last.Header.Get(HeaderRateRemaining) != "0" || last.Header.Get(HeaderRateLimit) != "2" {
+	if last.Status != 429 || last.Header.Get(HeaderRetryAfter) == "" || exact(last.Header, HeaderRateRemaining) != "0" || exact(last.Header, HeaderRateLimit) != "2" {
 		t.Fatalf("rate limited = %d %v %s", last.Status, last.Header, last.Body)
 	}
 }
@@ -480,7 +480,27 @@ func TestUsageEndpoint(t *testing.T) {
 	if r.Characters != 11 || r.Runs != 1 || r.AllowanceLeft != 989 || r.CostMicroUSD != 220 || r.CostUSD != "0.000220" || r.PriceTier != "tier1" || r.RateLimit != 1000 {
 		t.Fatalf("report = %+v", r)
 	}
-	if resp.Header.Get(HeaderRateLimit) != "1000" {
+	if exact(resp.Header, HeaderRateLimit) != "1000" {
 		t.Fatalf("usage lacks rate headers: %v", resp.Header)
+	}
+}
+
+// exact returns header name only when it is stored under exactly that spelling, as it goes on
+// the wire (X-RateLimit-Limit, not Go's canonical X-Ratelimit-Limit).
+func exact(h http.Header, name string) string {
+	if v := h[name]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
+}
+
+func TestBodiesEndWithANewline(t *testing.T) {
+	f := newFixture(t, 1_000_000, nil)
+	a := f.run(t, body(secret, "test.double"))
+	if !bytes.HasSuffix(a.Body, []byte("}\n")) {
+		t.Fatalf("run body ends with %q", a.Body[max(len(a.Body)-3, 0):])
+	}
+	if nf := f.srv.NotFound(); !bytes.HasSuffix(nf.Body, []byte("}\n")) {
+		t.Fatalf("error body ends with %q", nf.Body[max(len(nf.Body)-3, 0):])
 	}
 }

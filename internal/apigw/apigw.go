@@ -161,19 +161,31 @@ func (h *Handlers) Service(ctx context.Context, req events.APIGatewayProxyReques
 
 // Usage handles GET /v1/usage.
 func (h *Handlers) Usage(ctx context.Context, req events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
+	return h.authorized(ctx, req, h.api.Usage)
+}
+
+// Read routes the read-only function's resources: GET /v1/services, /v1/services/{name},
+// /v1/usage and /v1/openapi.json.
+func (h *Handlers) Read(ctx context.Context, req events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
+	switch req.Resource {
+	case "/v1/usage":
+		return h.Usage(ctx, req)
+	case "/v1/services":
+		return h.authorized(ctx, req, h.api.Services)
+	case "/v1/openapi.json":
+		return h.authorized(ctx, req, h.api.OpenAPI)
+	default:
+		return h.Service(ctx, req)
+	}
+}
+
+// authorized answers a route that needs only the account the authorizer resolved.
+func (h *Handlers) authorized(ctx context.Context, req events.APIGatewayProxyRequest, handle func(context.Context, store.Account) api.Response) (events.APIGatewayProxyResponse, error) {
 	acct, err := AccountFromContext(req.RequestContext.Authorizer)
 	if err != nil {
 		return toEvent(h.api.Internal(err)), nil
 	}
-	return toEvent(h.api.Usage(ctx, acct)), nil
-}
-
-// Read routes the read-only function's two resources: GET /v1/services/{name} and GET /v1/usage.
-func (h *Handlers) Read(ctx context.Context, req events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
-	if req.Resource == "/v1/usage" {
-		return h.Usage(ctx, req)
-	}
-	return h.Service(ctx, req)
+	return toEvent(handle(ctx, acct)), nil
 }
 
 func toEvent(r api.Response) events.APIGatewayProxyResponse {

@@ -47,8 +47,12 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		g.route(w, r, http.MethodGet, func(ctx context.Context, a store.Account) api.Response {
 			return g.api.Service(ctx, a, path[len(servicesPrefix):])
 		})
+	case path == "/v1/services":
+		g.route(w, r, http.MethodGet, g.api.Services)
 	case path == "/v1/usage":
 		g.route(w, r, http.MethodGet, g.api.Usage)
+	case path == "/v1/openapi.json":
+		g.route(w, r, http.MethodGet, g.api.OpenAPI)
 	default:
 		write(w, g.api.NotFound())
 	}
