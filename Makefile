@@ -3,12 +3,25 @@ GO       ?= go
 ARGS     ?=
 PKGS     := ./...
 
-.PHONY: run test vet fmt-check lint unit eval build npm-ci synth diff deploy infra-test cdk-cli
+.PHONY: help run keyctl test vet fmt-check lint unit eval build npm-ci synth diff deploy infra-test cdk-cli
 FUNCTIONS := run services authorizer
 
-## run: start the local server on the embedded store (flags via ARGS="-addr 127.0.0.1:9090 ...")
+## help: list every target with what it does
+help:
+	@awk '/^## [a-z][a-z0-9, -]*:/ { sub(/^## /, ""); split($$0, p, ": "); printf "  %-22s %s\n", p[1], substr($$0, length(p[1]) + 3); next } \
+	     /^## / { sub(/^## /, ""); printf "  %-22s %s\n", "", $$0 }' $(MAKEFILE_LIST)
+
+## run: start the local server on the embedded store; with SLUICE_KEY set, seed that key
+## (flags via ARGS="-addr 127.0.0.1:9090 ..."; the first run downloads modules and compiles)
 run:
-	$(GO) run ./functions/local $(ARGS)
+	@echo "Building the local server (the first time, Go downloads modules and compiles: a minute or two)..."
+	@$(GO) build -o bin/sluice-local ./functions/local
+	@if [ -n "$$SLUICE_KEY" ]; then echo "Seeding the API key in SLUICE_KEY."; fi
+	@exec bin/sluice-local $${SLUICE_KEY:+-seed-key "$$SLUICE_KEY"} $(ARGS)
+
+## keyctl: build the operators' key tool as bin/keyctl (its exit codes reach the shell)
+keyctl:
+	$(GO) build -o bin/keyctl ./scripts/keyctl
 
 ## test: formatting, vet, staticcheck, then every test with the race detector (includes the
 ## end-to-end test that starts the local server as a process and drives it over HTTP)

@@ -93,3 +93,19 @@ func TestHeaderSpellingOnTheWire(t *testing.T) {
 		}
 	}
 }
+
+// TestBanner checks what the start-up banner says in each case: a seeded key is acknowledged
+// without being printed in full, and no flag that was already given is suggested.
+func TestBanner(t *testing.T) {
+	seeded := start(t, "", "-seed-key", keyA).Stdout.String()
+	if strings.Contains(seeded, keyA) || !strings.Contains(seeded, "sluice_live_…"+keyA[len(keyA)-4:]) {
+		t.Errorf("banner with -seed-key should name the key by its last four characters only:\n%s", seeded)
+	}
+	if strings.Contains(seeded, "-seed-key") || !strings.Contains(seeded, "curl") {
+		t.Errorf("banner with -seed-key suggests the flag again or has no example:\n%s", seeded)
+	}
+	again := start(t, start(t, "", "-seed-key", keyA).Data).Stdout.String()
+	if strings.Contains(again, "sluice_live_A") || !strings.Contains(again, "SLUICE_KEY") {
+		t.Errorf("banner on existing data should say how to get a key, and print none:\n%s", again)
+	}
+}

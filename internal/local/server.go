@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/sluice-api/sluice/internal/account"
@@ -175,12 +176,21 @@ func banner(w io.Writer, base, demoKey string, cfg Config) {
 		where = "DynamoDB tables " + cfg.TablePrefix + "*"
 	}
 	fmt.Fprintf(w, "Sluice is listening on %s (region %q, %s)\n", base, cfg.Region, where)
-	key := "$SLUICE_KEY"
-	if demoKey != "" {
+	switch {
+	case demoKey != "":
 		fmt.Fprintf(w, "\nA demo account was created. Its API key is shown only this once, so keep it:\n\n  export SLUICE_KEY=%s\n", demoKey)
-	} else {
-		fmt.Fprintf(w, "\nUse an API key of an account in %s (or start with -seed-key KEY):\n\n  export SLUICE_KEY=sluice_live_...\n", cfg.DataDir)
+		fmt.Fprintf(w, "\nNext time, start with that key in SLUICE_KEY (make run does) and it is seeded again if the data is gone.\n")
+	case len(cfg.SeedKeys) > 0:
+		masked := make([]string, len(cfg.SeedKeys))
+		for i, k := range cfg.SeedKeys {
+			masked[i] = maskKey(k)
+		}
+		fmt.Fprintf(w, "\nAn account exists for each seeded key (%s); the examples use it as $SLUICE_KEY.\n", strings.Join(masked, ", "))
+	default:
+		fmt.Fprintf(w, "\nThe accounts in %s already have keys: use the one printed when it was first used, create one\n"+
+			"with bin/keyctl, or start again with SLUICE_KEY=sluice_live_... set (make run seeds it).\n", where)
 	}
+	key := "$SLUICE_KEY"
 	fmt.Fprintf(w, `
 Try it:
 
@@ -189,7 +199,15 @@ Try it:
     -H "Content-Type: application/json" \
     -d '{"input":{"type":"text","value":"Hi, I am Jane Doe, mail me at jane@example.com"},"pipeline":[{"id":"pii","service":"governance.pii.redact"}]}'
 
-  curl -s %s/v1/services/governance.pii.redact -H "Authorization: Bearer %s"
+  curl -s %s/v1/services -H "Authorization: Bearer %s"
 
 `, base, key, base, key)
+}
+
+// maskKey shows a key as its prefix and last four characters, as keyctl lists keys.
+func maskKey(k string) string {
+	if len(k) <= len(account.KeyPrefix)+4 {
+		return account.KeyPrefix + "…"
+	}
+	return account.KeyPrefix + "…" + k[len(k)-4:]
 }
