@@ -3,7 +3,7 @@ GO       ?= go
 ARGS     ?=
 PKGS     := ./...
 
-.PHONY: help run keyctl test vet fmt-check lint unit eval build npm-ci synth diff deploy infra-test cdk-cli
+.PHONY: help run keyctl bench test vet fmt-check lint unit eval build npm-ci synth diff deploy infra-test cdk-cli
 FUNCTIONS := run services authorizer
 
 ## help: list every target with what it does
@@ -39,6 +39,11 @@ lint:
 
 unit:
 	$(GO) test -race -count=1 -timeout 12m $(PKGS)
+
+## bench: measure this machine: services and the six-step pipeline (Go benchmarks, medians),
+## binary sizes, the run function's cold start and memory, and the local server under load
+bench:
+	$(GO) run ./scripts/bench $(BENCH_ARGS)
 
 ## build: the Lambda functions as dist/<function>/bootstrap for linux/arm64 (provided.al2023)
 build:
