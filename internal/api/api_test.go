@@ -484,3 +484,43 @@ func TestUsageEndpoint(t *testing.T) {
 		t.Fatalf("usage lacks rate headers: %v", resp.Header)
 	}
 }
+
+// TestStrictBodies: a body the parser would once run and the fingerprint could not read
+// (non-JSON whitespace around it) answered 503 on every retry with an Idempotency-Key; a
+// repeated member let the last one win; escaped lone surrogates became U+FFFD. Each is now
+// refused the same way with or without a key, and nothing is billed.
+func TestStrictBodies(t *testing.T) {
+	f := newFixture(t, 1_000_000, nil)
+	good := body("x", "test.echo")
+	for _, tc := range []struct {
+		name, body, code, param string
+	}{
+		{"LeadingVerticalTab", "\v" + good, errcode.InvalidJSON, ""},
+		{"LeadingFormFeed", "\f" + good, errcode.InvalidJSON, ""},
+		{"LeadingNoBreakSpace", "\u00a0" + good, errcode.InvalidJSON, ""},
+		{"LeadingLineSeparator", "\u2028" + good, errcode.InvalidJSON, ""},
+		{"LeadingIdeographicSpace", "\u3000" + good, errcode.InvalidJSON, ""},
+		{"RepeatedInput", `{"input":{"type":"text","value":"x"},"input":{"type":"text","value":"y"},"pipeline":[{"id":"s1","service":"test.echo"}]}`, errcode.InvalidJSON, "/input"},
+		{"LoneSurrogate", `{"input":{"type":"text","value":"\ud800"},"pipeline":[{"id":"s1","service":"test.echo"}]}`, errcode.InvalidRequest, "/input/value"},
+		{"SurrogateThenLetter", `{"input":{"type":"text","value":"a\udbffb"},"pipeline":[{"id":"s1","service":"test.echo"}]}`, errcode.InvalidRequest, "/input/value"},
+	} {
+		for _, key := range []string{"", "strict-" + tc.name} {
+			t.Run(tc.name+map[bool]string{true: "/Keyed", false: "/Unkeyed"}[key != ""], func(t *testing.T) {
+				var headers []string
+				if key != "" {
+					headers = []string{HeaderIdempotencyKey, key}
+				}
+				for attempt := range 2 { // a retry gets the same answer
+					a := f.run(t, tc.body, headers...)
+					e, _ := a.m["error"].(map[string]any)
+					if a.Status != 400 || a.code() != tc.code || (tc.param != "" && e["param"] != tc.param) {
+						t.Fatalf("attempt %d: %d %s, want 400 %s at %q", attempt, a.Status, a.Body, tc.code, tc.param)
+					}
+				}
+			})
+		}
+	}
+	if u := f.usage(t); u.Characters != 0 || u.Runs != 0 {
+		t.Fatalf("refused bodies were billed: %+v", u)
+	}
+}

@@ -72,7 +72,7 @@ func (r *run) handle(ctx context.Context, req Request) (resp Response, code stri
 			return r.reject(e), e.Code, nil
 		}
 		r.idemKey = keys[0]
-		if resp, code, done := r.claim(ctx, req.Body); done {
+		if resp, code, done := r.claim(ctx, plan); done {
 			return resp, code, nil
 		}
 	}
@@ -112,11 +112,11 @@ func (r *run) handle(ctx context.Context, req Request) (resp Response, code stri
 
 // claim takes the idempotency key for a validated body. done is true when the request is
 // answered already (duplicate, in use, reused or a store failure). Only requests with a key pay
-// for the body's fingerprint.
-func (r *run) claim(ctx context.Context, body []byte) (Response, string, bool) {
+// for the fingerprint, which comes from the same decoding of the body as the plan.
+func (r *run) claim(ctx context.Context, plan *pipeline.Plan) (Response, string, bool) {
 	s := r.s
-	fp, err := pipeline.Fingerprint(body)
-	if err != nil { // cannot happen: the body was parsed already
+	fp, err := plan.Fingerprint()
+	if err != nil { // cannot happen: the body was decoded already
 		return r.abort(ctx, err), errcode.ServiceUnavailable, true
 	}
 	r.lease = account.NewID("lease", r.start)
