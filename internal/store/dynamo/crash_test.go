@@ -86,7 +86,7 @@ func mustStep(t *testing.T, what string, err error) {
 // charge runs step 2 and expects res.
 func charge(t *testing.T, s *Store, st store.Settlement, want chargeResult) {
 	t.Helper()
-	_, res, err := s.settleCharge(t.Context(), st)
+	_, res, err := s.settleCharge(t.Context(), st, st.Idem.Lease)
 	if err != nil {
 		t.Fatalf("settleCharge(%s): %v", st.Idem.Lease, err)
 	}
@@ -160,7 +160,7 @@ func TestSettleCrashPoints(t *testing.T) {
 			usageIs(t, s, store.Usage{Characters: 10, Runs: 1})
 			// The first run wakes up and finishes: nothing changes.
 			mustStep(t, "settleFinish", s.settleFinish(t.Context(), first))
-			mustStep(t, "settleCleanup", s.settleCleanup(t.Context(), first))
+			mustStep(t, "clean-up", s.removeMarker(t.Context(), s.t.Usage, usageKey(first.Account, first.Month), pendingPrefix+first.Idem.Lease))
 			claimFinds(t, s, crashClaim("lease-3", afterLease.Add(time.Hour)), store.IdemDone, "lease-1", "sluice_run-lease-1")
 			settleLost(t, s, retry)
 			settleLost(t, s, first)
@@ -248,7 +248,7 @@ func TestRepairRacesCharge(t *testing.T) {
 		delay := time.Duration(i%5) * 2 * time.Millisecond
 		wg.Go(func() {
 			time.Sleep(delay)
-			_, res, chargeErr = runner.settleCharge(t.Context(), st)
+			_, res, chargeErr = runner.settleCharge(t.Context(), st, st.Idem.Lease)
 		})
 		wg.Go(func() { existing, claimErr = claimer.Claim(t.Context(), c2) })
 		wg.Wait()
