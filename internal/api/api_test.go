@@ -605,6 +605,11 @@ func TestContentType(t *testing.T) {
 	if resp := f.srv.Run(t.Context(), limited, Request{Header: http.Header{}, Body: []byte("{")}); resp.Status != 429 {
 		t.Fatalf("full rate window without Content-Type = %d, want 429", resp.Status)
 	}
+	// The body's size comes first: anything over 1 MiB is 413, whatever its type.
+	big := []byte(`{"input":{"type":"text","value":"` + strings.Repeat("a", pipeline.MaxBodyBytes) + `"}}`)
+	if resp := f.srv.Run(t.Context(), f.acct, Request{Header: http.Header{HeaderContentType: {"text/plain"}}, Body: big}); resp.Status != 413 {
+		t.Fatalf("over 1 MiB with text/plain = %d, want 413", resp.Status)
+	}
 	// And it comes before the body: a non-JSON body with a wrong type is 415, not 400.
 	if resp := f.srv.Run(t.Context(), f.acct, Request{Header: http.Header{HeaderContentType: {"text/plain"}}, Body: []byte("{")}); resp.Status != 415 {
 		t.Fatalf("bad body with text/plain = %d, want 415", resp.Status)

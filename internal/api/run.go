@@ -30,9 +30,9 @@ type run struct {
 }
 
 // Run answers POST /v1/run for an authenticated account. Checks run in this order, the first
-// failure answering: region and rate window (421, 429), Content-Type (415), then the body (413,
-// invalid_json, invalid_request, ..., see pipeline.Engine.Parse), idempotency (409, 422) and the
-// allowance (402). A request rejected before running changes nothing but its rate window.
+// failure answering: region and rate window (421, 429), body size (413), Content-Type (415),
+// then the body (invalid_json, invalid_request, ..., see pipeline.Engine.Parse), idempotency
+// (409, 422) and the allowance (402). A request rejected before running changes nothing but its rate window.
 func (s *Server) Run(ctx context.Context, a store.Account, req Request) Response {
 	r := &run{s: s, acct: a, start: s.cfg.Now()}
 	r.traceID = account.NewID("sluice", r.start)
@@ -81,6 +81,10 @@ func (r *run) handle(ctx context.Context, req Request) (resp Response, code stri
 	q, e := s.admit(ctx, r.acct)
 	r.quota = q
 	if e != nil {
+		return r.reject(e), e.Code, nil
+	}
+	if len(req.Body) > pipeline.MaxBodyBytes {
+		e := errcode.New(errcode.BodyTooLarge, "the request body is larger than %d bytes", pipeline.MaxBodyBytes)
 		return r.reject(e), e.Code, nil
 	}
 	if !jsonBody(req.Header) {
