@@ -4,12 +4,15 @@
 package hygiene
 
 import (
+	"bytes"
 	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -39,8 +42,14 @@ type file struct {
 	ast  *ast.File
 }
 
-// files parses every Go file under the module root that keep selects.
+// files parses every Go file under the module root that keep selects, outside the skipped trees.
 func files(t *testing.T, keep func(rel string) bool) []file {
+	t.Helper()
+	return filesSkipping(t, skipped, keep)
+}
+
+// filesSkipping is files with its own list of skipped trees.
+func filesSkipping(t *testing.T, skipped []string, keep func(rel string) bool) []file {
 	t.Helper()
 	base := root(t)
 	var out []file
@@ -206,5 +215,39 @@ func TestX(t *testing.T) {
 	}
 	if fatals != 1 || handed != 1 {
 		t.Fatalf("found %d fatal calls and %d hand-overs, want 1 and 1", fatals, handed)
+	}
+}
+
+// TestFuzzRunnerFindsEveryTarget: scripts/fuzz.sh (make fuzz) runs every fuzz target of the
+// module, the service packages' included.
+func TestFuzzRunnerFindsEveryTarget(t *testing.T) {
+	var want []string
+	for _, f := range filesSkipping(t, []string{"node_modules/", "cdk.out/", "dist/"}, isTest) {
+		for _, d := range f.ast.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok || fn.Recv != nil || !strings.HasPrefix(fn.Name.Name, "Fuzz") || len(fn.Type.Params.List) != 1 {
+				continue
+			}
+			if star, ok := fn.Type.Params.List[0].Type.(*ast.StarExpr); ok && render(star.X) == "testing.F" {
+				want = append(want, filepath.Dir(f.rel)+" "+fn.Name.Name)
+			}
+		}
+	}
+	slices.Sort(want)
+	cmd := exec.Command("bash", filepath.Join(root(t), "scripts", "fuzz.sh"), "-list")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("fuzz.sh -list: %v\n%s", err, stderr.String())
+	}
+	got := strings.Fields(strings.TrimSpace(string(out)))
+	var pairs []string
+	for i := 0; i+1 < len(got); i += 2 {
+		pairs = append(pairs, got[i]+" "+got[i+1])
+	}
+	slices.Sort(pairs)
+	if !slices.Contains(want, "internal/pipeline FuzzParse") || !slices.Equal(pairs, want) {
+		t.Fatalf("fuzz.sh lists %q, the module has %q", pairs, want)
 	}
 }
