@@ -91,9 +91,9 @@ func (r *run) handle(ctx context.Context, req Request) (resp Response, code stri
 		e := errcode.New(errcode.UnsupportedMediaType, "the request body must be JSON: send Content-Type: application/json (charset, if given, utf-8)")
 		return r.reject(e), e.Code, nil
 	}
-	plan, e := s.engine.Parse(req.Body)
+	plan, requestID, e := s.engine.Check(req.Body)
 	if e != nil {
-		r.requestID = pipeline.RequestIDOf(req.Body)
+		r.requestID = requestID
 		return r.reject(e), e.Code, nil
 	}
 	r.requestID = plan.RequestID

@@ -76,39 +76,42 @@ func (s *StopIf) Fires(r services.Result) bool {
 	}
 }
 
-// RequestIDOf digs request_id out of a body that failed validation, so the rejection can still
-// echo it (a valid body's is Plan.RequestID). It decodes the body as strictly as Parse does:
-// a body that is not a well-formed JSON object echoes nothing.
-func RequestIDOf(body []byte) string {
-	if len(body) > MaxBodyBytes {
-		return ""
-	}
-	doc, err := decodeBody(body)
-	if err != nil || doc.kind != '{' {
-		return ""
-	}
-	if v, ok := doc.get("request_id"); ok && v.kind == '"' && utf8.RuneCountInString(v.text) <= MaxRequestIDLen {
-		return v.text
-	}
-	return ""
-}
-
 // Parse validates a run request body completely, in the order of the API's checks (body size,
 // JSON, shape, input type, input size, then the pipeline step by step), and returns the first
 // failure. The body is decoded once, strictly (see decodeBody): only JSON whitespace around one
 // object, no repeated member names, valid UTF-8 in every string. The plan holds the request's
 // own strings; nothing here logs them.
 func (e *Engine) Parse(body []byte) (*Plan, *errcode.Error) {
+	p, _, err := e.Check(body)
+	return p, err
+}
+
+// Check is Parse that also returns, when it refuses the body, the request_id to echo in the
+// rejection: the body's request_id when the body decoded as a JSON object whose request_id is a
+// string of at most MaxRequestIDLen characters, else "". (A plan's is Plan.RequestID.)
+func (e *Engine) Check(body []byte) (plan *Plan, requestID string, err *errcode.Error) {
 	if len(body) > MaxBodyBytes {
-		return nil, errcode.New(errcode.BodyTooLarge, "the request body is larger than %d bytes", MaxBodyBytes)
+		return nil, "", errcode.New(errcode.BodyTooLarge, "the request body is larger than %d bytes", MaxBodyBytes)
 	}
 	top, derr := decodeBody(body)
 	if derr != nil {
-		return nil, derr
+		return nil, "", derr
 	}
 	if top.kind != '{' {
-		return nil, errcode.New(errcode.InvalidJSON, "the request body must be a JSON object")
+		return nil, "", errcode.New(errcode.InvalidJSON, "the request body must be a JSON object")
 	}
+	if v, ok := top.get("request_id"); ok && v.kind == '"' && utf8.RuneCountInString(v.text) <= MaxRequestIDLen {
+		requestID = v.text
+	}
+	p, perr := e.plan(top)
+	if perr != nil {
+		return nil, requestID, perr
+	}
+	return p, requestID, nil
+}
+
+// plan validates a decoded body and builds its plan.
+func (e *Engine) plan(top value) (*Plan, *errcode.Error) {
 	p := &Plan{doc: top}
 	if err := checkKeys(top, "", "request_id", "input", "pipeline"); err != nil {
 		return nil, err
