@@ -202,7 +202,7 @@ func parseSteps(top value) ([]rawStep, *errcode.Error) {
 	if raw.kind != '[' {
 		return nil, errcode.At(errcode.InvalidRequest, "/pipeline", "pipeline must be an array of steps")
 	}
-	items := raw.kids
+	items := raw.elems()
 	if len(items) == 0 {
 		return nil, errcode.At(errcode.InvalidRequest, "/pipeline", "pipeline needs at least one step")
 	}
@@ -336,7 +336,7 @@ func paramValue(spec services.Param, raw value) (any, error) {
 		if raw.kind != '[' {
 			return nil, fmt.Errorf("must be an array of strings")
 		}
-		items := raw.kids
+		items := raw.elems()
 		if spec.MaxLength != nil && len(items) > *spec.MaxLength {
 			return nil, fmt.Errorf("must have at most %d items", *spec.MaxLength)
 		}
@@ -393,11 +393,11 @@ func validateStopIf(d services.Descriptor, raw *value, ptr string) (*StopIf, *er
 		return nil, errcode.At(errcode.InvalidStopIf, ptr, "stop_if is allowed on classify steps only; %q is a %s service", d.Name, d.Kind)
 	}
 	forms := "stop_if must be exactly one of {\"verdict\": \"flag\"}, {\"verdict\": \"pass\"}, {\"score_gte\": n}, {\"score_lte\": n} with n in [0, 1]"
-	if raw.kind != '{' || len(raw.kids) != 2 {
+	if raw.kind != '{' || len(raw.elems()) != 2 {
 		return nil, errcode.At(errcode.InvalidStopIf, ptr, "%s", forms)
 	}
 	s := &StopIf{}
-	k, v := raw.kids[0].text, raw.kids[1]
+	k, v := raw.elems()[0].text, raw.elems()[1]
 	switch k {
 	case "verdict":
 		if v.kind != '"' || (v.text != services.VerdictFlag && v.text != services.VerdictPass) {

@@ -167,6 +167,8 @@ func TestParseStrict(t *testing.T) {
 		{"SurrogateInParam", `{"input":{"type":"text","value":"x"},"pipeline":[{"id":"a","service":"test.upper","params":{"words":["\udfff"]}}]}`, errcode.InvalidRequest, "/pipeline/0/params/words/0"},
 		{"SurrogateAndBadJSON", `{"input":{"type":"text","value":"\ud800"},"pipeline":[`, errcode.InvalidJSON, ""},
 		{"InvalidUTF8AndBadJSON", "{\"input\":\"\xff\",", errcode.InvalidJSON, ""},
+		{"InvalidUTF8NotAnObject", "\"\x87\"", errcode.InvalidJSON, ""},
+		{"SurrogateNotAnObject", `["\ud800"]`, errcode.InvalidJSON, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := e.Parse([]byte(tc.body))
