@@ -87,8 +87,8 @@ func Start(t testing.TB, binary, data string, args ...string) *Server {
 		}
 	})
 	// The banner starts with "listening on <base>" and ends with the curl example for
-	// <base>/v1/services/...; the server is ready, and Stdout holds the whole banner, once
-	// that last line has been read.
+	// <base>/v1/services (the only line that names that path); the server is ready, and Stdout
+	// holds the whole banner, once that last line has been read.
 	ready := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(out)
@@ -99,7 +99,7 @@ func Start(t testing.TB, binary, data string, args ...string) *Server {
 			if m := listening.FindStringSubmatch(line); m != nil && base == "" {
 				base = m[1]
 			}
-			if base != "" && !sent && strings.Contains(line, base+"/v1/services/") {
+			if base != "" && !sent && strings.Contains(line, base+"/v1/services") {
 				ready <- base
 				sent = true
 			}
