@@ -1,6 +1,6 @@
 // Package errcode is Sluice's one error type: a stable machine-readable code, a human message that
 // never carries an internal error's text, and an optional JSON pointer to the offending field. One
-// table maps every code to its HTTP status (DESIGN.md §3).
+// table maps every code to its HTTP status.
 package errcode
 
 import (
@@ -9,7 +9,7 @@ import (
 	"net/http"
 )
 
-// Codes of rejected requests (DESIGN.md §3).
+// Codes of rejected requests.
 const (
 	InvalidAPIKey         = "invalid_api_key"
 	WrongRegion           = "wrong_region"
@@ -24,6 +24,8 @@ const (
 	InvalidIdempotencyKey = "invalid_idempotency_key"
 	InputTooLarge         = "input_too_large"
 	BodyTooLarge          = "body_too_large"
+	UnsupportedMediaType  = "unsupported_media_type"
+	RequestTimeout        = "request_timeout"
 	ServiceNotFound       = "service_not_found"
 	NotFound              = "not_found"
 	MethodNotAllowed      = "method_not_allowed"
@@ -56,6 +58,8 @@ var statuses = map[string]int{
 	InvalidIdempotencyKey: http.StatusBadRequest,
 	InputTooLarge:         http.StatusRequestEntityTooLarge,
 	BodyTooLarge:          http.StatusRequestEntityTooLarge,
+	UnsupportedMediaType:  http.StatusUnsupportedMediaType,
+	RequestTimeout:        http.StatusRequestTimeout,
 	ServiceNotFound:       http.StatusNotFound,
 	NotFound:              http.StatusNotFound,
 	MethodNotAllowed:      http.StatusMethodNotAllowed,

@@ -23,6 +23,7 @@ import (
 	"github.com/sluice-api/sluice/internal/secrets/awssm"
 	"github.com/sluice-api/sluice/internal/services/builtin"
 	"github.com/sluice-api/sluice/internal/store/dynamo"
+	"github.com/sluice-api/sluice/internal/timing"
 )
 
 // Environment variables the functions read (the CDK stack sets them).
@@ -127,7 +128,7 @@ func New(ctx context.Context, cfg Config, part Part, logs, metricsOut io.Writer)
 	}
 	rec := metrics.New(metricsOut, cfg.Namespace, map[string]string{"Function": cfg.Function})
 	srv := api.NewServer(engine, st, accounts, sec.TokenKey, api.Config{
-		Region: cfg.Region, Log: log, Observe: Observer(rec),
+		Region: cfg.Region, Log: log, Observe: Observer(rec), SettleReserve: timing.SettleReserve,
 	})
 	return &App{Server: srv, Accounts: accounts, Log: log}, nil
 }
