@@ -3,7 +3,7 @@ GO       ?= go
 ARGS     ?=
 PKGS     := ./...
 
-.PHONY: help run keyctl bench test vet fmt-check lint unit eval build npm-ci synth diff deploy infra-test cdk-cli
+.PHONY: help run keyctl bench fuzz test vet fmt-check lint unit eval build npm-ci synth diff deploy infra-test cdk-cli
 FUNCTIONS := run services authorizer
 
 ## help: list every target with what it does
@@ -44,6 +44,12 @@ unit:
 ## binary sizes, the run function's cold start and memory, and the local server under load
 bench:
 	$(GO) run ./scripts/bench $(BENCH_ARGS)
+
+## fuzz: run every fuzz target (each func FuzzXxx in a _test.go file, the services' included) for
+## FUZZTIME each (default 60s), one after the other; make test runs only their seed corpora
+FUZZTIME ?= 60s
+fuzz:
+	GO=$(GO) FUZZTIME=$(FUZZTIME) ./scripts/fuzz.sh
 
 ## build: the Lambda functions as dist/<function>/bootstrap for linux/arm64 (provided.al2023)
 build:
