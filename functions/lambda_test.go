@@ -41,7 +41,7 @@ type env struct {
 	bin                   string
 }
 
-func setup(t *testing.T) *env {
+func setup(t testing.TB) *env {
 	t.Helper()
 	e := &env{bin: t.TempDir()}
 	e.dynamoURL = dynalite.StartT(t)
@@ -91,7 +91,7 @@ var buildOnce sync.Once
 var buildDir string
 var buildErr error
 
-func build(t *testing.T) string {
+func build(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
 		buildDir, buildErr = os.MkdirTemp("", "sluice-fn-")
@@ -119,6 +119,7 @@ func build(t *testing.T) string {
 type function struct {
 	rt     *lambdart.Server
 	stdout *lockedBuffer
+	pid    int
 }
 
 type lockedBuffer struct {
@@ -138,7 +139,7 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-func (e *env) start(t *testing.T, name string) *function {
+func (e *env) start(t testing.TB, name string) *function {
 	t.Helper()
 	rt, err := lambdart.Start()
 	if err != nil {
@@ -165,6 +166,7 @@ func (e *env) start(t *testing.T, name string) *function {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	f.pid = cmd.Process.Pid
 	t.Cleanup(func() {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
@@ -172,7 +174,7 @@ func (e *env) start(t *testing.T, name string) *function {
 	return f
 }
 
-func (f *function) invoke(t *testing.T, payload []byte, deadline time.Duration) lambdart.Result {
+func (f *function) invoke(t testing.TB, payload []byte, deadline time.Duration) lambdart.Result {
 	t.Helper()
 	res, err := f.rt.Invoke(payload, deadline, 60*time.Second)
 	if err != nil {
@@ -181,7 +183,7 @@ func (f *function) invoke(t *testing.T, payload []byte, deadline time.Duration) 
 	return res
 }
 
-func readEvent(t *testing.T, name string) []byte {
+func readEvent(t testing.TB, name string) []byte {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join("..", "events", name))
 	if err != nil {
@@ -190,7 +192,7 @@ func readEvent(t *testing.T, name string) []byte {
 	return raw
 }
 
-func proxyResponse(t *testing.T, res lambdart.Result) (events.APIGatewayProxyResponse, map[string]any) {
+func proxyResponse(t testing.TB, res lambdart.Result) (events.APIGatewayProxyResponse, map[string]any) {
 	t.Helper()
 	if res.Error != nil {
 		t.Fatalf("function error: %+v", res.Error)
