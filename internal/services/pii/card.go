@@ -52,6 +52,14 @@ func knownIIN[T string | []byte](d T) bool {
 // "7.4111111111111111" of a decimal is not). From each group at most five shapes are tried, so
 // the work is linear in the sequence.
 func (s *scanner) cards(gs []group) {
+	// A whole sequence written like a card is judged as one: if its Luhn digit is wrong it is
+	// a look-alike, and no shorter card is looked for inside it.
+	if cardShape(gs) {
+		if s.cardAt(gs, 0) == len(gs) {
+			s.add(int(gs[0].start), int(gs[len(gs)-1].end), kCard)
+		}
+		return
+	}
 	for i := 0; i < len(gs); {
 		if i > 0 && !gs[i].sepIs(" ") {
 			i++

@@ -172,7 +172,7 @@ func bitIndex(k cue) int {
 }
 
 // cuesAfter returns the keyword kinds of the (at most two) words that start within
-// cueAfterWindow bytes after end.
+// cueAfterWindow bytes after end. A street word counts only with a capital.
 func cuesAfter(text string, end int, buf []byte) cue {
 	var k cue
 	limit := min(end+cueAfterWindow, len(text))
@@ -189,6 +189,7 @@ func cuesAfter(text string, end int, buf []byte) cue {
 		}
 		buf = buf[:0]
 		j := i
+		first, _ := utf8.DecodeRuneInString(text[i:])
 		for j < len(text) && j-i < 40 {
 			r, n := utf8.DecodeRuneInString(text[j:])
 			if !unicode.IsLetter(r) && !(r == '-' && startsLetter(text, j+n)) {
@@ -197,7 +198,11 @@ func cuesAfter(text string, end int, buf []byte) cue {
 			buf = utf8.AppendRune(buf, unicode.ToLower(r))
 			j += n
 		}
-		k |= cueWords[string(buf)]
+		w := cueWords[string(buf)]
+		if !unicode.IsUpper(first) {
+			w &^= cueStreet // "975 Bay Street", but not "0160 1234567 ist weg"
+		}
+		k |= w
 		i = j
 	}
 	return k

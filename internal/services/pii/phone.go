@@ -68,7 +68,9 @@ const maxCached = 512
 // longest first from the left ("Tel 030 1234567 0171 2345678" holds two). Longer sequences are
 // tables of numbers, not phone numbers. The number of runs tried is bounded by the group limit.
 func (s *scanner) phonesIn(start int, lead byte, gs []group) {
-	if len(gs) > maxPhoneGroups {
+	// A card-shaped sequence that is not a card (its Luhn digit is wrong) is a look-alike,
+	// not a phone number followed by digits.
+	if len(gs) > maxPhoneGroups || (lead == 0 && cardShape(gs)) {
 		return
 	}
 	if s.phone(start, lead, gs, true, false) || len(gs) < 2 {
@@ -185,7 +187,7 @@ func (s *scanner) judgePhone(start int, lead byte, gs []group, last, strict bool
 		return 0, false
 	}
 	end := int(gs[len(gs)-1].end)
-	if !balancedParens(t[start:end]) || dateShaped(gs) {
+	if !balancedParens(t[start:end]) || dateShaped(gs) || idShaped(gs) {
 		return 0, false
 	}
 	if last {
@@ -333,6 +335,16 @@ func dateShaped(gs []group) bool {
 	}
 	a, b, c := gs[0].n(), gs[1].n(), gs[2].n()
 	return (a <= 2 && b <= 2 && (c == 4 || c == 2)) || (a == 4 && b <= 2 && c <= 2)
+}
+
+// idShaped reports whether the groups are written like an identifier that has its own
+// recognizer: a US SSN (123-45-6789) or a Swedish personnummer (YYMMDD-NNNN, YYYYMMDD-NNNN). A
+// phone number is not written that way; one with a bad checksum is a look-alike.
+func idShaped(gs []group) bool {
+	if len(gs) == 3 && lens(gs, 3, 2, 4) && gs[1].sepIs("-") && gs[2].sepIs("-") {
+		return true
+	}
+	return len(gs) == 2 && (lens(gs, 6, 4) || lens(gs, 8, 4)) && gs[1].sepIs("-")
 }
 
 // extension returns the end of a phone extension written after the number ending at end
