@@ -88,22 +88,32 @@ var cueWordsText = map[cue]string{
 	cueNIFPT: `nif nipc contribuinte fiscal tin tax_id tax_identification`,
 }
 
-// cueWords and cueBigrams map a lower-case word (or "first second") to its keyword kinds; they
+// cueWords and cueBigrams map a lower-case word (or "first second") to its keyword kinds;
+// cueFirst and secondFirst prefilter lookups in them (bit f of entry n: some keyword, or second
+// word of a two-word keyword, has n bytes and starts with byte f, folded to 32 values). They
 // are built once and only read.
-var cueWords, cueBigrams = buildCues()
+var cueWords, cueBigrams, cueFirst, secondFirst = buildCues()
 
-func buildCues() (map[string]cue, map[string]cue) {
+func buildCues() (map[string]cue, map[string]cue, *[64]uint32, *[64]uint32) {
 	words, bigrams := map[string]cue{}, map[string]cue{}
+	var first, second [64]uint32
 	for k, text := range cueWordsText {
 		for _, w := range strings.Fields(text) {
 			if a, b, ok := strings.Cut(w, "_"); ok {
 				bigrams[a+" "+b] |= k
+				second[len(b)&63] |= 1 << (b[0] & 31)
 				continue
 			}
 			words[w] |= k
+			first[len(w)&63] |= 1 << (w[0] & 31)
 		}
 	}
-	return words, bigrams
+	return words, bigrams, &first, &second
+}
+
+// mayBe reports whether a word of lower-case bytes w can be in the set the prefilter p covers.
+func mayBe(p *[64]uint32, w []byte) bool {
+	return len(w) > 0 && len(w) < 64 && p[len(w)]&(1<<(w[0]&31)) != 0
 }
 
 // cueState remembers where the last keyword of each kind ended, as the scan goes.
@@ -129,8 +139,11 @@ func newCueState() cueState {
 
 // word records the word text[start:end], whose lower-case form is lower.
 func (c *cueState) word(lower []byte, start, end int, text string) {
-	k := cueWords[string(lower)]
-	if c.prevEnd >= 0 && start-c.prevEnd <= 2 && strings.Trim(text[c.prevEnd:start], " ") == "" {
+	var k cue
+	if mayBe(cueFirst, lower) {
+		k = cueWords[string(lower)]
+	}
+	if c.prevEnd >= 0 && start-c.prevEnd <= 2 && mayBe(secondFirst, lower) && strings.Trim(text[c.prevEnd:start], " ") == "" {
 		c.key = append(append(append(c.key[:0], c.prev...), ' '), lower...)
 		k |= cueBigrams[string(c.key)]
 	}

@@ -7,11 +7,12 @@ import (
 	"unicode/utf8"
 )
 
-// denyMatcher finds the values of the deny parameter in a text: an Aho-Corasick automaton over
-// the lower-cased code points of the values, so one pass over the text finds every occurrence
-// of every value, in time linear in the text plus the number of matches (at most one per value
-// per position). A match counts only as whole words: a value that starts (ends) with a letter or
-// digit must not be glued to a letter or digit before (after) it.
+// denyMatcher finds given values in a text (the deny parameter's, or the values already
+// reported): an Aho-Corasick automaton over the lower-cased code points of the values, so one
+// pass over the text finds every occurrence of every value, in time linear in the text plus the
+// number of matches (at most one per value per position). A match counts only as whole words: a
+// value that starts (ends) with a letter or digit must not be glued to a letter or digit before
+// (after) it.
 type denyMatcher struct {
 	next map[uint64]int32 // state<<21 | rune -> state
 	root [utf8.RuneSelf]int32
@@ -28,6 +29,7 @@ type denyValue struct {
 	runes      int
 	alnumFirst bool
 	alnumLast  bool
+	k          kind // the type its matches are reported as
 }
 
 // maxDenyRunes bounds the code points of one deny value (the descriptor enforces it; the
@@ -45,11 +47,20 @@ func foldRune(r rune) rune {
 }
 
 func newDenyMatcher(deny []string) *denyMatcher {
+	kinds := make([]kind, len(deny))
+	for i := range kinds {
+		kinds[i] = kCustom
+	}
+	return newMatcher(deny, kinds)
+}
+
+// newMatcher builds the automaton of values, each reported as the kind at the same index.
+func newMatcher(values []string, kinds []kind) *denyMatcher {
 	m := &denyMatcher{next: map[uint64]int32{}, fail: []int32{0}, out: []int32{-1}, dict: []int32{-1}}
 	var children [][]int32
 	children = append(children, nil)
 	seen := map[string]bool{}
-	for _, v := range deny {
+	for vi, v := range values {
 		v = strings.TrimSpace(v)
 		folded := strings.Map(foldRune, v)
 		n := utf8.RuneCountInString(folded)
@@ -60,7 +71,7 @@ func newDenyMatcher(deny []string) *denyMatcher {
 		first, _ := utf8.DecodeRuneInString(folded)
 		last, _ := utf8.DecodeLastRuneInString(folded)
 		m.firstBits[(first&4095)>>6] |= 1 << (first & 63)
-		m.values = append(m.values, denyValue{runes: n, alnumFirst: isAlnum(first), alnumLast: isAlnum(last)})
+		m.values = append(m.values, denyValue{runes: n, alnumFirst: isAlnum(first), alnumLast: isAlnum(last), k: kinds[vi]})
 		state := int32(0)
 		for _, r := range folded {
 			key := uint64(state)<<21 | uint64(r)
@@ -170,7 +181,7 @@ func (m *denyMatcher) find(ctx context.Context, text string) ([]cand, error) {
 			if (val.alnumFirst && isAlnum(runeBefore(text, start))) || (val.alnumLast && isAlnum(runeAt(text, i))) {
 				continue
 			}
-			out = append(out, cand{start: start, end: i, k: kCustom})
+			out = append(out, cand{start: start, end: i, k: val.k})
 		}
 	}
 	return out, ctx.Err()

@@ -168,6 +168,10 @@ func find(ctx context.Context, text string, opts Options) ([]Span, error) {
 		return nil, err
 	}
 	spans := resolve(text, cands)
+	spans, err := everyOccurrence(ctx, text, spans)
+	if err != nil {
+		return nil, err
+	}
 	if len(opts.Allow) > 0 {
 		spans = dropAllowed(text, spans, opts.Allow)
 	}
@@ -210,6 +214,62 @@ func resolve(text string, cands []cand) []Span {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Start < out[j].Start })
 	return out
+}
+
+// Bounds of everyOccurrence: values shorter than minRepeat code points are not looked for again
+// (a one-letter name would take every "C"), and a text with more than maxRepeatValues distinct
+// values is not searched again (the automaton would cost more than it finds).
+const (
+	minRepeat       = 3
+	maxRepeatValues = 4096
+)
+
+// everyOccurrence reports every other whole-word occurrence (ignoring case) of a value already
+// reported, with the same type: a name the tagger found once in a clear context ("my name is
+// Anna Berg") is removed where it appears again without one, a number found next to its keyword
+// is removed where it is repeated alone. New spans never overlap the ones already reported.
+func everyOccurrence(ctx context.Context, text string, spans []Span) ([]Span, error) {
+	var values []string
+	var kinds []kind
+	seen := map[string]bool{}
+	for _, s := range spans {
+		v := text[s.Start:s.End]
+		k, _ := kindOf(s.Type)
+		if k == kCustom || seen[v] || utf8.RuneCountInString(v) < minRepeat {
+			continue
+		}
+		seen[v] = true
+		values = append(values, v)
+		kinds = append(kinds, k)
+	}
+	if len(values) == 0 || len(values) > maxRepeatValues {
+		return spans, nil
+	}
+	more, err := newMatcher(values, kinds).find(ctx, text)
+	if err != nil {
+		return nil, err
+	}
+	if len(more) == 0 {
+		return spans, nil
+	}
+	taken := make([]bool, len(text))
+	for _, s := range spans {
+		for i := s.Start; i < s.End; i++ {
+			taken[i] = true
+		}
+	}
+	var fresh []cand
+	for _, c := range more {
+		if !taken[c.start] && !taken[c.end-1] && !slices.Contains(taken[c.start:c.end], true) {
+			fresh = append(fresh, c)
+		}
+	}
+	if len(fresh) == 0 {
+		return spans, nil
+	}
+	spans = append(spans, resolve(text, fresh)...)
+	sort.Slice(spans, func(i, j int) bool { return spans[i].Start < spans[j].Start })
+	return spans, nil
 }
 
 // dropAllowed removes the spans whose value is an allowed value; deny-list spans stay, as the

@@ -40,6 +40,9 @@ type tokInfo struct {
 	// docLower: the word is written in lower case somewhere in the text; docCapMid: it is
 	// written with a capital somewhere in the text other than at the start of a sentence or line.
 	docLower, docCapMid bool
+	// shape and cls are computed when first needed (only words near a candidate need them);
+	// these say whether they have been.
+	hasShape, hasCls bool
 }
 
 var (
@@ -60,21 +63,22 @@ func analyse(text string, toks []Token, g *Gazetteer, scratch []byte) []tokInfo 
 		ti.kind, ti.gap = t.Kind, t.Gap
 		switch t.Kind {
 		case Number:
-			ti.lw, ti.shape, ti.caps = hashNum, shapeDigits, capNone
+			ti.lw, ti.shape, ti.caps, ti.hasShape, ti.hasCls = hashNum, shapeDigits, capNone, true, true
 			continue
 		case Code:
-			ti.lw, ti.caps = hashCode, capNone
-			ti.shape = shapeHash(w)
+			ti.lw, ti.caps, ti.hasCls = hashCode, capNone, true
 			continue
 		}
 		scratch = appendLower(scratch[:0], w)
 		ti.lw = fnvBytes(scratch)
-		ti.shape = shapeHash(w)
 		var runes int
 		ti.caps, runes = capsOf(w)
 		ti.runes = uint8(min(runes, 255))
 		ti.gaz = g.flagsFP(uint32(ti.lw >> (64 - fpBits)))
-		ti.cls = lexicon[string(scratch)]
+		if ti.caps == capAll {
+			// Capitals may be a log level ("ERROR"); the log-line rule needs the class.
+			ti.cls, ti.hasCls = lexicon[string(scratch)], true
+		}
 	}
 	markLogLines(text, toks, info)
 	markDocUse(info)
@@ -329,7 +333,12 @@ func (f *featurizer) shape(i int) uint64 {
 	if i < 0 || i >= len(f.info) {
 		return 0
 	}
-	return uint64(f.info[i].shape)
+	ti := &f.info[i]
+	if !ti.hasShape {
+		t := f.toks[i]
+		ti.shape, ti.hasShape = shapeHash(f.text[t.Start:t.End]), true
+	}
+	return uint64(ti.shape)
 }
 
 func (f *featurizer) gazCaps(i int) uint64 {
@@ -343,7 +352,13 @@ func (f *featurizer) class(i int) Class {
 	if i < 0 || i >= len(f.info) {
 		return 0
 	}
-	return f.info[i].cls
+	ti := &f.info[i]
+	if !ti.hasCls {
+		t := f.toks[i]
+		f.lower = appendLower(f.lower[:0], f.text[t.Start:t.End])
+		ti.cls, ti.hasCls = lexicon[string(f.lower)], true
+	}
+	return ti.cls
 }
 
 // features returns the bucket indices of token i's features given the labels of the two tokens
@@ -354,11 +369,12 @@ func (f *featurizer) features(i int, y1, y2 int, seen bool) []uint32 {
 	gc := f.gazCaps(i)
 	f.emit(fBias, 0)
 	f.emit(fWord, ti.lw)
-	f.emit(fShape, uint64(ti.shape))
+	shape := f.shape(i)
+	f.emit(fShape, shape)
 	f.affixes(i)
 	f.emit(fGaz, uint64(ti.gaz))
 	f.emit(fGazCaps, gc)
-	for c := ti.cls; c != 0; c &= c - 1 {
+	for c := f.class(i); c != 0; c &= c - 1 {
 		f.emit(fClass, uint64(c&-c))
 	}
 	f.emit(fCaps, uint64(ti.caps))
@@ -386,7 +402,7 @@ func (f *featurizer) features(i int, y1, y2 int, seen bool) []uint32 {
 	f.emit(fGapGazCaps, uint64(ti.gap)|gc<<16)
 	f.emit(fY1, uint64(y1))
 	f.emit(fY1Y2, uint64(y1)|uint64(y2)<<4)
-	f.emit(fY1Shape, uint64(ti.shape)^uint64(y1)*0x100000001b3)
+	f.emit(fY1Shape, shape^uint64(y1)*0x100000001b3)
 	f.emit(fY1Word, ti.lw^uint64(y1+1)*0x9E3779B97F4A7C15)
 	f.emit(fBigramPrev, f.word(i-1)*31^ti.lw)
 	f.emit(fBigramNext, ti.lw*31^f.word(i+1))
