@@ -224,8 +224,8 @@ const (
 	maxRepeatValues = 4096
 )
 
-// everyOccurrence reports every other whole-word occurrence (ignoring case) of a value already
-// reported, with the same type: a name the tagger found once in a clear context ("my name is
+// everyOccurrence reports every other whole-word occurrence of a value already reported (in
+// any case, names only as written), with the same type: a name the tagger found once in a clear context ("my name is
 // Anna Berg") is removed where it appears again without one, a number found next to its keyword
 // is removed where it is repeated alone. New spans never overlap the ones already reported.
 func everyOccurrence(ctx context.Context, text string, spans []Span) ([]Span, error) {
@@ -260,6 +260,11 @@ func everyOccurrence(ctx context.Context, text string, spans []Span) ([]Span, er
 	}
 	var fresh []cand
 	for _, c := range more {
+		// A name is looked for again as written ("Bodyboarding" at the start of a sentence is
+		// not the word "bodyboarding"); other values in any case.
+		if c.k == kName && !seen[text[c.start:c.end]] {
+			continue
+		}
 		if !taken[c.start] && !taken[c.end-1] && !slices.Contains(taken[c.start:c.end], true) {
 			fresh = append(fresh, c)
 		}

@@ -137,6 +137,9 @@ The show was hosted by {full}.
 Colonel {full}, {day} {month} {year}
 Lieutenant {full} was wounded at {phrase}.
 {first} and I went to {city} last summer.
+{full} was born in {town} and moved to {town} in {year}.
+{full}, who grew up in {town}, joined {org} in {year}.
+The mayor of {town}, {full}, opened the station.
 `,
 	"en-neg": `
 The meeting has been moved to {weekday} {day} {month}.
@@ -215,6 +218,17 @@ What's the name on the account?
 Answer: yes.
 Hello I moved, please update my address.
 Thanks, and have a nice day!
+The train ran from {town} to {town} twice a day.
+The line was extended to {town} in {year}.
+He moved to {town} in {year} and later returned to {town}.
+{town} is a small town in {country}.
+The {town} extension was abandoned after {year}.
+The regiment left {town} on {month} {day}.
+The first train left {town} at 5:15 AM.
+Flights from {town} to {city} were cancelled.
+The {town} and {town} Railroad was reorganized in {year}.
+He is German, she is Hungarian, and they met in {city}.
+The Jewish and Christian communities of {town} grew.
 `,
 	"de": `
 Hallo, mein Name ist {full} und ich habe eine Frage zu meiner Bestellung.
@@ -274,6 +288,9 @@ Ich arbeite bei {org2}.
 {org2} sucht Mitarbeiter in {city}.
 Wir wohnen in der {pstreet} {day} in {city}.
 Das Paket geht an {pstreet} {day}.
+Der Zug fährt von {town} nach {town}.
+Wir ziehen im {month} nach {town}.
+{town} ist ein kleiner Ort bei {city}.
 `,
 	"fr": `
 Bonjour, je m'appelle {full} et j'ai une question sur ma commande.
@@ -321,6 +338,9 @@ Je travaille chez {org2}.
 {org2} recrute à {city}.
 Nous habitons au {day} {pstreet} à {city}.
 Le colis est parti au {day} {pstreet}.
+Le train va de {town} à {town}.
+Nous déménageons à {town} en {month}.
+{town} est un petit village près de {city}.
 `,
 	"es": `
 Hola, me llamo {full} y tengo una pregunta sobre mi pedido.
@@ -367,6 +387,9 @@ Trabajo en {org2}.
 {org2} busca personal en {city}.
 Vivimos en {pstreet} {day}, {city}.
 El paquete va a {pstreet} {day}.
+El tren va de {town} a {town}.
+Nos mudamos a {town} en {month}.
+{town} es un pueblo cerca de {city}.
 `,
 	"it": `
 Ciao, mi chiamo {full} e ho una domanda sul mio ordine.
@@ -412,6 +435,9 @@ Lavoro presso {org2}.
 {org2} assume a {city}.
 Abitiamo in {pstreet} {day}, {city}.
 Il pacco va in {pstreet} {day}.
+Il treno va da {town} a {town}.
+Ci trasferiamo a {town} a {month}.
+{town} è un piccolo paese vicino a {city}.
 `,
 	"nl": `
 Hallo, mijn naam is {full} en ik heb een vraag over mijn bestelling.
@@ -458,6 +484,9 @@ Ik werk bij {org2}.
 {org2} zoekt personeel in {city}.
 Wij wonen aan de {pstreet} {day} in {city}.
 Het pakket gaat naar {pstreet} {day}.
+De trein rijdt van {town} naar {town}.
+We verhuizen in {month} naar {town}.
+{town} is een dorp bij {city}.
 `,
 	"pt": `
 Olá, o meu nome é {full} e tenho uma dúvida sobre a minha encomenda.
@@ -506,6 +535,9 @@ Trabalho na {org2}.
 {org2} contrata em {city}.
 Moramos na {pstreet}, {day}, em {city}.
 A encomenda vai para a {pstreet}, {day}.
+O comboio vai de {town} para {town}.
+Mudamo-nos para {town} em {month}.
+{town} é uma vila perto de {city}.
 `,
 	"pl": `
 Dzień dobry, nazywam się {full} i mam pytanie o zamówienie.
@@ -545,6 +577,9 @@ Pracuję w {org2}.
 {org2} zatrudnia w {city}.
 Mieszkamy przy {pstreet} {day} w {city}.
 Paczka idzie na {pstreet} {day}.
+Pociąg jedzie z {town} do {town}.
+Przeprowadzamy się do {town}.
+{town} to mała wieś koło {city}.
 `,
 }
 
@@ -843,6 +878,8 @@ func (g *generator) filler(lang, slot string) string {
 		return g.surnameOrg(lang)
 	case "pstreet":
 		return g.personStreet(lang)
+	case "town":
+		return g.town(lang)
 	}
 	return slot
 }
@@ -864,6 +901,34 @@ func (g *generator) phrase() string {
 func capitalise(w string) string {
 	r, n := utf8.DecodeRuneInString(w)
 	return string(unicode.ToUpper(r)) + w[n:]
+}
+
+// town is a place name of the kind no list holds: a surname used as a town ("Harrison"), or a
+// surname or common word with a place ending ("Bridgton", "Kleindorf", "Saint-Mard").
+func (g *generator) town(lang string) string {
+	base := g.surname(g.nameGroup(lang))
+	if strings.ContainsAny(base, " ") {
+		base = strings.Fields(base)[0]
+	}
+	switch g.rng.IntN(4) {
+	case 0:
+		return base
+	case 1:
+		if len(g.phrases) > 0 {
+			base = capitalise(g.pick(g.phrases))
+		}
+	}
+	endings := map[string][]string{
+		"en": {"ton", "ville", "field", "ford", "ham", "burg", " Junction", " Falls", " Springs", "wood"},
+		"de": {"dorf", "hausen", "heim", "berg", "burg", "feld", "stadt", "ingen"},
+		"fr": {"ville", "court", "-sur-Mer", "-le-Bourg", "mont"},
+		"es": {" del Río", " de la Sierra", "illa", "ejo"},
+		"it": {" Terme", " Marittima", "ello", "ano"},
+		"nl": {"dam", "dorp", "veen", "hoven", "broek"},
+		"pt": {" do Sul", " da Serra", "ópolis", "ense"},
+		"pl": {"ów", "owo", "ice", "ino"},
+	}
+	return base + g.pick(endings[lang])
 }
 
 // surnameOrg is an organisation named after people: "Hawkins, Richardson and Santana",

@@ -293,6 +293,9 @@ const (
 	fY1NextGazCaps
 	fDocUse
 	fDocUseCaps
+	fY1PrevCur
+	fNextClassCaps
+	fPrevClassCaps
 )
 
 func mix(t uint64, v uint64) uint64 {
@@ -425,6 +428,15 @@ func (f *featurizer) features(i int, y1, y2 int, seen bool) []uint32 {
 	f.emit(fY1Gap, uint64(y1)|uint64(ti.gap)<<4)
 	f.emit(fLen, uint64(min(ti.runes, 12)))
 	f.emit(fY1NextGazCaps, uint64(y1)|f.gazCaps(i+1)<<4|uint64(nextGap)<<16)
+	// Conjunctions that tell a word inside a multi-word name of a place, team or institution
+	// ("Bowling Green", "Carnegie Hall") from a person's name.
+	f.emit(fY1PrevCur, uint64(y1)|f.gazCaps(i-1)<<2|gc<<12|uint64(ti.gap)<<24)
+	for c := f.class(i + 1); c != 0; c &= c - 1 {
+		f.emit(fNextClassCaps, uint64(c&-c)|gc<<16)
+	}
+	for c := f.class(i - 1); c != 0; c &= c - 1 {
+		f.emit(fPrevClassCaps, uint64(c&-c)|gc<<16|uint64(y1)<<28)
+	}
 	use := uint64(b2u(ti.docLower)) | uint64(b2u(ti.docCapMid))<<1
 	f.emit(fDocUse, use)
 	f.emit(fDocUseCaps, use|gc<<2|uint64(ti.gap)<<12)

@@ -120,7 +120,46 @@ var lexiconText = map[Class]string{
 		bangalore singapore dubai cairo lagos nairobi johannesburg rio janeiro são sao paulo buenos aires lima
 		bogotá bogota santiago caracas havana utrecht eindhoven groningen den haag hague ghent gent liège
 		luxemburg basel bern lausanne graz salzburg innsbruck linz coimbra braga faro málaga malaga zaragoza
-		palermo catania verona padova trieste bari`,
+		palermo catania verona padova trieste bari
+		alabama alaska arizona arkansas california colorado connecticut delaware florida georgia hawaii
+		idaho illinois indiana iowa kansas kentucky louisiana maine maryland massachusetts michigan
+		minnesota mississippi missouri montana nebraska nevada hampshire jersey mexico carolina dakota
+		ohio oklahoma oregon pennsylvania rhode tennessee texas utah vermont virginia washington wisconsin
+		wyoming ontario quebec québec alberta manitoba saskatchewan nova scotia brunswick newfoundland
+		yukon tasmania queensland victoria bavaria bayern hessen sachsen saxony tyrol tirol tyrolean
+		andalusia andalucía catalonia cataluña galicia castile castilla navarra tuscany toscana sicily
+		sicilia sardinia sardegna lombardy lombardia piedmont piemonte veneto normandy normandie brittany
+		bretagne provence alsace burgundy bourgogne flanders vlaanderen wallonia holland friesland
+		limburg brabant zeeland algarve alentejo minho silesia śląsk pomerania mazovia galicia
+		yorkshire lancashire kent essex sussex surrey cornwall devon wales ulster munster leinster
+		connacht lincolnshire norfolk suffolk cheshire derbyshire oxfordshire cumbria northumberland
+		manila jakarta bangkok hanoi saigon seoul busan osaka kyoto taipei karachi lahore dhaka kolkata
+		chennai hyderabad goa tehran baghdad riyadh jeddah doha abu dhabi kuwait beirut damascus amman
+		jerusalem tel aviv ankara izmir athens thessaloniki belgrade zagreb ljubljana sarajevo skopje
+		tirana bratislava vilnius riga tallinn minsk odessa kharkiv tbilisi yerevan baku almaty
+		tashkent kabul islamabad colombo kathmandu ulaanbaatar montevideo asunción asuncion quito la paz
+		havana kingston panama guatemala tegucigalpa managua san josé jose salvador medellín medellin
+		cali guadalajara monterrey tijuana puebla recife fortaleza manaus belém salvador curitiba
+		porto alegre montréal calgary edmonton winnipeg halifax anchorage honolulu detroit cleveland
+		pittsburgh philadelphia baltimore richmond memphis nashville orleans austin dallas houston
+		antonio diego francisco jose sacramento portland seattle spokane boise vegas reno tucson
+		albuquerque omaha minneapolis milwaukee indianapolis cincinnati louisville charlotte raleigh
+		orlando tampa jacksonville savannah charleston buffalo rochester albany hartford providence
+		brisbane adelaide perth hobart darwin canberra auckland wellington christchurch nairobi addis
+		ababa accra dakar abidjan kinshasa luanda harare lusaka maputo durban cape tunis algiers
+		casablanca rabat marrakesh tripoli khartoum
+		german germans french english spanish italian dutch polish portuguese american americans british
+		jewish jews christian christians muslim muslims catholic catholics protestant hungarian russian
+		chinese japanese korean vietnamese indian irish scottish welsh swedish norwegian danish finnish
+		greek turkish arab arabic african european asian latin mexican brazilian canadian australian
+		austrian swiss belgian czech slovak serbian croatian romanian bulgarian ukrainian filipino
+		deutsch deutsche deutschen französisch englisch spanisch italienisch niederländisch polnisch
+		français française anglais espagnol italien néerlandais polonais portugais allemand
+		español española inglés francés alemán italiano portugués
+		tedesco inglese francese spagnolo olandese polacco portoghese
+		nederlands duits frans engels spaans italiaans pools portugees
+		português inglês francês alemão espanhol polaco
+		polski niemiecki angielski francuski hiszpański włoski`,
 	ClsStreet: `street st road rd avenue ave lane ln drive dr boulevard blvd way court ct place square close
 		crescent terrace parkway highway
 		straße strasse str weg gasse platz allee ring damm ufer
