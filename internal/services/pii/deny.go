@@ -151,6 +151,7 @@ func (m *denyMatcher) find(ctx context.Context, text string) ([]cand, error) {
 	var ring [maxDenyRunes + 1]int // byte offsets of the most recent code points
 	state := int32(0)
 	n := 0 // code points read
+	prevAlnum := false
 	next := checkEvery
 	for i := 0; i < len(text); {
 		if i >= next {
@@ -166,8 +167,11 @@ func (m *denyMatcher) find(ctx context.Context, text string) ([]cand, error) {
 		ring[n%len(ring)] = i
 		n++
 		i += size
+		alnum := isAlnum(r)
+		glued := prevAlnum && alnum // inside a word: no whole-word match starts here
+		prevAlnum = alnum
 		r = foldRune(r)
-		if state == 0 && m.firstBits[(r&4095)>>6]&(1<<(r&63)) == 0 {
+		if state == 0 && (glued || m.firstBits[(r&4095)>>6]&(1<<(r&63)) == 0) {
 			continue
 		}
 		state = m.step(state, r)

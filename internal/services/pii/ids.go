@@ -38,45 +38,45 @@ func (s *scanner) numericIDs(gs []group, end int) {
 		return after&k != 0
 	}
 	found := false
-	report := func() {
+	report := func(contextual bool) {
 		if !found {
-			s.add(start, end, kID)
+			s.cands = append(s.cands, cand{start: start, end: end, k: kID, contextual: contextual})
 			found = true
 		}
 	}
 	switch {
 	case lens(gs, 3, 2, 4) && sep == "-" && validSSN(d): // 536-22-1234
-		report()
+		report(false)
 	case (lens(gs, 9) || (lens(gs, 3, 2, 4) && sep == " ")) && validSSN(d) && keyword(cueSSN):
-		report()
+		report(true)
 	}
 	if (lens(gs, 9) || lens(gs, 4, 2, 3) || lens(gs, 3, 3, 3)) && (sep == "" || sep == "." || sep == " ") &&
 		validBSN(d) && keyword(cueBSN) {
-		report()
+		report(true)
 	}
 	if (lens(gs, 9) || lens(gs, 3, 3, 3)) && (sep == "" || sep == " ") && validNIFPT(d) && keyword(cueNIFPT) {
-		report()
+		report(true)
 	}
 	if lens(gs, 11) && validPESEL(d) && keyword(cuePESEL) {
-		report()
+		report(true)
 	}
 	if (lens(gs, 11) || lens(gs, 2, 3, 3, 3)) && (sep == "" || sep == " " || sep == "/") &&
 		validTaxIDDE(d) && keyword(cueTaxIDDE) {
-		report()
+		report(true)
 	}
 	if n == 15 && (sep == "" || sep == " " || sep == ".") && (len(gs) == 1 || lens(gs, 13, 2) ||
 		lens(gs, 1, 2, 2, 2, 3, 3, 2)) && validNIR(d) && keyword(cueNIR) {
-		report()
+		report(true)
 	}
 	if (lens(gs, 6, 4) || lens(gs, 8, 4)) && sep == "-" && validPersonnummer(d) {
-		report()
+		report(false)
 	}
 	if (lens(gs, 10) || lens(gs, 12)) && validPersonnummer(d) && keyword(cuePersonnummer) {
-		report()
+		report(true)
 	}
 	if (lens(gs, 12) || lens(gs, 4, 4, 4)) && (sep == "" || sep == " " || sep == "-") && d[0] >= '2' &&
 		verhoeff(d) && keyword(cueAadhaar) {
-		report()
+		report(true)
 	}
 }
 

@@ -132,10 +132,13 @@ func Find(ctx context.Context, text string, opts Options) ([]Entity, error) {
 	return out, nil
 }
 
-// cand is a candidate span during detection.
+// cand is a candidate span during detection. contextual says that it was found through its
+// context (a keyword, a cue, the tagger), not by its form alone, so the same value may appear
+// elsewhere without being found again.
 type cand struct {
 	start, end int
 	k          kind
+	contextual bool
 }
 
 // find runs the detector: the structured scan, the name tagger and the deny automaton collect
@@ -167,8 +170,14 @@ func find(ctx context.Context, text string, opts Options) ([]Span, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	again := map[[2]int]bool{}
+	for _, c := range cands {
+		if c.contextual {
+			again[[2]int{c.start, c.end}] = true
+		}
+	}
 	spans := resolve(text, cands)
-	spans, err := everyOccurrence(ctx, text, spans)
+	spans, err := everyOccurrence(ctx, text, spans, again)
 	if err != nil {
 		return nil, err
 	}
@@ -224,18 +233,21 @@ const (
 	maxRepeatValues = 4096
 )
 
-// everyOccurrence reports every other whole-word occurrence of a value already reported (in
-// any case, names only as written), with the same type: a name the tagger found once in a clear context ("my name is
-// Anna Berg") is removed where it appears again without one, a number found next to its keyword
-// is removed where it is repeated alone. New spans never overlap the ones already reported.
-func everyOccurrence(ctx context.Context, text string, spans []Span) ([]Span, error) {
+// everyOccurrence reports every other whole-word occurrence of a value already reported
+// through its context (again holds their offsets), in any case (names only as written), with
+// the same type: a name the tagger found once in a clear context ("my name is Anna Berg") is
+// removed where it appears again without one, a number found next to its keyword is removed
+// where it is repeated alone. Values found by their form alone (an e-mail address, an IBAN, a
+// valid card or phone number) are found wherever they are anyway. New spans never overlap the
+// ones already reported.
+func everyOccurrence(ctx context.Context, text string, spans []Span, again map[[2]int]bool) ([]Span, error) {
 	var values []string
 	var kinds []kind
 	seen := map[string]bool{}
 	for _, s := range spans {
 		v := text[s.Start:s.End]
 		k, _ := kindOf(s.Type)
-		if k == kCustom || seen[v] || utf8.RuneCountInString(v) < minRepeat {
+		if !again[[2]int{s.Start, s.End}] || seen[v] || utf8.RuneCountInString(v) < minRepeat {
 			continue
 		}
 		seen[v] = true

@@ -283,12 +283,12 @@ func TestOverlapPriority(t *testing.T) {
 		cands []cand
 		want  []Span
 	}{
-		{"LongerWins", []cand{{0, 12, kPhone}, {2, 10, kCard}}, []Span{{TypePhone, 0, 12}}},
-		{"TieGoesToPriority", []cand{{0, 10, kPhone}, {0, 10, kID}}, []Span{{TypeID, 0, 10}}},
-		{"DisjointKept", []cand{{5, 8, kName}, {0, 3, kEmail}}, []Span{{TypeEmail, 0, 3}, {TypeName, 5, 8}}},
-		{"CustomWinsTie", []cand{{0, 4, kName}, {0, 4, kCustom}}, []Span{{TypeCustom, 0, 4}}},
-		{"InsideLongerLoses", []cand{{0, 12, kName}, {3, 5, kEmail}, {11, 12, kIP}}, []Span{{TypeName, 0, 12}}},
-		{"PartialOverlapLoses", []cand{{0, 6, kPhone}, {4, 8, kCard}, {8, 10, kIP}}, []Span{{TypePhone, 0, 6}, {TypeIP, 8, 10}}},
+		{"LongerWins", []cand{{start: 0, end: 12, k: kPhone}, {start: 2, end: 10, k: kCard}}, []Span{{TypePhone, 0, 12}}},
+		{"TieGoesToPriority", []cand{{start: 0, end: 10, k: kPhone}, {start: 0, end: 10, k: kID}}, []Span{{TypeID, 0, 10}}},
+		{"DisjointKept", []cand{{start: 5, end: 8, k: kName}, {start: 0, end: 3, k: kEmail}}, []Span{{TypeEmail, 0, 3}, {TypeName, 5, 8}}},
+		{"CustomWinsTie", []cand{{start: 0, end: 4, k: kName}, {start: 0, end: 4, k: kCustom}}, []Span{{TypeCustom, 0, 4}}},
+		{"InsideLongerLoses", []cand{{start: 0, end: 12, k: kName}, {start: 3, end: 5, k: kEmail}, {start: 11, end: 12, k: kIP}}, []Span{{TypeName, 0, 12}}},
+		{"PartialOverlapLoses", []cand{{start: 0, end: 6, k: kPhone}, {start: 4, end: 8, k: kCard}, {start: 8, end: 10, k: kIP}}, []Span{{TypePhone, 0, 6}, {TypeIP, 8, 10}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := resolve("0123456789ab", tc.cands); !slices.Equal(got, tc.want) {

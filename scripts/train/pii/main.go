@@ -33,8 +33,8 @@ func main() {
 	epochs := flag.Int("epochs", 8, "training passes")
 	bits := flag.Uint("bits", 20, "log2 of the number of feature buckets")
 	perLang := flag.Int("synth", 5000, "generated texts per language (English gets twice as many)")
-	repeat := flag.Int("corpus-repeat", 3, "how many times each NER corpus text is seen per epoch")
-	dropout := flag.Float64("gaz-dropout", 0.25, "share of words whose name flags are hidden in each epoch")
+	repeat := flag.Int("corpus-repeat", 5, "how many times each NER corpus text is seen per epoch")
+	dropout := flag.Float64("gaz-dropout", 0.05, "share of words whose name flags are hidden in each epoch")
 	flag.Parse()
 	if err := run(*data, *out, *seed, *epochs, *bits, *perLang, *repeat, *dropout); err != nil {
 		log.Fatal(err)

@@ -34,7 +34,8 @@ type tokInfo struct {
 	kind  Kind
 	runes uint8 // capped at 255
 	// candidate: the tagger scores the token (a word on a line that is not a log line, with a
-	// capital or in the gazetteer); other tokens are outside a name unless they follow one.
+	// capital or in the gazetteer, and not a function word unless it is also a name); other
+	// tokens are outside a name unless they follow one.
 	candidate bool
 	log       bool
 	// docLower: the word is written in lower case somewhere in the text; docCapMid: it is
@@ -75,8 +76,9 @@ func analyse(text string, toks []Token, g *Gazetteer, scratch []byte) []tokInfo 
 		ti.caps, runes = capsOf(w)
 		ti.runes = uint8(min(runes, 255))
 		ti.gaz = g.flagsFP(uint32(ti.lw >> (64 - fpBits)))
-		if ti.caps == capAll {
-			// Capitals may be a log level ("ERROR"); the log-line rule needs the class.
+		if ti.caps != capLower {
+			// A capitalised word may be a log level ("ERROR") or a function word at the start
+			// of a sentence ("The"); the log-line rule and the candidate test need the class.
 			ti.cls, ti.hasCls = lexicon[string(scratch)], true
 		}
 	}
@@ -84,7 +86,8 @@ func analyse(text string, toks []Token, g *Gazetteer, scratch []byte) []tokInfo 
 	markDocUse(info)
 	for i := range info {
 		ti := &info[i]
-		ti.candidate = ti.kind == Word && !ti.log && (ti.caps != capLower || ti.gaz&(Given|Surname) != 0)
+		name := ti.gaz&(Given|Surname) != 0
+		ti.candidate = ti.kind == Word && !ti.log && (ti.caps != capLower || name) && (name || ti.cls&ClsFunction == 0)
 	}
 	return info
 }
