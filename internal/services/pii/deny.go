@@ -3,8 +3,9 @@ package pii
 import (
 	"context"
 	"strings"
-	"unicode"
 	"unicode/utf8"
+
+	"github.com/sluice-api/sluice/internal/services/pii/names"
 )
 
 // denyMatcher finds given values in a text (the deny parameter's, or the values already
@@ -43,7 +44,7 @@ func foldRune(r rune) rune {
 		}
 		return r
 	}
-	return unicode.ToLower(r)
+	return names.ToLowerRune(r)
 }
 
 func newDenyMatcher(deny []string) *denyMatcher {

@@ -2,7 +2,6 @@ package pii
 
 import (
 	"context"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/sluice-api/sluice/internal/services/pii/names"
@@ -111,7 +110,7 @@ func (s *scanner) word(i int) int {
 		r, n := utf8.DecodeRuneInString(t[j:])
 		if names.IsWordRune(r) {
 			if len(buf) < 60 {
-				buf = utf8.AppendRune(buf, unicode.ToLower(r))
+				buf = utf8.AppendRune(buf, names.ToLowerRune(r))
 			}
 			j += n
 			continue

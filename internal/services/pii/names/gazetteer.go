@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"unicode"
 	"unicode/utf8"
 )
 
@@ -192,7 +191,7 @@ func appendLower(b []byte, w string) []byte {
 		if r == '’' {
 			r = '\''
 		}
-		b = utf8.AppendRune(b, unicode.ToLower(r))
+		b = utf8.AppendRune(b, ToLowerRune(r))
 		i += n
 	}
 	return b

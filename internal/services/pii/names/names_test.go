@@ -10,21 +10,21 @@ import (
 )
 
 func TestTokenize(t *testing.T) {
-	text := "Hi Jean-Pierre O'Brien,\n\nuser42 paid 30 € (ref: AB-12). Ji-woo’s"
+	text := "Hi Jean-Pierre O'Brien,\n\nuser42 paid 30 € (ref: AB-12 7). Ji-woo’s 1 2.3"
 	var got []string
 	var gaps []Gap
 	for _, tok := range Tokenize(text) {
 		got = append(got, text[tok.Start:tok.End])
 		gaps = append(gaps, tok.Gap)
 	}
-	want := []string{"Hi", "Jean-Pierre", "O'Brien", "user42", "paid", "30", "ref", "AB", "12", "Ji-woo’s"}
+	want := []string{"Hi", "Jean-Pierre", "O'Brien", "user42", "paid", "30", "ref", "AB", "12 7", "Ji-woo’s", "1 2.3"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("tokens = %q, want %q", got, want)
 	}
 	if gaps[0] != GapStart || gaps[3] != GapComma|GapNewline|GapBlank || gaps[6] != GapOther|GapOpen || gaps[7] != GapColon {
 		t.Fatalf("gaps = %v", gaps)
 	}
-	kinds := []Kind{Word, Word, Word, Code, Word, Number, Word, Word, Number, Word}
+	kinds := []Kind{Word, Word, Word, Code, Word, Number, Word, Word, Number, Word, Number}
 	for i, tok := range Tokenize(text) {
 		if tok.Kind != kinds[i] {
 			t.Fatalf("token %q kind %d, want %d", got[i], tok.Kind, kinds[i])

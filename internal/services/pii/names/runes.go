@@ -14,6 +14,7 @@ const (
 	rcUpper                       // an upper-case letter
 	rcLower                       // a lower-case letter
 	rcDigit                       // a decimal digit
+	rcFolds                       // unicode.ToLower changes it
 )
 
 // bmpClasses holds the class of every code point of the Basic Multilingual Plane, built once
@@ -40,6 +41,9 @@ func slowClass(r rune) runeClass {
 	}
 	if unicode.IsDigit(r) {
 		c |= rcDigit
+	}
+	if unicode.ToLower(r) != r {
+		c |= rcFolds
 	}
 	return c
 }
@@ -70,6 +74,21 @@ func IsAlnumRune(r rune) bool {
 		return r|0x20 >= 'a' && r|0x20 <= 'z' || r >= '0' && r <= '9'
 	}
 	return classOf(r)&(rcWord|rcDigit) != 0
+}
+
+// ToLowerRune is unicode.ToLower, looked up in the class table first: only a code point that
+// has a lower-case form pays for the case tables.
+func ToLowerRune(r rune) rune {
+	if r < utf8.RuneSelf {
+		if r >= 'A' && r <= 'Z' {
+			return r + 'a' - 'A'
+		}
+		return r
+	}
+	if classOf(r)&rcFolds == 0 {
+		return r
+	}
+	return unicode.ToLower(r)
 }
 
 // Warm builds the lookup tables, so that the first request does not pay for it.

@@ -130,6 +130,18 @@ func Tokenize(text string) []Token {
 		case hasDigit:
 			k = Number
 		}
+		// Numbers and codes in a row on one line are one token ("+49 171 2345678",
+		// "12.03.2024", a table of figures): they are context for names, never names, and a
+		// text of digits costs one token instead of thousands.
+		if k != Word && len(toks) > 0 && toks[len(toks)-1].Kind != Word && gap&GapNewline == 0 {
+			last := &toks[len(toks)-1]
+			last.End = int32(i)
+			if k == Code {
+				last.Kind = Code
+			}
+			gap, newlines = 0, 0
+			continue
+		}
 		toks = append(toks, Token{Start: int32(start), End: int32(i), Kind: k, Gap: gap})
 		gap, newlines = 0, 0
 	}
