@@ -38,45 +38,45 @@ func (s *scanner) numericIDs(gs []group, end int) {
 		return after&k != 0
 	}
 	found := false
-	report := func(contextual bool) {
+	report := func() {
 		if !found {
-			s.cands = append(s.cands, cand{start: start, end: end, k: kID, contextual: contextual})
+			s.add(start, end, kID)
 			found = true
 		}
 	}
 	switch {
 	case lens(gs, 3, 2, 4) && sep == "-" && validSSN(d): // 536-22-1234
-		report(false)
+		report()
 	case (lens(gs, 9) || (lens(gs, 3, 2, 4) && sep == " ")) && validSSN(d) && keyword(cueSSN):
-		report(true)
+		report()
 	}
 	if (lens(gs, 9) || lens(gs, 4, 2, 3) || lens(gs, 3, 3, 3)) && (sep == "" || sep == "." || sep == " ") &&
 		validBSN(d) && keyword(cueBSN) {
-		report(true)
+		report()
 	}
 	if (lens(gs, 9) || lens(gs, 3, 3, 3)) && (sep == "" || sep == " ") && validNIFPT(d) && keyword(cueNIFPT) {
-		report(true)
+		report()
 	}
 	if lens(gs, 11) && validPESEL(d) && keyword(cuePESEL) {
-		report(true)
+		report()
 	}
 	if (lens(gs, 11) || lens(gs, 2, 3, 3, 3)) && (sep == "" || sep == " " || sep == "/") &&
 		validTaxIDDE(d) && keyword(cueTaxIDDE) {
-		report(true)
+		report()
 	}
 	if n == 15 && (sep == "" || sep == " " || sep == ".") && (len(gs) == 1 || lens(gs, 13, 2) ||
 		lens(gs, 1, 2, 2, 2, 3, 3, 2)) && validNIR(d) && keyword(cueNIR) {
-		report(true)
+		report()
 	}
 	if (lens(gs, 6, 4) || lens(gs, 8, 4)) && sep == "-" && validPersonnummer(d) {
-		report(false)
+		report()
 	}
 	if (lens(gs, 10) || lens(gs, 12)) && validPersonnummer(d) && keyword(cuePersonnummer) {
-		report(true)
+		report()
 	}
 	if (lens(gs, 12) || lens(gs, 4, 4, 4)) && (sep == "" || sep == " " || sep == "-") && d[0] >= '2' &&
 		verhoeff(d) && keyword(cueAadhaar) {
-		report(true)
+		report()
 	}
 }
 

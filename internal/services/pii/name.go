@@ -19,7 +19,7 @@ func findNames(ctx context.Context, text string) ([]cand, error) {
 	}
 	out := make([]cand, len(spans))
 	for i, s := range spans {
-		out[i] = cand{start: s.Start, end: s.End, k: kName, contextual: true}
+		out[i] = cand{start: s.Start, end: s.End, k: kName}
 	}
 	return out, nil
 }

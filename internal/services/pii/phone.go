@@ -149,23 +149,22 @@ func (s *scanner) phoneRuns(start int, lead byte, gs []group, strict bool) bool 
 // it decides: after "order", "invoice", "tracking" and their kin it is not a phone number. A
 // bare run of digits without a + or 00 needs a phone keyword.
 func (s *scanner) phone(start int, lead byte, gs []group, last, strict bool) bool {
-	end, ok, byCue := s.judgePhone(start, lead, gs, last, strict)
+	end, ok := s.judgePhone(start, lead, gs, last, strict)
 	if ok {
-		s.cands = append(s.cands, cand{start: start, end: end, k: kPhone, contextual: byCue})
+		s.add(start, end, kPhone)
 	}
 	return ok
 }
 
 // phoneOK judges a run like phone without reporting it.
 func (s *scanner) phoneOK(start int, lead byte, gs []group, last, strict bool) bool {
-	_, ok, _ := s.judgePhone(start, lead, gs, last, strict)
+	_, ok := s.judgePhone(start, lead, gs, last, strict)
 	return ok
 }
 
 // judgePhone returns the end of the phone number written from start with groups gs (its
-// extension included), whether it is one, and whether a keyword admitted it without
-// libphonenumber's validation.
-func (s *scanner) judgePhone(start int, lead byte, gs []group, last, strict bool) (int, bool, bool) {
+// extension included), and whether it is one.
+func (s *scanner) judgePhone(start int, lead byte, gs []group, last, strict bool) (int, bool) {
 	t := s.text
 	intl := lead == '+'
 	var b strings.Builder
@@ -185,42 +184,39 @@ func (s *scanner) judgePhone(start int, lead byte, gs []group, last, strict bool
 		intl, digits = true, digits[2:]
 	}
 	if singles > 1 || len(digits) < minPhoneDigits || len(digits) > maxPhoneDigits || (intl && len(digits) < 8) {
-		return 0, false, false
+		return 0, false
 	}
 	end := int(gs[len(gs)-1].end)
 	if !balancedParens(t[start:end]) || dateShaped(gs) || idShaped(gs) {
-		return 0, false, false
+		return 0, false
 	}
 	if last {
 		end = extension(t, end)
 	}
 	if isAlnum(runeAt(t, end)) {
-		return 0, false, false
+		return 0, false
 	}
 	// A label after the number ("... office", "... fax") is the strongest sign; a street word
 	// after it makes it a house number. Otherwise the nearest keyword before it decides.
 	verdict := 0
 	switch after := cuesAfter(t, end, s.lower); {
 	case after&cueStreet != 0:
-		return 0, false, false
+		return 0, false
 	case after&cuePhoneAfter != 0:
 		verdict = 1
 	default:
 		verdict = s.cues.phoneVerdict(start)
 	}
 	if verdict < 0 {
-		return 0, false, false
+		return 0, false
 	}
 	if len(gs) == 1 && !intl && verdict == 0 {
-		return 0, false, false
+		return 0, false
 	}
-	if verdict == 0 || strict {
-		if !s.validPhone(digits, intl) {
-			return 0, false, false
-		}
-		return end, true, false
+	if (verdict == 0 || strict) && !s.validPhone(digits, intl) {
+		return 0, false
 	}
-	return end, true, true
+	return end, true
 }
 
 // validPhone asks libphonenumber (through the cache) whether digits is a valid number: with

@@ -132,13 +132,10 @@ func Find(ctx context.Context, text string, opts Options) ([]Entity, error) {
 	return out, nil
 }
 
-// cand is a candidate span during detection. contextual says that it was found through its
-// context (a keyword, a cue, the tagger), not by its form alone, so the same value may appear
-// elsewhere without being found again.
+// cand is a candidate span during detection.
 type cand struct {
 	start, end int
 	k          kind
-	contextual bool
 }
 
 // find runs the detector: the structured scan, the name tagger and the deny automaton collect
@@ -170,14 +167,8 @@ func find(ctx context.Context, text string, opts Options) ([]Span, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	again := map[[2]int]bool{}
-	for _, c := range cands {
-		if c.contextual {
-			again[[2]int{c.start, c.end}] = true
-		}
-	}
 	spans := resolve(text, cands)
-	spans, err := everyOccurrence(ctx, text, spans, again)
+	spans, err := everyOccurrence(ctx, text, spans)
 	if err != nil {
 		return nil, err
 	}
@@ -226,42 +217,41 @@ func resolve(text string, cands []cand) []Span {
 }
 
 // Bounds of everyOccurrence: values shorter than minRepeat code points are not looked for again
-// (a one-letter name would take every "C"), and a text with more than maxRepeatValues distinct
-// values is not searched again (the automaton would cost more than it finds).
-const (
-	minRepeat       = 3
-	maxRepeatValues = 4096
-)
+// (a one-letter name would take every "C").
+const minRepeat = 3
 
-// everyOccurrence reports every other whole-word occurrence of a value already reported
-// through its context (again holds their offsets), in any case (names only as written), with
-// the same type: a name the tagger found once in a clear context ("my name is Anna Berg") is
-// removed where it appears again without one, a number found next to its keyword is removed
-// where it is repeated alone. Values found by their form alone (an e-mail address, an IBAN, a
-// valid card or phone number) are found wherever they are anyway. New spans never overlap the
-// ones already reported.
-func everyOccurrence(ctx context.Context, text string, spans []Span, again map[[2]int]bool) ([]Span, error) {
-	var values []string
-	var kinds []kind
+// everyOccurrence reports every other whole-word occurrence of a value already reported, in
+// any case (names only as written), with the same type: a name the tagger found once in a clear
+// context ("my name is Anna Berg") is removed where it appears again without one, a number found
+// next to its keyword, or between separators that let it be read as one, is removed wherever
+// else it is written. New spans never overlap the ones already reported.
+//
+// The values are indexed by their first run of letters and digits; one pass over the text's
+// runs of letters and digits looks each up and compares the few values that start with it, so
+// the cost is linear in the text plus the length of the values compared.
+func everyOccurrence(ctx context.Context, text string, spans []Span) ([]Span, error) {
+	type repeat struct {
+		value string
+		off   int // byte offset of the key in value
+		k     kind
+	}
+	index := map[string][]repeat{}
 	seen := map[string]bool{}
 	for _, s := range spans {
 		v := text[s.Start:s.End]
 		k, _ := kindOf(s.Type)
-		if !again[[2]int{s.Start, s.End}] || seen[v] || utf8.RuneCountInString(v) < minRepeat {
+		if k == kCustom || seen[v] || utf8.RuneCountInString(v) < minRepeat {
 			continue
 		}
 		seen[v] = true
-		values = append(values, v)
-		kinds = append(kinds, k)
+		ks, ke := firstRun(v)
+		if ks == ke {
+			continue
+		}
+		key := strings.Map(foldRune, v[ks:ke])
+		index[key] = append(index[key], repeat{value: v, off: ks, k: k})
 	}
-	if len(values) == 0 || len(values) > maxRepeatValues {
-		return spans, nil
-	}
-	more, err := newMatcher(values, kinds).find(ctx, text)
-	if err != nil {
-		return nil, err
-	}
-	if len(more) == 0 {
+	if len(index) == 0 {
 		return spans, nil
 	}
 	taken := make([]bool, len(text))
@@ -271,14 +261,43 @@ func everyOccurrence(ctx context.Context, text string, spans []Span, again map[[
 		}
 	}
 	var fresh []cand
-	for _, c := range more {
-		// A name is looked for again as written ("Bodyboarding" at the start of a sentence is
-		// not the word "bodyboarding"); other values in any case.
-		if c.k == kName && !seen[text[c.start:c.end]] {
+	buf := make([]byte, 0, 64)
+	next := checkEvery
+	for i := 0; i < len(text); {
+		if i >= next {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			next = i + checkEvery
+		}
+		r, n := utf8.DecodeRuneInString(text[i:])
+		if !isAlnum(r) {
+			i += n
 			continue
 		}
-		if !taken[c.start] && !taken[c.end-1] && !slices.Contains(taken[c.start:c.end], true) {
-			fresh = append(fresh, c)
+		ws := i
+		buf = buf[:0]
+		for i < len(text) {
+			r, n := utf8.DecodeRuneInString(text[i:])
+			if !isAlnum(r) {
+				break
+			}
+			buf = utf8.AppendRune(buf, foldRune(r))
+			i += n
+		}
+		for _, rv := range index[string(buf)] {
+			start, end := ws-rv.off, ws-rv.off+len(rv.value)
+			if start < 0 || end > len(text) || taken[start] || taken[end-1] {
+				continue
+			}
+			got := text[start:end]
+			if rv.k == kName && got != rv.value || !strings.EqualFold(got, rv.value) {
+				continue // names only as written ("Bodyboarding" at a sentence start is not a name)
+			}
+			if isAlnum(runeBefore(text, start)) || isAlnum(runeAt(text, end)) || slices.Contains(taken[start:end], true) {
+				continue
+			}
+			fresh = append(fresh, cand{start: start, end: end, k: rv.k})
 		}
 	}
 	if len(fresh) == 0 {
@@ -287,6 +306,23 @@ func everyOccurrence(ctx context.Context, text string, spans []Span, again map[[
 	spans = append(spans, resolve(text, fresh)...)
 	sort.Slice(spans, func(i, j int) bool { return spans[i].Start < spans[j].Start })
 	return spans, nil
+}
+
+// firstRun returns the byte offsets of the first run of letters and digits in v.
+func firstRun(v string) (int, int) {
+	start := -1
+	for i, r := range v {
+		switch a := isAlnum(r); {
+		case a && start < 0:
+			start = i
+		case !a && start >= 0:
+			return start, i
+		}
+	}
+	if start < 0 {
+		return 0, 0
+	}
+	return start, len(v)
 }
 
 // dropAllowed removes the spans whose value is an allowed value; deny-list spans stay, as the
