@@ -294,7 +294,12 @@ func everyOccurrence(ctx context.Context, text string, spans []Span) ([]Span, er
 			if rv.k == kName && got != rv.value || !strings.EqualFold(got, rv.value) {
 				continue // names only as written ("Bodyboarding" at a sentence start is not a name)
 			}
-			if isAlnum(runeBefore(text, start)) || isAlnum(runeAt(text, end)) || slices.Contains(taken[start:end], true) {
+			// Whole words, as for deny values: an edge that is a letter or digit must not be
+			// glued to another one.
+			first, _ := utf8.DecodeRuneInString(got)
+			last, _ := utf8.DecodeLastRuneInString(got)
+			if (isAlnum(first) && isAlnum(runeBefore(text, start))) || (isAlnum(last) && isAlnum(runeAt(text, end))) ||
+				slices.Contains(taken[start:end], true) {
 				continue
 			}
 			fresh = append(fresh, cand{start: start, end: end, k: rv.k})
