@@ -47,12 +47,12 @@ const recognizersDoc = "Entity types: name (a statistical tagger trained on de, 
 	"text with given-name and surname lists of many locales: titles and cue phrases, multi-word, hyphenated " +
 	"and particle names, names in lower case in chat; never on numbers, codes or log lines), " +
 	"email, iban (per-country length and mod-97), card (12-19 digits, Luhn and issuer ranges, grouped or not), " +
-	"phone (libphonenumber: +international for every country, national formats of US, GB, DE, FR, ES, IT, NL, PT, PL " +
-	"and nine more European countries; a phone keyword such as \"Tel.\" also admits other national formats), " +
+	"phone (libphonenumber: +international for every country, national formats of US, GB, DE, FR, ES, IT, NL, PT, PL, " +
+	"AT, CH, BE, IE, SE and FI; a phone keyword such as \"Tel.\" also admits other national formats), " +
 	"ip (IPv4 and IPv6) and id (national identifiers with their checksums: US SSN, UK NINO, Spanish DNI/NIE, " +
 	"Italian codice fiscale, Swedish personnummer; Dutch BSN, French NIR, German tax id, Polish PESEL, " +
 	"Portuguese NIF and Indian Aadhaar only next to their keyword). Overlaps: the longest span wins, then " +
-	"the more specific type."
+	"the more specific type; every other occurrence of a reported value is reported too."
 
 func entitiesParam() services.Param {
 	return services.Param{
