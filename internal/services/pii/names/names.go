@@ -108,7 +108,43 @@ func (m *Model) labels(ctx context.Context, text string, toks []Token) ([]uint8,
 		labels[i] = uint8(y)
 		y2, y1 = y1, y
 	}
+	afterTitles(&f, labels)
 	return labels, ctx.Err()
+}
+
+// personTitles are honorifics that, in front of a capitalised word, make it a name whatever the
+// tagger scored ("Egregio Sig. Esposito", "Frau Özdemir"). Ambiguous ones (Dr, which is also
+// "Drive"; M, Me; Don) are left to the tagger.
+var personTitles = map[uint64]bool{}
+
+func init() {
+	for _, w := range []string{"mr", "mrs", "ms", "mx", "miss", "herr", "frau", "fräulein", "mme", "mlle",
+		"monsieur", "madame", "mademoiselle", "sr", "sra", "srta", "señor", "señora", "señorita", "dott",
+		"dottssa", "sig", "signor", "signora", "dhr", "mevr", "mevrouw", "meneer", "pan", "pani", "panna",
+		"senhor", "senhora", "doña"} {
+		personTitles[fnv(w)] = true
+	}
+}
+
+// afterTitles makes the capitalised word after a person title the start of a name when the
+// tagger left it out, and the capitalised words right after it (one space apart) part of it.
+func afterTitles(f *featurizer, labels []uint8) {
+	for i := 1; i < len(labels); i++ {
+		ti := &f.info[i]
+		if labels[i] != O || !personTitles[f.info[i-1].lw] || ti.kind != Word || ti.log ||
+			(ti.caps != capInit && ti.caps != capAll && ti.caps != capCamel) || ti.gap&^GapSent != 0 ||
+			f.class(i)&(ClsFunction|ClsMonth|ClsWeekday|ClsTitle|ClsPlace|ClsOrg) != 0 || personTitles[ti.lw] {
+			continue
+		}
+		labels[i] = B
+		for j := i + 1; j < len(labels) && j < i+3; j++ {
+			tj := &f.info[j]
+			if labels[j] != O || tj.kind != Word || tj.gap != 0 || tj.caps != capInit || f.class(j) != 0 {
+				break
+			}
+			labels[j] = I
+		}
+	}
 }
 
 // best returns the label with the highest score that may follow y1 (I only after B or I).
