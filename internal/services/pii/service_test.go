@@ -432,7 +432,8 @@ func checkInvariants(d services.Descriptor, req services.Request, res services.R
 }
 
 // noneRemains checks that no value the detector reported (of minRepeat code points or more)
-// is left anywhere in the text outside the reported spans as a whole word, ignoring case.
+// is left anywhere in the text outside the reported spans as a whole word, ignoring case (names:
+// as written).
 func noneRemains(in string, spans []Span) error {
 	var rest strings.Builder
 	last := 0
@@ -442,13 +443,17 @@ func noneRemains(in string, spans []Span) error {
 		last = s.End
 	}
 	rest.WriteString(in[last:])
-	hay := strings.Map(foldRune, rest.String())
+	folded := strings.Map(foldRune, rest.String())
 	for _, s := range spans {
 		v := strings.TrimSpace(in[s.Start:s.End])
 		if utf8.RuneCountInString(v) < minRepeat {
 			continue
 		}
-		needle := strings.Map(foldRune, v)
+		// Names are looked for again as written, other values in any case.
+		hay, needle := folded, strings.Map(foldRune, v)
+		if s.Type == TypeName {
+			hay, needle = rest.String(), v
+		}
 		for off := 0; ; {
 			i := strings.Index(hay[off:], needle)
 			if i < 0 {
