@@ -1,13 +1,19 @@
 package pii
 
 import (
-	"context"
-	"regexp"
 	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/sluice-api/sluice/internal/services/pii/names"
 )
 
-// emailRe finds local@domain candidates; findEmails then checks lengths, edges and the TLD.
-var emailRe = regexp.MustCompile(`[A-Za-z0-9!#$%&'*+/=?^_{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_{|}~-]+)*@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}`)
+// Limits of an e-mail address (RFC 5321): a local part of at most 64 bytes and a domain of at
+// most 253.
+const (
+	maxLocal  = 64
+	maxDomain = 253
+)
 
 // fileExtensions are endings that have the shape of a TLD but in running text are almost always
 // file names (logo@2x.png), and are not delegated top-level domains.
@@ -17,42 +23,79 @@ var fileExtensions = map[string]bool{
 	"htm": true, "xml": true, "yaml": true, "yml": true, "csv": true, "tiff": true,
 }
 
-func findEmails(_ context.Context, text string, _ []Span) []Span {
-	var out []Span
-	for _, m := range emailRe.FindAllStringIndex(text, -1) {
-		start, end := m[0], m[1]
-		// A local part starts with a letter, digit or underscore in practice; quotes and other
-		// punctuation before it belong to the surrounding text.
-		for start < end && !isASCIIAlnum(text[start]) && text[start] != '_' {
-			start++
-		}
-		if s, ok := validEmail(text, start, end); ok {
-			out = append(out, s)
-		}
-	}
-	return out
+func isLocalByte(c byte) bool {
+	return isASCIIAlnum(c) || strings.IndexByte("!#$%&'*+/=?^_`{|}~.-", c) >= 0
 }
 
-func validEmail(text string, start, end int) (Span, bool) {
-	v := text[start:end]
-	at := strings.LastIndexByte(v, '@')
-	if at <= 0 || at > 64 || len(v) > 254 {
-		return Span{}, false
+// email reads the address around the '@' at i: the local part to its left (ASCII letters,
+// digits and RFC 5322 atom characters, or any Unicode letter) and the domain to its right
+// (labels of letters, digits and hyphens, the last one a TLD of two or more letters). Each side
+// reads at most its RFC 5321 length, so the work per '@' is bounded.
+func (s *scanner) email(at int) {
+	t := s.text
+	start := at
+	for start > 0 && at-start < maxLocal+1 {
+		c := t[start-1]
+		if c < utf8.RuneSelf {
+			if !isLocalByte(c) {
+				break
+			}
+			start--
+			continue
+		}
+		r, n := utf8.DecodeLastRuneInString(t[:start])
+		if !names.IsWordRune(r) {
+			break
+		}
+		start -= n
 	}
-	if c := runeBefore(text, start); isAlnum(c) || c == '.' || c == '@' {
-		return Span{}, false
+	// Quotes and other punctuation before the address belong to the text around it.
+	for start < at && t[start] < utf8.RuneSelf && !isASCIIAlnum(t[start]) && t[start] != '_' {
+		start++
 	}
-	if c := runeAt(text, end); isAlnum(c) || c == '-' || c == '@' || c == '_' ||
-		(c == '.' && isAlnum(runeAt(text, end+1))) {
-		return Span{}, false
+	if start == at || at-start > maxLocal || t[at-1] == '.' || t[start] == '.' {
+		return
 	}
-	tld := strings.ToLower(v[strings.LastIndexByte(v, '.')+1:])
-	if fileExtensions[tld] {
-		return Span{}, false
+	if c := runeBefore(t, start); isAlnum(c) || c == '.' || c == '@' {
+		return
 	}
-	return Span{Type: TypeEmail, Start: start, End: end}, true
+	end, lastDot := at+1, -1
+	for end < len(t) && end-at <= maxDomain {
+		c := t[end]
+		if c < utf8.RuneSelf {
+			switch {
+			case isASCIIAlnum(c) || c == '-':
+				end++
+				continue
+			case c == '.' && end > at+1 && t[end-1] != '.' && t[end-1] != '-' && startsAlnum(t, end+1):
+				lastDot = end
+				end++
+				continue
+			}
+			break
+		}
+		r, n := utf8.DecodeRuneInString(t[end:])
+		if !names.IsWordRune(r) {
+			break
+		}
+		end += n
+	}
+	if lastDot < 0 || end-at > maxDomain || t[end-1] == '-' {
+		return
+	}
+	if c := runeAt(t, end); isAlnum(c) || c == '@' || c == '_' {
+		return
+	}
+	tld := t[lastDot+1 : end]
+	if len(tld) < 2 || len(tld) > 63 || fileExtensions[strings.ToLower(tld)] {
+		return
+	}
+	for _, r := range tld {
+		if !unicode.IsLetter(r) {
+			return
+		}
+	}
+	s.add(start, end, kEmail)
 }
 
-func isASCIIAlnum(b byte) bool {
-	return isDigit(b) || (b|0x20 >= 'a' && b|0x20 <= 'z')
-}
+func startsAlnum(t string, i int) bool { return isAlnum(runeAt(t, i)) }

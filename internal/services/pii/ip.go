@@ -1,45 +1,66 @@
 package pii
 
 import (
-	"context"
 	"net/netip"
-	"regexp"
 	"strings"
 )
 
-var (
-	ipv4Re = regexp.MustCompile(`\d{1,3}(?:\.\d{1,3}){3}`)
-	// ipv6Re finds runs of hex digits, colons and dots; findIPs keeps those with at least two
-	// colons that net/netip parses as IPv6.
-	ipv6Re = regexp.MustCompile(`[0-9A-Fa-f:][0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*`)
-)
+// maxIPv6 is the longest textual IPv6 address (with an embedded IPv4 tail).
+const maxIPv6 = 45
 
-func findIPs(_ context.Context, text string, _ []Span) []Span {
-	var out []Span
-	for _, m := range ipv4Re.FindAllStringIndex(text, -1) {
-		if !standalone(text, m[0], m[1]) {
-			continue
-		}
-		if a, err := netip.ParseAddr(text[m[0]:m[1]]); err == nil && a.Is4() {
-			out = append(out, Span{Type: TypeIP, Start: m[0], End: m[1]})
+// ipv4 reports a dotted quad that is a whole numeric sequence (or is followed by a CIDR prefix
+// length, "10.0.0.0/8"): four groups of one to three digits joined by dots, which net/netip
+// accepts (no octet above 255, no leading zeros).
+func (s *scanner) ipv4(gs []group) {
+	if len(gs) < 4 || (len(gs) > 4 && !(len(gs) == 5 && gs[4].sepIs("/") && gs[4].n() <= 2)) {
+		return
+	}
+	for i, g := range gs[:4] {
+		if g.n() > 3 || (i > 0 && !g.sepIs(".")) {
+			return
 		}
 	}
-	for _, m := range ipv6Re.FindAllStringIndex(text, -1) {
-		start, end := m[0], m[1]
-		// A trailing dot or colon is sentence punctuation, not part of the address.
-		for end > start && (text[end-1] == '.' || (text[end-1] == ':' && !strings.HasSuffix(text[start:end], "::"))) {
-			end--
-		}
-		v := text[start:end]
-		if strings.Count(v, ":") < 2 || isAlnum(runeBefore(text, start)) || runeBefore(text, start) == ':' ||
-			isAlnum(runeAt(text, end)) {
-			continue
-		}
-		if a, err := netip.ParseAddr(v); err == nil && a.Is6() {
-			out = append(out, Span{Type: TypeIP, Start: start, End: end})
-		}
+	start, end := int(gs[0].start), int(gs[3].end)
+	if a, err := netip.ParseAddr(s.text[start:end]); err == nil && a.Is4() {
+		s.add(start, end, kIP)
 	}
-	return out
+}
+
+func isHexOrColon(c byte) bool {
+	return isDigit(c) || (c|0x20 >= 'a' && c|0x20 <= 'f') || c == ':' || c == '.'
+}
+
+// ipv6 examines the run of hex digits, colons and dots around the ':' at i, once per run: a run
+// with at least two colons and at most 45 characters that net/netip parses as IPv6 (sentence
+// punctuation at its end aside) is an address. Longer runs are skipped whole.
+func (s *scanner) ipv6(i int) {
+	t := s.text
+	start := i
+	for start > 0 && i-start <= maxIPv6 && isHexOrColon(t[start-1]) {
+		start--
+	}
+	end := i + 1
+	for end < len(t) && isHexOrColon(t[end]) {
+		end++
+	}
+	s.hexEnd = end
+	if end-start > maxIPv6+1 || (start > 0 && isHexOrColon(t[start-1])) {
+		return
+	}
+	if isAlnum(runeBefore(t, start)) || isAlnum(runeAt(t, end)) {
+		return
+	}
+	// A trailing dot or colon is punctuation, not part of the address ("... from fe80::1.").
+	for end > start && (t[end-1] == '.' || (t[end-1] == ':' && !strings.HasSuffix(t[start:end], "::"))) {
+		end--
+	}
+	v := t[start:end]
+	if strings.Count(v, ":") < 2 {
+		return
+	}
+	if a, err := netip.ParseAddr(v); err == nil && a.Is6() && a.Zone() == "" {
+		s.add(start, end, kIP)
+	}
 }
 
 // canonicalIP is netip's canonical text form of the address.

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/nyaruka/phonenumbers"
 	"github.com/sluice-api/sluice/internal/services"
+	"github.com/sluice-api/sluice/internal/services/pii/names"
 )
 
 // Service names.
@@ -23,32 +23,73 @@ const (
 )
 
 const (
-	version      = 1
-	modelID      = "sluice-pii-recognizers-v1"
+	version      = 2
+	modelID      = "sluice-pii-v2"
 	modelLicense = "Apache-2.0"
 	defaultMask  = "[REDACTED]"
 	maxMaskLen   = 64
+
+	maxAllow    = 100 // items of the allow param
+	maxAllowLen = 200 // code points of one allow item
+	maxDeny     = 64  // items of the deny param
+	maxDenyLen  = maxDenyRunes
+	maxEntities = 7
 )
 
 // defaultEntities is the entities parameter's default.
 var defaultEntities = []string{TypeName, TypeEmail, TypeID}
 
-const recognizersDoc = "Entity types: name (English-centric rules: honorifics, cue phrases such as " +
-	"\"my name is\", and a list of common given names followed by a surname; precision over recall), " +
-	"email, iban (per-country length and mod-97), id (national ids with checksums: US SSN, UK NINO, " +
-	"Spanish DNI/NIE, Italian codice fiscale, Swedish personnummer; Dutch BSN, French NIR and Indian " +
-	"Aadhaar only next to a keyword), phone (libphonenumber, default region US or +international), " +
-	"card (Luhn and issuer prefixes) and ip (IPv4 and IPv6). The structured recognizers are " +
-	"language-independent."
+// nameLanguages are the languages the name recognizer was trained and evaluated on; the
+// structured recognizers do not depend on the language.
+var nameLanguages = []string{"de", "en", "es", "fr", "it", "nl", "pl", "pt"}
+
+const recognizersDoc = "Entity types: name (a statistical tagger trained on de, en, es, fr, it, nl, pl and pt " +
+	"text with given-name and surname lists of many locales: titles and cue phrases, multi-word, hyphenated " +
+	"and particle names, names in lower case in chat; never on numbers, codes or log lines), " +
+	"email, iban (per-country length and mod-97), card (12-19 digits, Luhn and issuer ranges, grouped or not), " +
+	"phone (libphonenumber: +international for every country, national formats of US, GB, DE, FR, ES, IT, NL, PT, PL, " +
+	"AT, CH, BE, IE, SE and FI; a phone keyword such as \"Tel.\" also admits other national formats), " +
+	"ip (IPv4 and IPv6) and id (national identifiers with their checksums: US SSN, UK NINO, Spanish DNI/NIE, " +
+	"Italian codice fiscale, Swedish personnummer; Dutch BSN, French NIR, German tax id, Polish PESEL, " +
+	"Portuguese NIF and Indian Aadhaar only next to their keyword). Overlaps: the longest span wins, then " +
+	"the more specific type; every other occurrence of a reported value is reported too."
 
 func entitiesParam() services.Param {
 	return services.Param{
 		Type:        services.ParamArray,
 		Items:       services.ParamString,
 		Default:     slices.Clone(defaultEntities),
-		Allowed:     slices.Clone(priority[:]),
-		MaxLength:   services.Ptr(len(priority)),
+		Allowed:     Types(),
+		MaxLength:   services.Ptr(maxEntities),
 		Description: "Entity types to find: name, email, iban, id, phone, card, ip.",
+	}
+}
+
+func allowParam() services.Param {
+	return services.Param{
+		Type:          services.ParamArray,
+		Items:         services.ParamString,
+		Default:       []string{},
+		MaxLength:     services.Ptr(maxAllow),
+		ItemMinLength: services.Ptr(1),
+		ItemMaxLength: services.Ptr(maxAllowLen),
+		Description: fmt.Sprintf("Values never replaced: a detected value equal to an item, ignoring case "+
+			"and surrounding white space, stays in the text (the whole value must match). At most %d items "+
+			"of 1 to %d characters.", maxAllow, maxAllowLen),
+	}
+}
+
+func denyParam() services.Param {
+	return services.Param{
+		Type:          services.ParamArray,
+		Items:         services.ParamString,
+		Default:       []string{},
+		MaxLength:     services.Ptr(maxDeny),
+		ItemMinLength: services.Ptr(1),
+		ItemMaxLength: services.Ptr(maxDenyLen),
+		Description: fmt.Sprintf("Literal strings always replaced, as entity type custom (tokens [CUSTOM_...]), "+
+			"wherever they occur as whole words, ignoring case; they win over allow. At most %d items of 1 "+
+			"to %d characters.", maxDeny, maxDenyLen),
 	}
 }
 
@@ -61,36 +102,61 @@ func descriptor(name, description string, params map[string]services.Param) serv
 		Accepts:     []string{services.TypeText},
 		Emits:       services.EmitsSame,
 		BillingUnit: "characters",
-		Languages:   []string{"en"},
+		Languages:   slices.Clone(nameLanguages),
 		Params:      params,
 		Model:       services.Model{ID: modelID, License: modelLicense},
 	}
 }
 
-// selfCheck makes sure the phone metadata is usable before the service is offered.
+// selfCheck makes sure the phone metadata and the name model are usable before the service is
+// offered.
 func selfCheck() error {
-	n, err := phonenumbers.Parse("+1 650-253-0000", phoneRegion)
-	if err != nil {
+	if _, err := phoneRegions(); err != nil {
 		return fmt.Errorf("pii: phone metadata: %w", err)
 	}
-	if !phonenumbers.IsValidNumber(n) {
+	if _, ok := parsePhone("16502530000", true); !ok {
 		return errors.New("pii: phone metadata rejects a known valid number")
 	}
+	if _, err := names.Default(); err != nil {
+		return fmt.Errorf("pii: name model: %w", err)
+	}
+	names.Warm()
 	return nil
 }
 
-// entities reads the entities parameter (the default when absent) and rejects unknown types.
-func entities(p services.Params) ([]string, error) {
-	if _, ok := p["entities"]; !ok {
-		return defaultEntities, nil
+// options reads the entities (the default when absent), allow and deny parameters, and checks
+// the limits the engine enforces, for callers that do not go through it.
+func options(p services.Params) (Options, error) {
+	var o Options
+	o.Types = defaultEntities
+	if _, ok := p["entities"]; ok {
+		o.Types = p.Strings("entities")
 	}
-	es := p.Strings("entities")
-	for _, e := range es {
-		if !slices.Contains(priority[:], e) {
-			return nil, fmt.Errorf("pii: unknown entity type %q", e)
+	for _, e := range o.Types {
+		if !slices.Contains(entityTypes, e) {
+			return Options{}, fmt.Errorf("pii: unknown entity type %q", e)
 		}
 	}
-	return es, nil
+	o.Allow, o.Deny = p.Strings("allow"), p.Strings("deny")
+	if err := checkItems("allow", o.Allow, maxAllow, maxAllowLen); err != nil {
+		return Options{}, err
+	}
+	if err := checkItems("deny", o.Deny, maxDeny, maxDenyLen); err != nil {
+		return Options{}, err
+	}
+	return o, nil
+}
+
+func checkItems(name string, items []string, maxItems, maxLen int) error {
+	if len(items) > maxItems {
+		return fmt.Errorf("pii: %s has more than %d items", name, maxItems)
+	}
+	for _, it := range items {
+		if n := utf8.RuneCountInString(it); n < 1 || n > maxLen {
+			return fmt.Errorf("pii: %s has an item of %d characters (1 to %d allowed)", name, n, maxLen)
+		}
+	}
+	return nil
 }
 
 func checkText(p services.Payload) error {
@@ -132,6 +198,8 @@ func (*Redact) Descriptor() services.Descriptor {
 	return descriptor(RedactName, "Replaces personal data in the text with a mask; changes is the number of spans replaced.",
 		map[string]services.Param{
 			"entities": entitiesParam(),
+			"allow":    allowParam(),
+			"deny":     denyParam(),
 			"mask": {
 				Type:        services.ParamString,
 				Default:     defaultMask,
@@ -146,7 +214,7 @@ func (*Redact) Run(ctx context.Context, req services.Request) (services.Result, 
 	if err := checkText(req.Payload); err != nil {
 		return services.Result{}, err
 	}
-	types, err := entities(req.Params)
+	opts, err := options(req.Params)
 	if err != nil {
 		return services.Result{}, err
 	}
@@ -157,7 +225,7 @@ func (*Redact) Run(ctx context.Context, req services.Request) (services.Result, 
 	if utf8.RuneCountInString(mask) > maxMaskLen {
 		return services.Result{}, fmt.Errorf("pii: mask longer than %d characters", maxMaskLen)
 	}
-	spans, err := detect(ctx, req.Payload.Value, types)
+	spans, err := find(ctx, req.Payload.Value, opts)
 	if err != nil {
 		return services.Result{}, fmt.Errorf("pii: redact: %w", err)
 	}
@@ -187,7 +255,7 @@ func (*Tokenize) Descriptor() services.Descriptor {
 	return descriptor(TokenizeName, "Replaces personal data in the text with typed tokens such as [NAME_3f9a2c1b], "+
 		"deterministic per account (HMAC-SHA256 of account, entity type and normalised value); "+
 		"map gives token to original value.",
-		map[string]services.Param{"entities": entitiesParam()})
+		map[string]services.Param{"entities": entitiesParam(), "allow": allowParam(), "deny": denyParam()})
 }
 
 // ErrNoTokenKey is returned when a tokenize request carries no key.
@@ -201,12 +269,12 @@ func (*Tokenize) Run(ctx context.Context, req services.Request) (services.Result
 	if len(req.TokenKey) == 0 {
 		return services.Result{}, ErrNoTokenKey
 	}
-	types, err := entities(req.Params)
+	opts, err := options(req.Params)
 	if err != nil {
 		return services.Result{}, err
 	}
 	text := req.Payload.Value
-	spans, err := detect(ctx, text, types)
+	spans, err := find(ctx, text, opts)
 	if err != nil {
 		return services.Result{}, fmt.Errorf("pii: tokenize: %w", err)
 	}
@@ -247,7 +315,8 @@ func token(mac hash.Hash, account, typ, value string) string {
 
 // Canonical is the form of a detected value that tokens are computed from: e-mail addresses in
 // lower case, IBANs and ids upper case without separators, cards as digits, phones in E.164,
-// IPs in net/netip's canonical form, names with single spaces.
+// IPs in net/netip's canonical form, names with single spaces, deny-list (custom) values in
+// lower case with single spaces.
 func Canonical(typ, value string) string {
 	switch typ {
 	case TypeEmail:
@@ -264,6 +333,8 @@ func Canonical(typ, value string) string {
 		return canonicalIP(value)
 	case TypeName:
 		return canonicalName(value)
+	case TypeCustom:
+		return strings.Map(foldRune, canonicalName(value))
 	}
 	return value
 }

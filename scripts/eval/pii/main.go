@@ -1,23 +1,38 @@
-// Command pii scores the PII recognizers of internal/services/pii on public labeled data and
-// prints markdown tables: span-level precision, recall and F1 per entity type on the presidio-research
-// synthetic set (exact-span and overlap matching), and person-name precision and recall on
-// WikiGold (I-PER mentions).
+// Command pii measures governance.pii.redact and .tokenize on held-out data and prints markdown
+// tables:
 //
-// Usage: go run ./scripts/eval/pii -data ../shared/data
+//   - the presidio-research synthetic set: precision, recall and F1 per entity type (PERSON ->
+//     name, EMAIL_ADDRESS -> email, IBAN_CODE -> iban, CREDIT_CARD -> card, PHONE_NUMBER -> phone,
+//     IP_ADDRESS -> ip, US_SSN -> id), with exact and overlapping spans;
+//   - person names on WikiGold (en), on the held-out fifth of Europeana Newspapers (de, fr, nl)
+//     and on the LeNER-Br test split (pt);
+//   - a generated multilingual set of checksum-valid values (seeded): recall per type and locale,
+//     and how many look-alike distractors (bad checksums, order numbers, dates, versions) are
+//     reported;
+//   - the project's own held-out set (internal/services/pii/testdata/heldout.jsonl): chat and
+//     e-mail texts in eight languages run through the redaction service with the params a client
+//     would send, scored as values removed and distractors kept.
+//
+// None of these sets is used for training (see scripts/train/pii).
+//
+// Usage: go run ./scripts/eval/pii [-data ../shared/data] [-seed 1]
 package main
 
 import (
-	"bufio"
-	"encoding/json"
+	"context"
 	"flag"
 	"fmt"
 	"io"
+	"log"
 	"os"
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/sluice-api/sluice/internal/services/pii"
+	"github.com/sluice-api/sluice/internal/services/pii/names"
+	"github.com/sluice-api/sluice/scripts/internal/evalkit"
+	"github.com/sluice-api/sluice/scripts/internal/nerdata"
 )
 
 // presidioTypes maps the synthetic set's entity types to Sluice entity types.
@@ -32,41 +47,55 @@ var presidioTypes = map[string]string{
 }
 
 func main() {
-	data := flag.String("data", "../shared/data", "directory of the shared labeled data")
+	data := evalkit.DataFlag()
+	seed := flag.Uint64("seed", 1, "seed of the generated checksum set")
+	only := flag.String("only", "", "comma-separated sections to run: presidio, names, checksums, heldout (default all)")
+	flag.IntVar(&showErrors, "errors", 0, "print up to this many missed and spurious names per set to stderr")
 	flag.Parse()
-	if err := run(os.Stdout, *data); err != nil {
-		fmt.Fprintln(os.Stderr, "eval pii:", err)
-		os.Exit(1)
+	if err := run(os.Stdout, *data, *seed, *only); err != nil {
+		log.Fatal("eval pii: ", err)
 	}
 }
 
-func run(w io.Writer, data string) error {
-	synth, err := evalPresidio(filepath.Join(data, "pii", "presidio-research", "synth_dataset_v2.json"))
-	if err != nil {
-		return err
+func run(w io.Writer, data string, seed uint64, only string) error {
+	want := func(s string) bool { return only == "" || strings.Contains(","+only+",", ","+s+",") }
+	if want("presidio") {
+		if err := presidio(w, data); err != nil {
+			return err
+		}
 	}
-	fmt.Fprintln(w, "### presidio-research synth_dataset_v2 (1,500 synthetic samples)")
-	fmt.Fprintln(w)
-	printTable(w, synth, pii.Types())
-	wiki, err := evalWikiGold(filepath.Join(data, "pii", "wikigold", "wikigold.conll.txt"))
-	if err != nil {
-		return err
+	if want("names") {
+		if err := personNames(w, data); err != nil {
+			return err
+		}
 	}
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "### WikiGold person names (I-PER mentions)")
-	fmt.Fprintln(w)
-	printTable(w, map[string]*score{pii.TypeName: wiki}, []string{pii.TypeName})
+	if want("checksums") {
+		if err := checksums(w, seed); err != nil {
+			return err
+		}
+	}
+	if want("heldout") {
+		if err := heldout(w); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
-// score counts matches for one entity type under exact and overlap matching.
+// span is a gold or predicted entity: code points [start, end) of a text.
+type span struct {
+	typ        string
+	start, end int
+}
+
+// score counts matches of one entity type under exact and overlap matching.
 type score struct {
 	gold, pred             int
 	predExact, predOverlap int // predicted spans that match a gold span
 	goldExact, goldOverlap int // gold spans matched by a prediction
 }
 
-func (s *score) add(gold, pred []pii.Span) {
+func (s *score) add(gold, pred []span) {
 	s.gold += len(gold)
 	s.pred += len(pred)
 	for _, p := range pred {
@@ -81,15 +110,24 @@ func (s *score) add(gold, pred []pii.Span) {
 	}
 }
 
-func match(s pii.Span, others []pii.Span) (exact, overlap bool) {
+func (s *score) merge(o *score) {
+	s.gold += o.gold
+	s.pred += o.pred
+	s.predExact += o.predExact
+	s.predOverlap += o.predOverlap
+	s.goldExact += o.goldExact
+	s.goldOverlap += o.goldOverlap
+}
+
+func match(s span, others []span) (exact, overlap bool) {
 	for _, o := range others {
-		if o.Type != s.Type {
+		if o.typ != s.typ {
 			continue
 		}
-		if o.Start == s.Start && o.End == s.End {
+		if o.start == s.start && o.end == s.end {
 			exact = true
 		}
-		if o.Start < s.End && s.Start < o.End {
+		if o.start < s.end && s.start < o.end {
 			overlap = true
 		}
 	}
@@ -110,40 +148,28 @@ func ratio(a, b int) float64 {
 	return float64(a) / float64(b)
 }
 
-func f1(p, r float64) float64 {
-	if p+r == 0 {
-		return 0
-	}
-	return 2 * p * r / (p + r)
-}
+func f3(x float64) string { return fmt.Sprintf("%.3f", x) }
 
-func printTable(w io.Writer, scores map[string]*score, order []string) {
-	fmt.Fprintln(w, "| entity | gold | predicted | P exact | R exact | F1 exact | P overlap | R overlap | F1 overlap |")
-	fmt.Fprintln(w, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-	var total score
-	for _, t := range order {
-		s, ok := scores[t]
-		if !ok {
-			continue
-		}
-		printRow(w, t, s)
-		total.gold += s.gold
-		total.pred += s.pred
-		total.predExact += s.predExact
-		total.predOverlap += s.predOverlap
-		total.goldExact += s.goldExact
-		total.goldOverlap += s.goldOverlap
-	}
-	if len(scores) > 1 {
-		printRow(w, "**all**", &total)
-	}
-}
-
-func printRow(w io.Writer, name string, s *score) {
+func scoreRow(name string, s *score) []string {
 	pe, re := ratio(s.predExact, s.pred), ratio(s.goldExact, s.gold)
 	po, ro := ratio(s.predOverlap, s.pred), ratio(s.goldOverlap, s.gold)
-	fmt.Fprintf(w, "| %s | %d | %d | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |\n",
-		name, s.gold, s.pred, pe, re, f1(pe, re), po, ro, f1(po, ro))
+	return []string{name, fmt.Sprint(s.gold), fmt.Sprint(s.pred), f3(pe), f3(re), f3(evalkit.F1(pe, re)),
+		f3(po), f3(ro), f3(evalkit.F1(po, ro))}
+}
+
+var scoreHeader = []string{"entity", "gold", "predicted", "P exact", "R exact", "F1 exact", "P overlap", "R overlap", "F1 overlap"}
+
+// find runs the detector with code-point offsets.
+func find(text string, types []string) []span {
+	ents, err := pii.Find(context.Background(), text, pii.Options{Types: types})
+	if err != nil {
+		log.Fatal(err)
+	}
+	out := make([]span, len(ents))
+	for i, e := range ents {
+		out[i] = span{typ: e.Type, start: e.Start, end: e.End}
+	}
+	return out
 }
 
 type presidioSample struct {
@@ -155,73 +181,142 @@ type presidioSample struct {
 	} `json:"spans"`
 }
 
-func evalPresidio(path string) (map[string]*score, error) {
-	raw, err := os.ReadFile(path)
+func presidio(w io.Writer, data string) error {
+	path, err := evalkit.Require(data, "pii", "presidio-research", "synth_dataset_v2.json")
 	if err != nil {
-		return nil, fmt.Errorf("read presidio set: %w", err)
+		return err
 	}
-	var samples []presidioSample
-	if err := json.Unmarshal(raw, &samples); err != nil {
-		return nil, fmt.Errorf("parse %s: %w", path, err)
+	samples, err := evalkit.ReadJSON[[]presidioSample](path)
+	if err != nil {
+		return err
 	}
-	scores := make(map[string]*score)
+	scores := map[string]*score{}
 	for _, t := range pii.Types() {
 		scores[t] = &score{}
 	}
+	shown := 0
 	for _, smp := range samples {
-		// Offsets in the set count code points; Detect's count bytes.
-		byteAt := runeOffsets(smp.FullText)
-		gold := make(map[string][]pii.Span)
+		gold := map[string][]span{}
 		for _, s := range smp.Spans {
-			t, ok := presidioTypes[s.EntityType]
-			if !ok {
-				continue
+			if t, ok := presidioTypes[s.EntityType]; ok {
+				gold[t] = append(gold[t], span{typ: t, start: s.Start, end: s.End})
 			}
-			gold[t] = append(gold[t], pii.Span{Type: t, Start: byteAt[s.Start], End: byteAt[s.End]})
 		}
-		pred := make(map[string][]pii.Span)
-		for _, s := range pii.Detect(smp.FullText, pii.Types()) {
-			pred[s.Type] = append(pred[s.Type], s)
+		pred := map[string][]span{}
+		for _, s := range find(smp.FullText, pii.Types()) {
+			pred[s.typ] = append(pred[s.typ], s)
 		}
 		for _, t := range pii.Types() {
 			scores[t].add(gold[t], pred[t])
 		}
+		shown += printErrors("presidio", smp.FullText, gold[pii.TypeName], pred[pii.TypeName], showErrors-shown)
 	}
-	return scores, nil
+	fmt.Fprintf(w, "### presidio-research synth_dataset_v2 (%d samples, all entity types requested)\n\n", len(samples))
+	var rows [][]string
+	var total score
+	for _, t := range pii.Types() {
+		rows = append(rows, scoreRow(t, scores[t]))
+		total.merge(scores[t])
+	}
+	rows = append(rows, scoreRow("**all**", &total))
+	evalkit.Table(w, scoreHeader, rows)
+	fmt.Fprintln(w)
+	return nil
 }
 
-// runeOffsets maps each code-point index (0..n) of s to its byte offset.
-func runeOffsets(s string) []int {
-	out := make([]int, 0, utf8.RuneCountInString(s)+1)
-	for i := range s {
-		out = append(out, i)
-	}
-	return append(out, len(s))
-}
-
-// evalWikiGold scores names sentence by sentence; tokens are joined with single spaces.
-func evalWikiGold(path string) (*score, error) {
-	f, err := os.Open(path)
+// personNames scores the name recognizer (through pii.Find with entities [name]) on the NER
+// sets.
+func personNames(w io.Writer, data string) error {
+	var rows [][]string
+	wg, err := evalkit.Require(data, "pii", "wikigold", "wikigold.conll.txt")
 	if err != nil {
-		return nil, fmt.Errorf("open wikigold: %w", err)
+		return err
 	}
-	defer f.Close()
+	docs, err := wikigold(wg)
+	if err != nil {
+		return err
+	}
+	rows = append(rows, nameRow("en", "WikiGold (all, I-PER)", docs))
+	eu, err := evalkit.Require(data, "ner", "europeana-newspapers")
+	if err != nil {
+		return err
+	}
+	for _, lang := range nerdata.EuropeanaLanguages {
+		_, test, err := nerdata.Europeana(eu, lang)
+		if err != nil {
+			return err
+		}
+		var exs []names.Example
+		for _, b := range test {
+			exs = append(exs, nerdata.Example(b))
+		}
+		rows = append(rows, nameRow(lang, "Europeana Newspapers held-out fifth", exs))
+	}
+	lener, err := evalkit.Require(data, "ner", "lener-br")
+	if err != nil {
+		return err
+	}
+	blocks, err := nerdata.LeNERBr(lener, "test")
+	if err != nil {
+		return err
+	}
+	var exs []names.Example
+	for _, b := range blocks {
+		exs = append(exs, nerdata.Example(b))
+	}
+	rows = append(rows, nameRow("pt", "LeNER-Br test (PESSOA)", exs))
+	fmt.Fprintln(w, "### Person names (entities [name]; span-level)")
+	fmt.Fprintln(w)
+	evalkit.Table(w, []string{"lang", "set", "gold", "predicted", "P exact", "R exact", "F1 exact", "P overlap", "R overlap", "F1 overlap"}, rows)
+	fmt.Fprintln(w)
+	return nil
+}
+
+// showErrors is the -errors flag.
+var showErrors int
+
+func nameRow(lang, set string, exs []names.Example) []string {
 	var s score
+	shown := 0
+	for _, ex := range exs {
+		var gold []span
+		for _, n := range ex.Names {
+			gold = append(gold, span{typ: pii.TypeName, start: utf8.RuneCountInString(ex.Text[:n.Start]), end: utf8.RuneCountInString(ex.Text[:n.End])})
+		}
+		pred := find(ex.Text, []string{pii.TypeName})
+		s.add(gold, pred)
+		shown += printErrors(lang, ex.Text, gold, pred, showErrors-shown)
+	}
+	row := scoreRow(set, &s)
+	return append([]string{lang}, row...)
+}
+
+// wikigold reads WikiGold's documents (split at -DOCSTART-), sentences on their own lines and
+// tokens joined by spaces, with I-PER mentions as names.
+func wikigold(path string) ([]names.Example, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var out []names.Example
 	var b strings.Builder
-	var gold []pii.Span
-	inPer := false
+	var spans []names.Span
+	inPer, newSentence := false, false
 	flush := func() {
 		if b.Len() > 0 {
-			s.add(gold, pii.Detect(b.String(), []string{pii.TypeName}))
+			out = append(out, names.Example{Text: b.String(), Names: spans})
 		}
 		b.Reset()
-		gold, inPer = gold[:0], false
+		spans, inPer, newSentence = nil, false, false
 	}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "-DOCSTART-") {
+	for _, line := range strings.Split(string(raw), "\n") {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "-DOCSTART-") {
 			flush()
+			continue
+		}
+		if line == "" {
+			newSentence, inPer = true, false
 			continue
 		}
 		i := strings.LastIndexByte(line, ' ')
@@ -229,23 +324,73 @@ func evalWikiGold(path string) (*score, error) {
 			return nil, fmt.Errorf("wikigold: malformed line %q", line)
 		}
 		tok, tag := line[:i], line[i+1:]
-		if b.Len() > 0 {
+		switch {
+		case b.Len() > 0 && newSentence:
+			b.WriteByte('\n')
+		case b.Len() > 0:
 			b.WriteByte(' ')
 		}
+		newSentence = false
 		start := b.Len()
 		b.WriteString(tok)
 		if tag == "I-PER" {
 			if inPer {
-				gold[len(gold)-1].End = b.Len()
+				spans[len(spans)-1].End = b.Len()
 			} else {
-				gold = append(gold, pii.Span{Type: pii.TypeName, Start: start, End: b.Len()})
+				spans = append(spans, names.Span{Start: start, End: b.Len()})
 			}
 		}
 		inPer = tag == "I-PER"
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("read wikigold: %w", err)
-	}
 	flush()
-	return &s, nil
+	return out, nil
+}
+
+// errOut receives the -errors listing.
+var errOut io.Writer = os.Stderr
+
+// repoPath finds path relative to the repository root (the directory holding go.mod), from any
+// working directory inside the repository.
+func repoPath(path string) (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return filepath.Join(dir, path), nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("%s: not inside the repository", path)
+		}
+		dir = parent
+	}
+}
+
+// printErrors prints, to stderr, up to limit gold names not overlapped by a prediction and
+// predictions overlapping no gold name, with some context; it returns how many it printed.
+func printErrors(set, text string, gold, pred []span, limit int) int {
+	if limit <= 0 {
+		return 0
+	}
+	runes := []rune(text)
+	n := 0
+	show := func(kind string, s span) {
+		lo, hi := max(s.start-40, 0), min(s.end+40, len(runes))
+		ctx := string(runes[lo:s.start]) + "[[" + string(runes[s.start:s.end]) + "]]" + string(runes[s.end:hi])
+		fmt.Fprintf(errOut, "%s %s: %q\n", set, kind, ctx)
+		n++
+	}
+	for _, g := range gold {
+		if _, o := match(g, pred); !o && n < limit {
+			show("MISS", g)
+		}
+	}
+	for _, p := range pred {
+		if _, o := match(p, gold); !o && n < limit {
+			show("SPURIOUS", p)
+		}
+	}
+	return n
 }

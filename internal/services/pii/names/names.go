@@ -1,0 +1,261 @@
+// Package names finds person names in text with a statistical tagger: an averaged perceptron
+// over the text's words that labels each word outside, beginning or inside a name (BIO),
+// greedily from left to right. Its features are the word, its shape, prefixes and suffixes,
+// capitalisation, its neighbours, the punctuation and line breaks around it, a gazetteer of
+// given names and surnames of many locales, a small lexicon of titles, cue words, months,
+// weekdays, places, organisations, products and roles, the labels already given, and whether
+// the word was tagged as a name earlier in the text. The weights are hashed into a fixed number
+// of buckets and stored as 16-bit integers.
+//
+// The model and the gazetteer are trained by scripts/train/pii and embedded; see MODEL.md.
+// Tagging is linear in the text: one tokenizing pass, one pass per line for the log-line rule,
+// and a bounded number of features per word.
+package names
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	_ "embed"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"sync"
+)
+
+// Span is a name: text[Start:End], byte offsets.
+type Span struct{ Start, End int }
+
+// Model is a trained tagger: the weights of every feature bucket for each label, and the
+// gazetteer its features look words up in.
+type Model struct {
+	bits    uint
+	weights []int16 // bucket*numLabels + label
+	scale   float32 // weight = int16 / scale
+	gaz     *Gazetteer
+}
+
+//go:embed tagger.model.gz
+var modelFile []byte
+
+//go:embed gazetteer.bin.gz
+var gazetteerFile []byte
+
+// Default returns the embedded model, loaded once per process.
+var Default = sync.OnceValues(func() (*Model, error) {
+	g, err := ReadGazetteer(bytes.NewReader(gazetteerFile))
+	if err != nil {
+		return nil, err
+	}
+	m, err := ReadModel(bytes.NewReader(modelFile))
+	if err != nil {
+		return nil, err
+	}
+	m.gaz = g
+	return m, nil
+})
+
+// WithGazetteer returns a copy of m that looks words up in g.
+func (m *Model) WithGazetteer(g *Gazetteer) *Model {
+	c := *m
+	c.gaz = g
+	return &c
+}
+
+// checkEvery is how many tokens the tagger handles between two looks at its context.
+const checkEvery = 1024
+
+// Tag returns the names in text, in order. It returns ctx.Err() when ctx is done first.
+func (m *Model) Tag(ctx context.Context, text string) ([]Span, error) {
+	toks := Tokenize(text)
+	labels, err := m.labels(ctx, text, toks)
+	if err != nil {
+		return nil, err
+	}
+	return Spans(text, toks, labels), nil
+}
+
+// labels tags every token of text greedily from left to right.
+func (m *Model) labels(ctx context.Context, text string, toks []Token) ([]uint8, error) {
+	f := featurizer{text: text, toks: toks, bits: m.bits, buf: make([]uint32, 0, 64)}
+	f.info = analyse(text, toks, m.gaz, make([]byte, 0, 64))
+	labels := make([]uint8, len(toks))
+	seen := map[uint64]bool{}
+	y1, y2 := O, O
+	for i := range toks {
+		if i%checkEvery == checkEvery-1 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		y := O
+		ti := &f.info[i]
+		if ti.candidate || (y1 != O && ti.kind == Word && !ti.log) {
+			var score [numLabels]int32
+			for _, b := range f.features(i, y1, y2, seen[ti.lw]) {
+				w := m.weights[int(b)*numLabels : int(b)*numLabels+numLabels]
+				score[O] += int32(w[O])
+				score[B] += int32(w[B])
+				score[I] += int32(w[I])
+			}
+			y = best(score[:], y1)
+			if y != O {
+				seen[ti.lw] = true
+			}
+		}
+		labels[i] = uint8(y)
+		y2, y1 = y1, y
+	}
+	afterTitles(&f, labels)
+	return labels, ctx.Err()
+}
+
+// personTitles are honorifics that, in front of a capitalised word, make it a name whatever the
+// tagger scored ("Egregio Sig. Esposito", "Frau Özdemir"). Ambiguous ones (Dr, which is also
+// "Drive"; M, Me; Don) are left to the tagger.
+var personTitles = map[uint64]bool{}
+
+func init() {
+	for _, w := range []string{"mr", "mrs", "ms", "mx", "miss", "herr", "frau", "fräulein", "mme", "mlle",
+		"monsieur", "madame", "mademoiselle", "sr", "sra", "srta", "señor", "señora", "señorita", "dott",
+		"dottssa", "sig", "signor", "signora", "dhr", "mevr", "mevrouw", "meneer", "pan", "pani", "panna",
+		"senhor", "senhora", "doña"} {
+		personTitles[fnv(w)] = true
+	}
+}
+
+// afterTitles makes the capitalised word after a person title the start of a name when the
+// tagger left it out, and the capitalised words right after it (one space apart) part of it.
+func afterTitles(f *featurizer, labels []uint8) {
+	for i := 1; i < len(labels); i++ {
+		ti := &f.info[i]
+		if labels[i] != O || !personTitles[f.info[i-1].lw] || ti.kind != Word || ti.log ||
+			(ti.caps != capInit && ti.caps != capAll && ti.caps != capCamel) || ti.gap&^GapSent != 0 ||
+			f.class(i)&(ClsFunction|ClsMonth|ClsWeekday|ClsTitle|ClsPlace|ClsOrg) != 0 || personTitles[ti.lw] {
+			continue
+		}
+		labels[i] = B
+		for j := i + 1; j < len(labels) && j < i+3; j++ {
+			tj := &f.info[j]
+			if labels[j] != O || tj.kind != Word || tj.gap != 0 || tj.caps != capInit || f.class(j) != 0 {
+				break
+			}
+			labels[j] = I
+		}
+	}
+}
+
+// best returns the label with the highest score that may follow y1 (I only after B or I).
+func best[T int32 | float64](score []T, y1 int) int {
+	y := O
+	if score[B] > score[y] {
+		y = B
+	}
+	if y1 != O && score[I] > score[y] {
+		y = I
+	}
+	return y
+}
+
+// Spans turns the labels of toks into name spans. A name is a B token and the I tokens after
+// it, cut where the text between two of its words is more than a space, a hyphen, or the
+// period after an initial ("John F. Kennedy"). A trailing possessive 's is left out.
+func Spans(text string, toks []Token, labels []uint8) []Span {
+	var out []Span
+	open := false
+	for i, t := range toks {
+		l := labels[i]
+		if l == I && open && joins(text, toks, i) {
+			out[len(out)-1].End = int(t.End)
+			continue
+		}
+		if l == O {
+			open = false
+			continue
+		}
+		out = append(out, Span{Start: int(t.Start), End: int(t.End)})
+		open = true
+	}
+	for i, s := range out {
+		v := text[s.Start:s.End]
+		for _, suf := range []string{"'s", "’s"} {
+			if len(v) > len(suf)+1 && v[len(v)-len(suf):] == suf {
+				out[i].End -= len(suf)
+			}
+		}
+	}
+	return out
+}
+
+// joins reports whether token i continues the name that token i-1 is in.
+func joins(text string, toks []Token, i int) bool {
+	g := toks[i].Gap
+	switch {
+	case g == 0, g == GapDash:
+		return true
+	case g == GapSent:
+		// Only the period of an initial or a short abbreviation: "J. Smith", "Ma. Cruz".
+		prev := toks[i-1]
+		between := text[prev.End:toks[i].Start]
+		return len(between) <= 2 && between[0] == '.' && prev.End-prev.Start <= 3
+	}
+	return false
+}
+
+const modelMagic = "SLPT1"
+
+// WriteTo writes the model, gzip-compressed: a magic string, the number of bucket bits, the
+// scale, and the weights as little-endian int16.
+func (m *Model) WriteTo(w io.Writer) (int64, error) {
+	var buf bytes.Buffer
+	buf.WriteString(modelMagic)
+	buf.WriteByte(byte(m.bits))
+	_ = binary.Write(&buf, binary.LittleEndian, math.Float32bits(m.scale))
+	_ = binary.Write(&buf, binary.LittleEndian, m.weights)
+	var out bytes.Buffer
+	zw, err := gzip.NewWriterLevel(&out, gzip.BestCompression)
+	if err != nil {
+		return 0, err
+	}
+	if _, err := zw.Write(buf.Bytes()); err != nil {
+		return 0, err
+	}
+	if err := zw.Close(); err != nil {
+		return 0, err
+	}
+	n, err := w.Write(out.Bytes())
+	return int64(n), err
+}
+
+// ReadModel reads what WriteTo wrote. The model has no gazetteer until WithGazetteer.
+func ReadModel(r io.Reader) (*Model, error) {
+	zr, err := gzip.NewReader(r)
+	if err != nil {
+		return nil, fmt.Errorf("names model: %w", err)
+	}
+	raw, err := io.ReadAll(zr)
+	if err != nil {
+		return nil, fmt.Errorf("names model: %w", err)
+	}
+	if len(raw) < len(modelMagic)+5 || string(raw[:len(modelMagic)]) != modelMagic {
+		return nil, errors.New("names model: bad magic")
+	}
+	raw = raw[len(modelMagic):]
+	bits := uint(raw[0])
+	if bits < 8 || bits > 24 {
+		return nil, fmt.Errorf("names model: %d bucket bits", bits)
+	}
+	scale := math.Float32frombits(binary.LittleEndian.Uint32(raw[1:5]))
+	raw = raw[5:]
+	n := (1 << bits) * numLabels
+	if len(raw) != 2*n {
+		return nil, fmt.Errorf("names model: %d weight bytes, want %d", len(raw), 2*n)
+	}
+	weights := make([]int16, n)
+	for i := range weights {
+		weights[i] = int16(binary.LittleEndian.Uint16(raw[2*i:]))
+	}
+	return &Model{bits: bits, weights: weights, scale: scale}, nil
+}

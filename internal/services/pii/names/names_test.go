@@ -1,0 +1,162 @@
+package names
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestTokenize(t *testing.T) {
+	text := "Hi Jean-Pierre O'Brien,\n\nuser42 paid 30 € (ref: AB-12 7). Ji-woo’s 1 2.3"
+	var got []string
+	var gaps []Gap
+	for _, tok := range Tokenize(text) {
+		got = append(got, text[tok.Start:tok.End])
+		gaps = append(gaps, tok.Gap)
+	}
+	want := []string{"Hi", "Jean-Pierre", "O'Brien", "user42", "paid", "30", "ref", "AB", "12 7", "Ji-woo’s", "1 2.3"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("tokens = %q, want %q", got, want)
+	}
+	if gaps[0] != GapStart || gaps[3] != GapComma|GapNewline|GapBlank || gaps[6] != GapOther|GapOpen || gaps[7] != GapColon {
+		t.Fatalf("gaps = %v", gaps)
+	}
+	kinds := []Kind{Word, Word, Word, Code, Word, Number, Word, Word, Number, Word, Number}
+	for i, tok := range Tokenize(text) {
+		if tok.Kind != kinds[i] {
+			t.Fatalf("token %q kind %d, want %d", got[i], tok.Kind, kinds[i])
+		}
+	}
+}
+
+func TestGazetteerRoundTrip(t *testing.T) {
+	b := NewGazetteerBuilder()
+	b.Add("Maria", Given)
+	b.Add("García", Surname)
+	b.Add("rose", Given)
+	b.Add("rose", Common)
+	g := b.Build()
+	var buf bytes.Buffer
+	if _, err := g.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	r, err := ReadGazetteer(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		word string
+		want uint8
+	}{{"maria", Given}, {"garcía", Surname}, {"rose", Given | Common}, {"table", 0}} {
+		if got := r.Flags(tc.word); got != tc.want {
+			t.Fatalf("Flags(%q) = %d, want %d", tc.word, got, tc.want)
+		}
+	}
+	if _, err := ReadGazetteer(strings.NewReader("not gzip")); err == nil {
+		t.Fatal("ReadGazetteer accepted garbage")
+	}
+}
+
+func TestSpans(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		text   string
+		labels []uint8
+		want   []string
+	}{
+		{"Initial", "John F. Kennedy spoke", []uint8{B, I, I, O}, []string{"John F. Kennedy"}},
+		{"NewlineCuts", "Anna\nBerg", []uint8{B, I}, []string{"Anna", "Berg"}},
+		{"CommaCuts", "Anna, Berg", []uint8{B, I}, []string{"Anna", "Berg"}},
+		{"Possessive", "Alice Goldberg's book", []uint8{B, I, O}, []string{"Alice Goldberg"}},
+		{"TwoNames", "Anna and Ben", []uint8{B, O, B}, []string{"Anna", "Ben"}},
+		{"SentenceCuts", "met Smith. Jones came", []uint8{O, B, I, O}, []string{"Smith", "Jones"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			toks := Tokenize(tc.text)
+			var got []string
+			for _, s := range Spans(tc.text, toks, tc.labels) {
+				got = append(got, tc.text[s.Start:s.End])
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Fatalf("Spans = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestTrainDeterministic trains twice on a toy set and checks that the bytes agree, that the
+// model learns what it was shown, and that it survives a write and a read.
+func TestTrainDeterministic(t *testing.T) {
+	b := NewGazetteerBuilder()
+	for _, n := range []string{"Anna", "Ben", "Clara", "David"} {
+		b.Add(n, Given)
+	}
+	g := b.Build()
+	var exs []Example
+	for _, n := range []string{"Anna", "Ben", "Clara", "David", "Erik"} {
+		text := "Hello, my name is " + n + " and I live in Paris."
+		exs = append(exs, Example{Text: text, Names: []Span{{Start: 18, End: 18 + len(n)}}})
+		exs = append(exs, Example{Text: "The meeting in Paris is on Monday."})
+	}
+	cfg := TrainConfig{Bits: 12, Epochs: 5, Seed: 3, Gazetteer: g}
+	m1, m2 := Train(exs, cfg), Train(exs, cfg)
+	var b1, b2 bytes.Buffer
+	if _, err := m1.WriteTo(&b1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m2.WriteTo(&b2); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(b1.Bytes(), b2.Bytes()) {
+		t.Fatal("two runs with one seed wrote different models")
+	}
+	m, err := ReadModel(&b1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m = m.WithGazetteer(g)
+	text := "Hello, my name is Clara and I live in Paris."
+	spans, err := m.Tag(context.Background(), text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(spans) != 1 || text[spans[0].Start:spans[0].End] != "Clara" {
+		t.Fatalf("Tag = %v, want Clara", spans)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := m.Tag(ctx, strings.Repeat("Clara went home. ", 2000)); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Tag with a cancelled context: %v", err)
+	}
+}
+
+func TestDefaultModelLoads(t *testing.T) {
+	m, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.gaz.Len() < 50_000 || m.bits < 16 {
+		t.Fatalf("model: %d gazetteer words, %d bucket bits", m.gaz.Len(), m.bits)
+	}
+}
+
+func TestRuneClasses(t *testing.T) {
+	for r := rune(0); r < 0x3000; r++ {
+		if got, want := classOf(r), slowClass(r); got != want {
+			t.Fatalf("classOf(%U) = %d, want %d", r, got, want)
+		}
+	}
+	for _, r := range []rune{'é', 'Ж', '你', 'ß', '\u0301'} {
+		if !IsWordRune(r) {
+			t.Fatalf("IsWordRune(%q) = false", r)
+		}
+	}
+	for _, r := range []rune{'\u200b', '😀', '—', ' '} {
+		if IsWordRune(r) {
+			t.Fatalf("IsWordRune(%q) = true", r)
+		}
+	}
+}

@@ -1,0 +1,157 @@
+package names
+
+import (
+	"math"
+	"math/rand/v2"
+)
+
+// Example is one training text with its names.
+type Example struct {
+	Text  string
+	Names []Span
+}
+
+// TrainConfig sets up a training run.
+type TrainConfig struct {
+	Bits      uint // log2 of the number of feature buckets
+	Epochs    int
+	Seed      uint64
+	Gazetteer *Gazetteer
+	// GazDropout is the share of words whose given-name and surname flags are hidden in each
+	// epoch (drawn anew every epoch), so the tagger also learns names the gazetteer lacks from
+	// their context and shape.
+	GazDropout float64
+	// Progress, when set, is called after each epoch with the share of tokens mislabelled.
+	Progress func(epoch int, errRate float64)
+}
+
+type prepared struct {
+	text string
+	toks []Token
+	info []tokInfo
+	gaz  []uint8 // the gazetteer flags before dropout
+	gold []uint8
+}
+
+// Gold returns the label of each token of text given its names: B for the first word of a
+// name, I for the words after it, O elsewhere (numbers and codes inside a name are O).
+func Gold(text string, toks []Token, names []Span) []uint8 {
+	gold := make([]uint8, len(toks))
+	j := 0
+	for i, t := range toks {
+		for j < len(names) && names[j].End <= int(t.Start) {
+			j++
+		}
+		if j >= len(names) || int(t.End) <= names[j].Start || t.Kind != Word {
+			continue
+		}
+		if i > 0 && gold[i-1] != O && int(toks[i-1].End) > names[j].Start {
+			gold[i] = I
+		} else {
+			gold[i] = B
+		}
+	}
+	return gold
+}
+
+// Train fits an averaged perceptron to the examples, deterministically for a given seed: the
+// examples are visited in an order shuffled by the seed each epoch, each token is labelled
+// greedily with the labels predicted so far, and a mistake moves the weights of the token's
+// features towards the gold label and away from the predicted one. The returned model holds the
+// weights averaged over every step, quantised to 16 bits.
+func Train(examples []Example, cfg TrainConfig) *Model {
+	n := (1 << cfg.Bits) * numLabels
+	w := make([]float64, n)
+	acc := make([]float64, n)
+	ts := make([]int64, n)
+	step := int64(1)
+	update := func(b uint32, label int, delta float64) {
+		j := int(b)*numLabels + label
+		acc[j] += float64(step-ts[j]) * w[j]
+		ts[j] = step
+		w[j] += delta
+	}
+	data := make([]prepared, len(examples))
+	scratch := make([]byte, 0, 64)
+	for k, ex := range examples {
+		toks := Tokenize(ex.Text)
+		info := analyse(ex.Text, toks, cfg.Gazetteer, scratch)
+		gaz := make([]uint8, len(info))
+		for i := range info {
+			gaz[i] = info[i].gaz
+		}
+		data[k] = prepared{text: ex.Text, toks: toks, info: info, gaz: gaz, gold: Gold(ex.Text, toks, ex.Names)}
+	}
+	rng := rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x5eed))
+	order := make([]int, len(data))
+	for i := range order {
+		order[i] = i
+	}
+	for epoch := 1; epoch <= cfg.Epochs; epoch++ {
+		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		errs, total := 0, 0
+		for _, k := range order {
+			d := &data[k]
+			for i := range d.info {
+				d.info[i].gaz = d.gaz[i]
+				if cfg.GazDropout > 0 && rng.Float64() < cfg.GazDropout {
+					d.info[i].gaz &^= Given | Surname
+				}
+			}
+			f := featurizer{text: d.text, toks: d.toks, info: d.info, bits: cfg.Bits}
+			seen := map[uint64]bool{}
+			y1, y2 := O, O
+			for i := range d.toks {
+				ti := &d.info[i]
+				y := O
+				if ti.candidate || (y1 != O && ti.kind == Word && !ti.log) {
+					feats := f.features(i, y1, y2, seen[ti.lw])
+					var score [numLabels]float64
+					for _, b := range feats {
+						j := int(b) * numLabels
+						score[O] += w[j]
+						score[B] += w[j+1]
+						score[I] += w[j+2]
+					}
+					y = best(score[:], y1)
+					g := int(d.gold[i])
+					if g == I && y1 == O {
+						g = B // the gold name began on a token the tagger could not see
+					}
+					total++
+					if y != g {
+						errs++
+						for _, b := range feats {
+							update(b, g, 1)
+							update(b, y, -1)
+						}
+					}
+					step++
+					if y != O {
+						seen[ti.lw] = true
+					}
+				}
+				y2, y1 = y1, y
+			}
+		}
+		if cfg.Progress != nil {
+			cfg.Progress(epoch, float64(errs)/float64(max(total, 1)))
+		}
+	}
+	avg := make([]float64, n)
+	maxAbs := 0.0
+	for j := range w {
+		acc[j] += float64(step-ts[j]) * w[j]
+		avg[j] = acc[j] / float64(step)
+		maxAbs = math.Max(maxAbs, math.Abs(avg[j]))
+	}
+	scale := 1.0
+	if maxAbs > 0 {
+		scale = 32767 / maxAbs
+	}
+	q := make([]int16, n)
+	for j, v := range avg {
+		q[j] = int16(math.Round(v * scale))
+	}
+	return &Model{bits: cfg.Bits, weights: q, scale: float32(scale), gaz: cfg.Gazetteer}
+}

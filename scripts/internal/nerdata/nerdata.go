@@ -1,0 +1,211 @@
+// Package nerdata reads the person-name annotations of the NER corpora that the PII name tagger
+// is trained and evaluated on, and splits them the same way for both: Europeana Newspapers
+// (de, fr, nl; historical OCR text with BIO or IO tags) and LeNER-Br (pt; Brazilian legal text
+// with BIO tags, already split into train, dev and test).
+//
+// Europeana has no train/test split and, except the SBB file, no document boundaries, so each
+// file's token stream is cut into pseudo-sentences (at ".", "!" or "?" before a capitalised
+// token, or after 80 tokens), sentences are grouped in blocks of 8, and the last fifth of each
+// file's blocks is held out for evaluation; the rest is for training. Blocks are contiguous, so
+// an article rarely straddles the cut.
+package nerdata
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/sluice-api/sluice/internal/services/pii/names"
+)
+
+// Token is one annotated token: its text and whether it is part of a person's name. Begin marks
+// the first token of a name where the scheme says so (BIO); with IO tags, adjacent names merge.
+type Token struct {
+	Text   string
+	Person bool
+	Begin  bool
+}
+
+// Sentence is a run of tokens.
+type Sentence []Token
+
+// Europeana files per language.
+var europeanaFiles = map[string][]string{
+	"de": {"enp_DE.lft.bio", "enp_DE.onb.bio", "enp_DE.sbb.bio"},
+	"fr": {"enp_FR.bnf.bio"},
+	"nl": {"enp_NL.kb.bio"},
+}
+
+// EuropeanaLanguages are the languages of the Europeana corpus.
+var EuropeanaLanguages = []string{"de", "fr", "nl"}
+
+const (
+	maxSentence = 80
+	blockSize   = 8
+	heldOutFrac = 5 // the last 1/heldOutFrac of each file's blocks is held out
+)
+
+// Europeana returns the training and held-out blocks of lang (each block a few sentences).
+func Europeana(dir, lang string) (train, test [][]Sentence, err error) {
+	files, ok := europeanaFiles[lang]
+	if !ok {
+		return nil, nil, fmt.Errorf("europeana: no language %q", lang)
+	}
+	for _, name := range files {
+		sents, err := readEuropeana(filepath.Join(dir, name))
+		if err != nil {
+			return nil, nil, err
+		}
+		var blocks [][]Sentence
+		for i := 0; i < len(sents); i += blockSize {
+			blocks = append(blocks, sents[i:min(i+blockSize, len(sents))])
+		}
+		cut := len(blocks) - len(blocks)/heldOutFrac
+		train = append(train, blocks[:cut]...)
+		test = append(test, blocks[cut:]...)
+	}
+	return train, test, nil
+}
+
+func readEuropeana(path string) ([]Sentence, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var sents []Sentence
+	var cur Sentence
+	flush := func() {
+		if len(cur) > 0 {
+			sents = append(sents, cur)
+			cur = nil
+		}
+	}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		if strings.HasPrefix(line, "# ") {
+			flush() // a document boundary (SBB only)
+			continue
+		}
+		fields := strings.Fields(line)
+		tok, tag := fields[0], "O"
+		if len(fields) > 1 {
+			tok, tag = strings.Join(fields[:len(fields)-1], " "), fields[len(fields)-1]
+		}
+		person, begin := personTag(tag)
+		if len(cur) > 0 && (len(cur) >= maxSentence || (endsSentence(cur[len(cur)-1].Text) && capitalised(tok))) {
+			flush()
+		}
+		cur = append(cur, Token{Text: tok, Person: person, Begin: begin})
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	flush()
+	return sents, nil
+}
+
+// personTag reads a tag: B-PER, I-PER (and the corpus's misspellings B-PEr, B-BER), B-PESSOA.
+func personTag(tag string) (person, begin bool) {
+	prefix, typ, ok := strings.Cut(strings.ToUpper(tag), "-")
+	if !ok {
+		return false, false
+	}
+	switch typ {
+	case "PER", "PERS", "BER", "PESSOA":
+		return true, prefix == "B"
+	}
+	return false, false
+}
+
+func notAlnum(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }
+
+func endsSentence(tok string) bool { return tok == "." || tok == "!" || tok == "?" }
+
+func capitalised(tok string) bool {
+	r, _ := utf8.DecodeRuneInString(tok)
+	return unicode.IsUpper(r)
+}
+
+// LeNERBr returns the sentences of one LeNER-Br split ("train", "dev" or "test") in blocks of
+// four consecutive sentences.
+func LeNERBr(dir, split string) ([][]Sentence, error) {
+	path := filepath.Join(dir, split+".conll")
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var sents []Sentence
+	var cur Sentence
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) == 0 {
+			if len(cur) > 0 {
+				sents = append(sents, cur)
+				cur = nil
+			}
+			continue
+		}
+		tag := fields[len(fields)-1]
+		person, begin := personTag(tag)
+		cur = append(cur, Token{Text: fields[0], Person: person, Begin: begin})
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if len(cur) > 0 {
+		sents = append(sents, cur)
+	}
+	var blocks [][]Sentence
+	for i := 0; i < len(sents); i += 4 {
+		blocks = append(blocks, sents[i:min(i+4, len(sents))])
+	}
+	return blocks, nil
+}
+
+// Example joins a block's tokens with single spaces (sentences with a line break) and returns
+// the text with its person-name spans.
+func Example(block []Sentence) names.Example {
+	var b strings.Builder
+	var spans []names.Span
+	for si, s := range block {
+		if si > 0 {
+			b.WriteByte('\n')
+		}
+		inPer := false
+		for ti, t := range s {
+			if ti > 0 {
+				b.WriteByte(' ')
+			}
+			start := b.Len()
+			b.WriteString(t.Text)
+			// The corpora leave punctuation on tokens ("Dekker,", "Maquet»"); a name's span
+			// starts at its first letter and ends after its last one.
+			lead := len(t.Text) - len(strings.TrimLeftFunc(t.Text, notAlnum))
+			trail := len(t.Text) - len(strings.TrimRightFunc(t.Text, notAlnum))
+			if lead == len(t.Text) {
+				lead, trail = 0, 0
+			}
+			switch {
+			case t.Person && inPer && !t.Begin:
+				spans[len(spans)-1].End = b.Len() - trail
+			case t.Person:
+				spans = append(spans, names.Span{Start: start + lead, End: b.Len() - trail})
+			}
+			inPer = t.Person
+		}
+	}
+	return names.Example{Text: b.String(), Names: spans}
+}

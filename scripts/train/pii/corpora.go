@@ -1,0 +1,165 @@
+package main
+
+import (
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/sluice-api/sluice/internal/services/pii/names"
+	"github.com/sluice-api/sluice/scripts/internal/evalkit"
+)
+
+// Ordinary English chat without names, as negative training text and as the source of the
+// common-word flag: the banking77 training utterances (capitalised customer messages) and the
+// CLINC150 training utterances (lower-case assistant requests). Utterances with a word that is a
+// given name and never written in lower case elsewhere are dropped, as they may name a person
+// ("text john i'm late").
+func intentTexts(data string) (banking, clinc []string, err error) {
+	path, err := evalkit.Require(data, "intent", "banking77", "train.csv")
+	if err != nil {
+		return nil, nil, err
+	}
+	rows, err := evalkit.ReadCSV(path, ',')
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, r := range rows {
+		banking = append(banking, r["text"])
+	}
+	path, err = evalkit.Require(data, "intent", "clinc150", "data_full.json")
+	if err != nil {
+		return nil, nil, err
+	}
+	full, err := evalkit.ReadJSON[map[string][][2]string](path)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, pair := range full["train"] {
+		clinc = append(clinc, pair[0])
+	}
+	return banking, clinc, nil
+}
+
+// vocabulary counts the words written in lower case in texts (letters only, two or more).
+type vocabulary map[string]int
+
+func (v vocabulary) addText(text string) {
+	for _, t := range names.Tokenize(text) {
+		if t.Kind != names.Word {
+			continue
+		}
+		w := text[t.Start:t.End]
+		r, _ := utf8.DecodeRuneInString(w)
+		if !unicode.IsLower(r) || utf8.RuneCountInString(w) < 2 {
+			continue
+		}
+		v[w]++
+	}
+}
+
+// common returns the words seen at least min times, sorted.
+func (v vocabulary) common(min int) []string {
+	var out []string
+	for w, n := range v {
+		if n >= min {
+			out = append(out, w)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// filterNamed drops the texts with a word the gazetteer knows as a given name but not as a
+// common word.
+func filterNamed(texts []string, g *names.Gazetteer) []string {
+	var out []string
+next:
+	for _, t := range texts {
+		for _, tok := range names.Tokenize(t) {
+			f := g.Flags(names.Lower(t[tok.Start:tok.End]))
+			if f&names.Given != 0 && f&names.Common == 0 {
+				continue next
+			}
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// phraseWords are the common English words that capitalised phrases (titles, bands, places,
+// teams, events) are made of: words of three or more letters that are not function words.
+func phraseWords(v vocabulary) []string {
+	var out []string
+	for _, w := range v.common(3) {
+		if utf8.RuneCountInString(w) >= 3 && names.Lookup(w)&names.ClsFunction == 0 && !strings.ContainsAny(w, "'-") {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// proseTexts are English texts read only for the common-word flag (which words are written in
+// lower case): the llm-warden prompts, the JailbreakBench prompts, the CyberSecEval
+// prompt-injection cases and the BIPIA e-mail contexts. They are not training texts: they are
+// unlabelled and may contain names.
+func proseTexts(data string) ([]string, error) {
+	var out []string
+	for _, f := range []string{"train.csv", "test.csv"} {
+		path, err := evalkit.Require(data, "jailbreak", "llm-warden", f)
+		if err != nil {
+			return nil, err
+		}
+		rows, err := evalkit.ReadCSV(path, ',')
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rows {
+			out = append(out, r["prompt"])
+		}
+	}
+	path, err := evalkit.Require(data, "jailbreak", "jailbreakbench-artifacts", "jbb_prompts.jsonl")
+	if err != nil {
+		return nil, err
+	}
+	jbb, err := evalkit.ReadJSONL[struct {
+		Goal   string `json:"goal"`
+		Prompt string `json:"prompt"`
+	}](path)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range jbb {
+		out = append(out, p.Goal, p.Prompt)
+	}
+	path, err = evalkit.Require(data, "jailbreak", "cyberseceval-prompt-injection", "prompt_injection.json")
+	if err != nil {
+		return nil, err
+	}
+	cse, err := evalkit.ReadJSON[[]struct {
+		System string `json:"test_case_prompt"`
+		User   string `json:"user_input"`
+	}](path)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range cse {
+		out = append(out, c.System, c.User)
+	}
+	for _, f := range []string{"train.jsonl", "test.jsonl"} {
+		path, err := evalkit.Require(data, "jailbreak", "bipia", "email", f)
+		if err != nil {
+			return nil, err
+		}
+		mails, err := evalkit.ReadJSONL[struct {
+			Context string `json:"context"`
+		}](path)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range mails {
+			out = append(out, m.Context)
+		}
+	}
+	return out, nil
+}

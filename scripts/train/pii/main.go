@@ -1,0 +1,146 @@
+// Command pii trains the person-name tagger of governance.pii.redact and .tokenize and builds
+// its gazetteer, writing internal/services/pii/names/tagger.model.gz and gazetteer.bin.gz. The
+// run is deterministic: the same data and flags give the same bytes.
+//
+// Training data: sentences generated from templates with names from names/* (faker, faker-js,
+// mimesis, popular-names-by-country), the training part of ner/europeana-newspapers (de, fr, nl;
+// the last fifth of each file is held out, see scripts/internal/nerdata) and the train split of
+// ner/lener-br (pt). WikiGold and the presidio-research set are never read: they are evaluation
+// sets.
+//
+// Usage: go run ./scripts/train/pii [-data ../shared/data] [-seed 1] [-epochs 8] [-bits 20]
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/sluice-api/sluice/internal/services/pii/names"
+	"github.com/sluice-api/sluice/scripts/internal/evalkit"
+	"github.com/sluice-api/sluice/scripts/internal/nerdata"
+)
+
+func main() {
+	data := evalkit.DataFlag()
+	out := flag.String("out", filepath.Join("internal", "services", "pii", "names"), "directory to write the model and gazetteer to")
+	seed := flag.Uint64("seed", 1, "random seed for sentence generation and training order")
+	epochs := flag.Int("epochs", 8, "training passes")
+	bits := flag.Uint("bits", 20, "log2 of the number of feature buckets")
+	perLang := flag.Int("synth", 5000, "generated texts per language (English gets twice as many)")
+	repeat := flag.Int("corpus-repeat", 5, "how many times each NER corpus text is seen per epoch")
+	dropout := flag.Float64("gaz-dropout", 0.05, "share of words whose name flags are hidden in each epoch")
+	flag.Parse()
+	if err := run(*data, *out, *seed, *epochs, *bits, *perLang, *repeat, *dropout); err != nil {
+		log.Fatal(err)
+	}
+}
+
+func run(data, out string, seed uint64, epochs int, bits uint, perLang, repeat int, dropout float64) error {
+	p, err := loadPools(data)
+	if err != nil {
+		return err
+	}
+	banking, clinc, err := intentTexts(data)
+	if err != nil {
+		return err
+	}
+	eu, err := evalkit.Require(data, "ner", "europeana-newspapers")
+	if err != nil {
+		return err
+	}
+	var corpus []names.Example
+	for _, lang := range nerdata.EuropeanaLanguages {
+		train, _, err := nerdata.Europeana(eu, lang)
+		if err != nil {
+			return err
+		}
+		for _, b := range train {
+			corpus = append(corpus, nerdata.Example(b))
+		}
+	}
+	lener, err := evalkit.Require(data, "ner", "lener-br")
+	if err != nil {
+		return err
+	}
+	blocks, err := nerdata.LeNERBr(lener, "train")
+	if err != nil {
+		return err
+	}
+	for _, b := range blocks {
+		corpus = append(corpus, nerdata.Example(b))
+	}
+	// Common words: written in lower case at least twice in the English chat, the NER
+	// corpora's training parts or the templates.
+	english, other := vocabulary{}, vocabulary{}
+	prose, err := proseTexts(data)
+	if err != nil {
+		return err
+	}
+	for _, t := range append(append(slices.Clone(banking), clinc...), prose...) {
+		english.addText(t)
+	}
+	for _, ex := range corpus {
+		other.addText(ex.Text)
+	}
+	for _, lines := range templates {
+		other.addText(lines)
+		other.addText(lines)
+	}
+	for _, v := range []vocabulary{english, other} {
+		for _, w := range v.common(2) {
+			p.builder.Add(w, names.Common)
+		}
+	}
+	gaz := p.builder.Build()
+	log.Printf("gazetteer: %d words", gaz.Len())
+
+	var examples []names.Example
+	g := newGenerator(seed, p, phraseWords(english))
+	for _, lang := range synthLanguages {
+		n := perLang
+		if lang == "en" {
+			n *= 2
+		}
+		for range n {
+			examples = append(examples, g.example(lang))
+		}
+	}
+	synth := len(examples)
+	for range repeat {
+		examples = append(examples, corpus...)
+	}
+	neg := append(slices.Clone(banking), filterNamed(clinc, gaz)...)
+	for _, t := range neg {
+		examples = append(examples, names.Example{Text: t})
+	}
+	log.Printf("training texts: %d generated, %d from the NER corpora, %d English chat without names",
+		synth, len(corpus), len(neg))
+	m := names.Train(examples, names.TrainConfig{
+		Bits: bits, Epochs: epochs, Seed: seed, Gazetteer: gaz, GazDropout: dropout,
+		Progress: func(epoch int, errRate float64) {
+			log.Printf("epoch %d: %.4f of scored tokens mislabelled", epoch, errRate)
+		},
+	})
+	if err := write(filepath.Join(out, "gazetteer.bin.gz"), gaz.WriteTo); err != nil {
+		return err
+	}
+	return write(filepath.Join(out, "tagger.model.gz"), m.WriteTo)
+}
+
+func write(path string, to func(w io.Writer) (int64, error)) error {
+	var buf bytes.Buffer
+	if _, err := to(&buf); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		return err
+	}
+	log.Printf("wrote %s (%d bytes)", path, buf.Len())
+	return nil
+}
