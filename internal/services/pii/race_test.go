@@ -1,6 +1,0 @@
-//go:build race
-
-package pii
-
-// raceEnabled is true under the race detector (see TestConformance).
-const raceEnabled = true

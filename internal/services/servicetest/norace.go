@@ -1,0 +1,5 @@
+//go:build !race
+
+package servicetest
+
+const raceEnabled = false
