@@ -1,5 +1,6 @@
 // Package store defines what Sluice needs from a database: accounts and API keys, per-account
-// rate windows, monthly usage counters guarded by the allowance, and idempotency records. The
+// rate windows, monthly usage counters guarded by the allowance, idempotency records, and the
+// dashboard's sign-in links and sessions. The
 // ports are plain interfaces; adapters live in sub-packages named after what they wrap
 // (store/sqlite) and all pass the one conformance suite in store/storetest.
 //
@@ -46,6 +47,9 @@ type Key struct {
 	Last4     string // the last four characters of the key, for humans
 	CreatedAt time.Time
 	RevokedAt time.Time // zero while the key is active
+	// LastUsed is the last day ("YYYY-MM-DD", UTC) the key authenticated a request; "" when it
+	// never did. It is recorded at most once a day (KeyUse).
+	LastUsed string
 }
 
 // Active reports whether the key has not been revoked.
@@ -164,5 +168,7 @@ type Store interface {
 	RateWindows
 	Idempotency
 	Ledger
+	Sessions
+	KeyUse
 	Close() error
 }
