@@ -1,10 +1,14 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"regexp"
 	"strings"
@@ -117,6 +121,45 @@ func testEndToEnd(t *testing.T, b backend) {
 		}
 		if r := s.run(t, keyA, runBody("x", `[{"id":"a","service":"governance.pii.redact"}]`), "Idempotency-Key", strings.Repeat("k", 256)); r.status != 400 || r.code() != "invalid_idempotency_key" {
 			t.Fatalf("long idempotency key = %d %s", r.status, r.raw)
+		}
+	})
+	t.Run("StrictRequests", func(t *testing.T) {
+		good := runBody("x", `[{"id":"a","service":"routing.language.detect"}]`)
+		for _, tc := range []struct {
+			name, contentType string
+			keys              []string
+			body, code        string
+			status            int
+		}{
+			{"TextPlain", "text/plain", []string{keyA}, good, "unsupported_media_type", 415},
+			{"NoContentType", "", []string{keyA}, good, "unsupported_media_type", 415},
+			{"JSONWithCharset", "application/json; charset=utf-8", []string{keyA}, good, "", 200},
+			{"TwoAuthorizationHeaders", "application/json", []string{keyA, keyA}, good, "invalid_api_key", 401},
+			{"LeadingVerticalTab", "application/json", []string{keyA}, "\v" + good, "invalid_json", 400},
+			{"RepeatedMember", "application/json", []string{keyA}, `{"input":{"type":"text","value":"x"},"input":{"type":"text","value":"y"},"pipeline":[{"id":"a","service":"routing.language.detect"}]}`, "invalid_json", 400},
+			{"LoneSurrogate", "application/json", []string{keyA}, runBody("x", `[{"id":"a","service":"routing.language.detect"}]`)[:len(`{"request_id":"req-1","input":{"type":"text","value":"`)] + `\ud800"},"pipeline":[{"id":"a","service":"routing.language.detect"}]}`, "invalid_request", 400},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				for _, idem := range []string{"", "strict-" + tc.name} {
+					req, err := http.NewRequest(http.MethodPost, s.Base+"/v1/run", strings.NewReader(tc.body))
+					if err != nil {
+						t.Fatal(err)
+					}
+					for _, k := range tc.keys {
+						req.Header.Add("Authorization", "Bearer "+k)
+					}
+					if tc.contentType != "" {
+						req.Header.Set("Content-Type", tc.contentType)
+					}
+					if idem != "" {
+						req.Header.Set("Idempotency-Key", idem)
+					}
+					r := send(t, req)
+					if r.status != tc.status || r.code() != tc.code {
+						t.Fatalf("key %q: got %d %s, want %d %s", idem, r.status, r.raw, tc.status, tc.code)
+					}
+				}
+			})
 		}
 	})
 	t.Run("SingleStepRedact", func(t *testing.T) {
@@ -241,6 +284,69 @@ func testEndToEnd(t *testing.T, b backend) {
 			t.Fatalf("server logs lack ids or durations:\n%s", logs)
 		}
 	})
+}
+
+func TestSlowClient(t *testing.T) { eachBackend(t, testSlowClient) }
+
+// testSlowClient: a client sends its headers and part of a declared body, then nothing. With a
+// short read timeout the server answers 408 request_timeout (not 503 after the request
+// deadline), logs it at INFO as a client problem, and closes the connection. The test waits for
+// the server's answer only.
+func testSlowClient(t *testing.T, b backend) {
+	s := start(t, "", append(b.args(t), "-seed-key", keyA, "-read-timeout", "300ms", "-rate-limit", "50")...)
+	body := runBody("Slow "+marker, `[{"id":"a","service":"routing.language.detect"}]`)
+	conn, err := net.Dial("tcp", strings.TrimPrefix(s.Base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	head := fmt.Sprintf("POST /v1/run HTTP/1.1\r\nHost: sluice\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", keyA, len(body))
+	if _, err := io.WriteString(conn, head+body[:len(body)/2]); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("no answer to a late body: %v", err)
+	}
+	raw, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	r := reply{status: resp.StatusCode, header: resp.Header, raw: raw}
+	if err := json.Unmarshal(raw, &r.body); err != nil {
+		t.Fatalf("body %q: %v", raw, err)
+	}
+	if r.status != 408 || r.code() != "request_timeout" || !resp.Close || r.header.Get("X-RateLimit-Limit") != "50" || r.header.Get("X-RateLimit-Remaining") != "49" {
+		t.Fatalf("late body = %d %v %s; want 408 request_timeout, the account's rate headers, connection closed", r.status, r.header, r.raw)
+	}
+	// A request sent at once afterwards runs normally.
+	if ok := s.run(t, keyA, body); ok.status != 200 {
+		t.Fatalf("next request = %d %s", ok.status, ok.raw)
+	}
+	logs := s.Stderr.String()
+	if !regexp.MustCompile(`"level":"INFO","msg":"request".*"status":408.*"code":"request_timeout"`).MatchString(logs) {
+		t.Fatalf("no INFO request line for the 408:\n%s", logs)
+	}
+	if strings.Contains(logs, `"level":"ERROR"`) || strings.Contains(logs, marker) {
+		t.Fatalf("the late body was logged as an error or with its text:\n%s", logs)
+	}
+}
+
+// send does req and decodes the JSON answer.
+func send(t *testing.T, req *http.Request) reply {
+	t.Helper()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", req.Method, req.URL.Path, err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := reply{status: resp.StatusCode, header: resp.Header, raw: raw}
+	if err := json.Unmarshal(raw, &r.body); err != nil {
+		t.Fatalf("%s %s: body is not a JSON object: %q", req.Method, req.URL.Path, raw)
+	}
+	return r
 }
 
 func TestWrongRegionAcrossProcesses(t *testing.T) { eachBackend(t, testWrongRegion) }

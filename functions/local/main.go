@@ -35,6 +35,8 @@ func main() {
 	flag.StringVar(&cfg.Store, "store", local.StoreSQLite, "store: sqlite (embedded, in -data) or dynamodb")
 	flag.StringVar(&cfg.DynamoEndpoint, "dynamodb-endpoint", "", "DynamoDB endpoint for -store dynamodb (e.g. dynalite's); tables are created when missing")
 	flag.StringVar(&cfg.TablePrefix, "table-prefix", "sluice_", "table name prefix for -store dynamodb")
+	flag.DurationVar(&cfg.ReadTimeout, "read-timeout", local.DefaultReadTimeout, "how long a client may take to send a whole request; a late POST /v1/run body is answered 408 request_timeout")
+	flag.DurationVar(&cfg.RequestTimeout, "request-timeout", cfg.RequestTimeout, "deadline of each request's handling, counted from the moment its body has been read (API Gateway's integration timeout)")
 	flag.Parse()
 	cfg.SeedKeys = seeds
 	cfg.Log = slog.New(slog.NewJSONHandler(os.Stderr, nil))

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/oklog/ulid/v2"
@@ -123,6 +124,7 @@ type Manager struct {
 	store  store.Accounts
 	pepper []byte
 	now    func() time.Time
+	ids    *IDs
 }
 
 // NewManager returns a manager over st that hashes keys with pepper.
@@ -130,17 +132,47 @@ func NewManager(st store.Accounts, pepper []byte, now func() time.Time) *Manager
 	if now == nil {
 		now = time.Now
 	}
-	return &Manager{store: st, pepper: pepper, now: now}
+	return &Manager{store: st, pepper: pepper, now: now, ids: NewIDs()}
 }
 
-// NewID returns prefix + "_" + a new ULID (time-sortable, 26 Crockford base32 characters).
+// NewID returns prefix + "_" + a new ULID (time-sortable, 26 Crockford base32 characters) with
+// random entropy: ids made in the same millisecond are unique but in no particular order. Use
+// IDs where that order matters.
 func NewID(prefix string, now time.Time) string {
 	return prefix + "_" + ulid.MustNew(ulid.Timestamp(now), rand.Reader).String()
 }
 
+// IDs makes ULIDs that sort in the order they were made, also within one millisecond: the
+// entropy of an id made in the same millisecond as the one before is that id's entropy plus a
+// random increment (ulid.Monotonic). Keys are listed by (creation time, id), and their creation
+// time has millisecond precision, so keys made in one millisecond keep their creation order.
+// It is safe for concurrent use; each Manager has its own.
+type IDs struct {
+	mu      sync.Mutex
+	entropy *ulid.MonotonicEntropy
+}
+
+// NewIDs returns a generator drawing its entropy from crypto/rand.
+func NewIDs() *IDs { return &IDs{entropy: ulid.Monotonic(rand.Reader, 0)} }
+
+// New returns prefix + "_" + a ULID for now that sorts after every id g made before for the same
+// or an earlier millisecond.
+func (g *IDs) New(prefix string, now time.Time) string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	ms := ulid.Timestamp(now)
+	id, err := ulid.New(ms, g.entropy)
+	if err != nil {
+		// The entropy overflowed (a chance of about 2^-48 per id): the id is still unique, only
+		// its order within this millisecond is lost.
+		id = ulid.MustNew(ms, rand.Reader)
+	}
+	return prefix + "_" + id.String()
+}
+
 func (m *Manager) keyRecord(account, key string, now time.Time) store.Key {
 	return store.Key{
-		ID: NewID("key", now), Account: account, Hash: HashKey(m.pepper, key),
+		ID: m.ids.New("key", now), Account: account, Hash: HashKey(m.pepper, key),
 		Prefix: key[:len(KeyPrefix)+4], Last4: key[len(key)-4:], CreatedAt: now,
 	}
 }
@@ -166,7 +198,7 @@ func (m *Manager) CreateWithKey(ctx context.Context, s Settings, key string) (st
 	}
 	now := m.now().UTC()
 	a := store.Account{
-		ID: NewID("acct", now), Region: s.Region, Tier: s.Tier,
+		ID: m.ids.New("acct", now), Region: s.Region, Tier: s.Tier,
 		RateLimit: s.RateLimit, Allowance: s.Allowance, CreatedAt: now,
 	}
 	if err := m.store.CreateAccount(ctx, a, m.keyRecord(a.ID, key, now)); err != nil {

@@ -3,10 +3,14 @@ package account
 import (
 	"context"
 	"errors"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sluice-api/sluice/internal/store"
+	"github.com/sluice-api/sluice/internal/store/sqlite"
 )
 
 func TestKeyLifecycle(t *testing.T) {
@@ -100,5 +104,60 @@ func TestReport(t *testing.T) {
 	}
 	if r := Report(a, "2026-11", store.Usage{Characters: 3_000_000}); r.AllowanceLeft != 0 {
 		t.Fatalf("allowance left below zero: %+v", r)
+	}
+}
+
+// TestKeysListedInCreationOrder makes many keys in one millisecond (a frozen clock): listing
+// sorts by (creation time, id), so the ids alone must keep the order in which they were made.
+func TestKeysListedInCreationOrder(t *testing.T) {
+	st, err := sqlite.Open(filepath.Join(t.TempDir(), "order.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	frozen := time.Date(2026, 11, 22, 21, 4, 5, 123_000_000, time.UTC)
+	m := NewManager(st, pepper, func() time.Time { return frozen })
+	a, _, err := m.Create(t.Context(), settings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	made := []string{}
+	for range 40 {
+		_, k, err := m.CreateKey(t.Context(), a.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		made = append(made, k.ID)
+	}
+	keys, err := m.ListKeys(t.Context(), a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := []string{}
+	for _, k := range keys[1:] { // keys[0] is the account's first key
+		listed = append(listed, k.ID)
+	}
+	if !slices.Equal(listed, made) {
+		t.Fatalf("keys made in one millisecond are listed out of creation order:\nmade   %v\nlisted %v", made, listed)
+	}
+}
+
+func TestIDsSortWithinAMillisecond(t *testing.T) {
+	g := NewIDs()
+	at := time.Date(2026, 11, 22, 21, 4, 5, 0, time.UTC)
+	prev := g.New("x", at)
+	for i := range 10_000 {
+		id := g.New("x", at)
+		if id <= prev {
+			t.Fatalf("id %d = %s does not sort after %s", i, id, prev)
+		}
+		prev = id
+	}
+	// A later millisecond sorts after, an unrelated generator's ids are still unique.
+	if later := g.New("x", at.Add(time.Millisecond)); later <= prev {
+		t.Fatalf("id of a later millisecond %s sorts before %s", later, prev)
+	}
+	if other := NewIDs().New("x", at); other == prev {
+		t.Fatal("two generators made the same id")
 	}
 }

@@ -12,8 +12,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"mime"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -36,6 +38,7 @@ func OpenAPIDocument() []byte { return openAPIDocument }
 // Headers Sluice reads or writes.
 const (
 	HeaderAuthorization    = "Authorization"
+	HeaderContentType      = "Content-Type"
 	HeaderIdempotencyKey   = "Idempotency-Key"
 	HeaderReplayed         = "Idempotent-Replayed"
 	HeaderRateLimit        = "X-RateLimit-Limit"
@@ -129,6 +132,31 @@ func NewServer(engine *pipeline.Engine, st store.Store, accounts *account.Manage
 		engine: engine, store: st, accounts: accounts, limiter: account.NewLimiter(st),
 		tokenKey: tokenKey, cfg: cfg,
 	}
+}
+
+// Authorization returns the request's Authorization header: "" when it is missing or sent more
+// than once (two keys are as bad as none: 401 invalid_api_key, whichever of them is valid).
+func Authorization(h http.Header) string {
+	if v := h.Values(HeaderAuthorization); len(v) == 1 {
+		return v[0]
+	}
+	return ""
+}
+
+// jsonBody reports whether h declares a JSON body: exactly one Content-Type, the media type
+// application/json (any case), with well-formed parameters of which charset, if given, is
+// UTF-8 (JSON is always UTF-8).
+func jsonBody(h http.Header) bool {
+	v := h.Values(HeaderContentType)
+	if len(v) != 1 {
+		return false
+	}
+	mt, params, err := mime.ParseMediaType(v[0])
+	if err != nil || mt != "application/json" {
+		return false
+	}
+	cs, ok := params["charset"]
+	return !ok || strings.EqualFold(cs, "utf-8")
 }
 
 // Authenticate resolves an Authorization header to an account. On failure it returns the

@@ -126,7 +126,7 @@ func (a answer) code() string {
 
 func (f *fixture) run(t *testing.T, body string, headers ...string) answer {
 	t.Helper()
-	h := http.Header{}
+	h := http.Header{HeaderContentType: {"application/json"}}
 	for i := 0; i+1 < len(headers); i += 2 {
 		h.Set(headers[i], headers[i+1])
 	}
@@ -191,7 +191,7 @@ func TestRejectedRequests(t *testing.T) {
 		{"BodyTooLarge", `{"input":{"type":"text","value":"` + strings.Repeat("a", pipeline.MaxBodyBytes) + `"}}`, nil, errcode.BodyTooLarge, 413},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			h := http.Header{}
+			h := http.Header{HeaderContentType: {"application/json"}}
 			if tc.headers != nil {
 				h[http.CanonicalHeaderKey(tc.headers[0])] = []string{tc.headers[1]}
 			}
@@ -502,5 +502,127 @@ func TestBodiesEndWithANewline(t *testing.T) {
 	}
 	if nf := f.srv.NotFound(); !bytes.HasSuffix(nf.Body, []byte("}\n")) {
 		t.Fatalf("error body ends with %q", nf.Body[max(len(nf.Body)-3, 0):])
+	}
+}
+
+// TestStrictBodies: a body the parser would once run and the fingerprint could not read
+// (non-JSON whitespace around it) answered 503 on every retry with an Idempotency-Key; a
+// repeated member let the last one win; escaped lone surrogates became U+FFFD. Each is now
+// refused the same way with or without a key, and nothing is billed.
+func TestStrictBodies(t *testing.T) {
+	f := newFixture(t, 1_000_000, nil)
+	good := body("x", "test.echo")
+	for _, tc := range []struct {
+		name, body, code, param string
+	}{
+		{"LeadingVerticalTab", "\v" + good, errcode.InvalidJSON, ""},
+		{"LeadingFormFeed", "\f" + good, errcode.InvalidJSON, ""},
+		{"LeadingNoBreakSpace", "\u00a0" + good, errcode.InvalidJSON, ""},
+		{"LeadingLineSeparator", "\u2028" + good, errcode.InvalidJSON, ""},
+		{"LeadingIdeographicSpace", "\u3000" + good, errcode.InvalidJSON, ""},
+		{"RepeatedInput", `{"input":{"type":"text","value":"x"},"input":{"type":"text","value":"y"},"pipeline":[{"id":"s1","service":"test.echo"}]}`, errcode.InvalidJSON, "/input"},
+		{"LoneSurrogate", `{"input":{"type":"text","value":"\ud800"},"pipeline":[{"id":"s1","service":"test.echo"}]}`, errcode.InvalidRequest, "/input/value"},
+		{"SurrogateThenLetter", `{"input":{"type":"text","value":"a\udbffb"},"pipeline":[{"id":"s1","service":"test.echo"}]}`, errcode.InvalidRequest, "/input/value"},
+	} {
+		for _, key := range []string{"", "strict-" + tc.name} {
+			t.Run(tc.name+map[bool]string{true: "/Keyed", false: "/Unkeyed"}[key != ""], func(t *testing.T) {
+				var headers []string
+				if key != "" {
+					headers = []string{HeaderIdempotencyKey, key}
+				}
+				for attempt := range 2 { // a retry gets the same answer
+					a := f.run(t, tc.body, headers...)
+					e, _ := a.m["error"].(map[string]any)
+					if a.Status != 400 || a.code() != tc.code || (tc.param != "" && e["param"] != tc.param) {
+						t.Fatalf("attempt %d: %d %s, want 400 %s at %q", attempt, a.Status, a.Body, tc.code, tc.param)
+					}
+				}
+			})
+		}
+	}
+	if u := f.usage(t); u.Characters != 0 || u.Runs != 0 {
+		t.Fatalf("refused bodies were billed: %+v", u)
+	}
+}
+
+// TestContentType: POST /v1/run takes application/json only (parameters allowed, a charset
+// only if UTF-8), checked after the key and the rate window and before the body.
+func TestContentType(t *testing.T) {
+	f := newFixture(t, 1_000_000, nil)
+	for _, tc := range []struct {
+		name  string
+		types []string // Content-Type values; nil: none
+		ok    bool
+	}{
+		{"JSON", []string{"application/json"}, true},
+		{"JSONCharset", []string{"application/json; charset=utf-8"}, true},
+		{"JSONCharsetUpper", []string{"Application/JSON;Charset=\"UTF-8\""}, true},
+		{"JSONOtherParameter", []string{"application/json; profile=x"}, true},
+		{"Missing", nil, false},
+		{"Empty", []string{""}, false},
+		{"TextPlain", []string{"text/plain"}, false},
+		{"FormEncoded", []string{"application/x-www-form-urlencoded"}, false},
+		{"JSONSuffix", []string{"application/problem+json"}, false},
+		{"JSONLatin1", []string{"application/json; charset=iso-8859-1"}, false},
+		{"Malformed", []string{"application/json; charset"}, false},
+		{"Twice", []string{"application/json", "application/json"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := http.Header{}
+			for _, v := range tc.types {
+				h.Add(HeaderContentType, v)
+			}
+			resp := f.srv.Run(t.Context(), f.acct, Request{Header: h, Body: []byte(body("x", "test.echo"))})
+			var m map[string]any
+			if err := json.Unmarshal(resp.Body, &m); err != nil {
+				t.Fatal(err)
+			}
+			e, _ := m["error"].(map[string]any)
+			if tc.ok && (resp.Status != 200 || m["status"] != "completed") {
+				t.Fatalf("got %d %s, want a completed run", resp.Status, resp.Body)
+			}
+			if !tc.ok && (resp.Status != 415 || e["code"] != errcode.UnsupportedMediaType || m["status"] != "failed" || GetExact(resp.Header, HeaderRateLimit) != "1000") {
+				t.Fatalf("got %d %v %s, want 415 unsupported_media_type with the run shape and rate headers", resp.Status, resp.Header, resp.Body)
+			}
+		})
+	}
+	// The key and the rate window come first.
+	other := f.acct
+	other.Region = "us-east-1"
+	if resp := f.srv.Run(t.Context(), other, Request{Header: http.Header{}, Body: []byte("{")}); resp.Status != 421 {
+		t.Fatalf("wrong region without Content-Type = %d, want 421", resp.Status)
+	}
+	limited := f.acct
+	limited.ID, limited.RateLimit = "acct_ct_limited", 1
+	f.srv.Run(t.Context(), limited, Request{Header: http.Header{}, Body: []byte("{")})
+	if resp := f.srv.Run(t.Context(), limited, Request{Header: http.Header{}, Body: []byte("{")}); resp.Status != 429 {
+		t.Fatalf("full rate window without Content-Type = %d, want 429", resp.Status)
+	}
+	// And it comes before the body: a non-JSON body with a wrong type is 415, not 400.
+	if resp := f.srv.Run(t.Context(), f.acct, Request{Header: http.Header{HeaderContentType: {"text/plain"}}, Body: []byte("{")}); resp.Status != 415 {
+		t.Fatalf("bad body with text/plain = %d, want 415", resp.Status)
+	}
+}
+
+func TestAuthorizationHeader(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		values []string
+		want   string
+	}{
+		{"None", nil, ""},
+		{"One", []string{"Bearer " + testKey}, "Bearer " + testKey},
+		{"Two", []string{"Bearer " + testKey, "Bearer " + testKey}, ""},
+		{"TwoDifferent", []string{"Bearer " + testKey, "Bearer sluice_live_other"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := http.Header{}
+			for _, v := range tc.values {
+				h.Add("authorization", v)
+			}
+			if got := Authorization(h); got != tc.want {
+				t.Fatalf("Authorization = %q, want %q", got, tc.want)
+			}
+		})
 	}
 }

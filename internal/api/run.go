@@ -29,8 +29,10 @@ type run struct {
 	claimed   bool
 }
 
-// Run answers POST /v1/run for an authenticated account. Checks run in the order of DESIGN.md
-// §3; a request rejected before running changes nothing but its rate window.
+// Run answers POST /v1/run for an authenticated account. Checks run in this order, the first
+// failure answering: region and rate window (421, 429), Content-Type (415), then the body (413,
+// invalid_json, invalid_request, ..., see pipeline.Engine.Parse), idempotency (409, 422) and the
+// allowance (402). A request rejected before running changes nothing but its rate window.
 func (s *Server) Run(ctx context.Context, a store.Account, req Request) Response {
 	r := &run{s: s, acct: a, start: s.cfg.Now()}
 	r.traceID = account.NewID("sluice", r.start)
@@ -52,12 +54,37 @@ func (s *Server) Run(ctx context.Context, a store.Account, req Request) Response
 	return resp
 }
 
+// RequestTimeout answers a POST /v1/run whose body did not arrive within the server's read
+// timeout: 408 request_timeout in the run shape, logged at INFO like every rejection (it is the
+// client's problem, not the server's). The request counts in the account's rate window like any
+// other, so a full window answers 429 instead. API Gateway reads bodies itself; the local server
+// calls this.
+func (s *Server) RequestTimeout(ctx context.Context, a store.Account) Response {
+	r := &run{s: s, acct: a, start: s.cfg.Now()}
+	r.traceID = account.NewID("sluice", r.start)
+	q, e := s.admit(ctx, a)
+	r.quota = q
+	if e == nil {
+		e = errcode.New(errcode.RequestTimeout, "the request body did not arrive in time; send the whole body at once and retry")
+	}
+	resp := r.reject(e)
+	s.record(ctx, Observation{
+		TraceID: r.traceID, AccountID: a.ID, Route: "run", HTTPStatus: resp.Status, Code: e.Code,
+		Duration: s.cfg.Now().Sub(r.start),
+	})
+	return resp
+}
+
 // handle answers the request; out is the executed run, if one ran.
 func (r *run) handle(ctx context.Context, req Request) (resp Response, code string, out *pipeline.Outcome) {
 	s := r.s
 	q, e := s.admit(ctx, r.acct)
 	r.quota = q
 	if e != nil {
+		return r.reject(e), e.Code, nil
+	}
+	if !jsonBody(req.Header) {
+		e := errcode.New(errcode.UnsupportedMediaType, "the request body must be JSON: send Content-Type: application/json (charset, if given, utf-8)")
 		return r.reject(e), e.Code, nil
 	}
 	plan, e := s.engine.Parse(req.Body)
@@ -72,7 +99,7 @@ func (r *run) handle(ctx context.Context, req Request) (resp Response, code stri
 			return r.reject(e), e.Code, nil
 		}
 		r.idemKey = keys[0]
-		if resp, code, done := r.claim(ctx, req.Body); done {
+		if resp, code, done := r.claim(ctx, plan); done {
 			return resp, code, nil
 		}
 	}
@@ -112,11 +139,11 @@ func (r *run) handle(ctx context.Context, req Request) (resp Response, code stri
 
 // claim takes the idempotency key for a validated body. done is true when the request is
 // answered already (duplicate, in use, reused or a store failure). Only requests with a key pay
-// for the body's fingerprint.
-func (r *run) claim(ctx context.Context, body []byte) (Response, string, bool) {
+// for the fingerprint, which comes from the same decoding of the body as the plan.
+func (r *run) claim(ctx context.Context, plan *pipeline.Plan) (Response, string, bool) {
 	s := r.s
-	fp, err := pipeline.Fingerprint(body)
-	if err != nil { // cannot happen: the body was parsed already
+	fp, err := plan.Fingerprint()
+	if err != nil { // cannot happen: the body was decoded already
 		return r.abort(ctx, err), errcode.ServiceUnavailable, true
 	}
 	r.lease = account.NewID("lease", r.start)

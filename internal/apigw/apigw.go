@@ -54,7 +54,8 @@ func NewAuthorizer(auth Authenticator, log *slog.Logger) *Authorizer {
 // Handle authorizes one request. A bad key returns ErrUnauthorized; a store failure returns another
 // error, which API Gateway answers with a 500 (mapped to Sluice's envelope by a gateway response).
 func (a *Authorizer) Handle(ctx context.Context, req events.APIGatewayCustomAuthorizerRequestTypeRequest) (events.APIGatewayCustomAuthorizerResponse, error) {
-	acct, err := a.auth.Authenticate(ctx, header(req.Headers, req.MultiValueHeaders, api.HeaderAuthorization))
+	// Exactly one Authorization header: a repeated one is refused like a missing one.
+	acct, err := a.auth.Authenticate(ctx, api.Authorization(headers(req.Headers, req.MultiValueHeaders)))
 	if err != nil {
 		var e *errcode.Error
 		if errors.As(err, &e) && e.Code == errcode.InvalidAPIKey {
@@ -212,8 +213,4 @@ func headers(single map[string]string, multi map[string][]string) http.Header {
 		}
 	}
 	return h
-}
-
-func header(single map[string]string, multi map[string][]string, name string) string {
-	return headers(single, multi).Get(name)
 }

@@ -90,6 +90,40 @@ func TestAuthorizer(t *testing.T) {
 	}
 }
 
+// TestAuthorizerTwoKeys: a request with two Authorization headers is Unauthorized even when both
+// carry a valid key (API Gateway passes every value in multiValueHeaders).
+func TestAuthorizerTwoKeys(t *testing.T) {
+	var req events.APIGatewayCustomAuthorizerRequestTypeRequest
+	fixture(t, "authorizer-allow.json", &req)
+	one := req.Headers["Authorization"]
+	if one == "" {
+		t.Fatalf("fixture has no Authorization header: %v", req.Headers)
+	}
+	req.MultiValueHeaders = map[string][]string{"Authorization": {one, one}}
+	auth := keyAuth{key: one, acct: store.Account{ID: "acct_1", Region: "eu-west-1"}}
+	authorizer := NewAuthorizer(auth, slog.New(slog.DiscardHandler))
+	if _, err := authorizer.Handle(t.Context(), req); err != ErrUnauthorized {
+		t.Fatalf("two Authorization headers: err = %v, want Unauthorized", err)
+	}
+	req.MultiValueHeaders = map[string][]string{"Authorization": {one}}
+	if _, err := authorizer.Handle(t.Context(), req); err != nil {
+		t.Fatalf("one Authorization header: err = %v", err)
+	}
+}
+
+// keyAuth accepts exactly one header value, as account.Manager does for one valid key.
+type keyAuth struct {
+	key  string
+	acct store.Account
+}
+
+func (k keyAuth) Authenticate(_ context.Context, h string) (store.Account, error) {
+	if h != k.key {
+		return store.Account{}, errcode.New(errcode.InvalidAPIKey, "no")
+	}
+	return k.acct, nil
+}
+
 func TestAccountFromContext(t *testing.T) {
 	var req events.APIGatewayProxyRequest
 	fixture(t, "run.json", &req)

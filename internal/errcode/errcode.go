@@ -24,6 +24,8 @@ const (
 	InvalidIdempotencyKey = "invalid_idempotency_key"
 	InputTooLarge         = "input_too_large"
 	BodyTooLarge          = "body_too_large"
+	UnsupportedMediaType  = "unsupported_media_type"
+	RequestTimeout        = "request_timeout"
 	ServiceNotFound       = "service_not_found"
 	NotFound              = "not_found"
 	MethodNotAllowed      = "method_not_allowed"
@@ -56,6 +58,8 @@ var statuses = map[string]int{
 	InvalidIdempotencyKey: http.StatusBadRequest,
 	InputTooLarge:         http.StatusRequestEntityTooLarge,
 	BodyTooLarge:          http.StatusRequestEntityTooLarge,
+	UnsupportedMediaType:  http.StatusUnsupportedMediaType,
+	RequestTimeout:        http.StatusRequestTimeout,
 	ServiceNotFound:       http.StatusNotFound,
 	NotFound:              http.StatusNotFound,
 	MethodNotAllowed:      http.StatusMethodNotAllowed,

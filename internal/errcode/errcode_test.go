@@ -14,7 +14,7 @@ func TestStatus(t *testing.T) {
 		{InvalidAPIKey, 401}, {WrongRegion, 421}, {InvalidJSON, 400}, {InvalidRequest, 400},
 		{UnsupportedInputType, 400}, {UnknownService, 400}, {DuplicateStepID, 400}, {InvalidParams, 400},
 		{InvalidStopIf, 400}, {ImpossibleChain, 400}, {InvalidIdempotencyKey, 400}, {InputTooLarge, 413},
-		{BodyTooLarge, 413}, {ServiceNotFound, 404}, {NotFound, 404}, {MethodNotAllowed, 405},
+		{BodyTooLarge, 413}, {UnsupportedMediaType, 415}, {RequestTimeout, 408}, {ServiceNotFound, 404}, {NotFound, 404}, {MethodNotAllowed, 405},
 		{IdempotencyKeyInUse, 409}, {IdempotencyKeyReused, 422}, {AllowanceExhausted, 402},
 		{RateLimited, 429}, {Internal, 500}, {ServiceUnavailable, 503},
 		{StepFailed, 200}, {StepTimeout, 200}, {OutputInvalid, 200}, {"no_such_code", 500},
@@ -25,7 +25,7 @@ func TestStatus(t *testing.T) {
 			}
 		})
 	}
-	if len(Codes()) != 25 {
+	if len(Codes()) != 27 {
 		t.Fatalf("Codes() has %d codes; update this test and the README table together", len(Codes()))
 	}
 }

@@ -37,11 +37,15 @@ type Config struct {
 	// when missing and dummy credentials are used. Without it the SDK's default chain applies.
 	DynamoEndpoint string
 	TablePrefix    string
-	// RequestTimeout plays API Gateway's integration timeout.
+	// RequestTimeout plays API Gateway's integration timeout: the deadline of a request's
+	// handling, counted from the moment the request (its body included) has been read.
 	RequestTimeout time.Duration
-	Registry       *services.Registry
-	Out            io.Writer    // where the start-up banner goes (a demo key is printed once)
-	Log            *slog.Logger // JSON request logs; never any request text
+	// ReadTimeout bounds reading a whole request, headers and body (0: DefaultReadTimeout). A
+	// POST /v1/run whose body is not in by then is answered 408 request_timeout.
+	ReadTimeout time.Duration
+	Registry    *services.Registry
+	Out         io.Writer    // where the start-up banner goes (a demo key is printed once)
+	Log         *slog.Logger // JSON request logs; never any request text
 }
 
 // Files in the data directory.
@@ -83,12 +87,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	banner(cfg.Out, base, demoKey, cfg)
 
-	hs := &http.Server{
-		Handler:           withDeadline(NewGateway(srv), cfg.RequestTimeout),
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		ErrorLog:          slog.NewLogLogger(cfg.Log.Handler(), slog.LevelWarn),
-	}
+	hs := newHTTPServer(NewGateway(srv, cfg.RequestTimeout), cfg)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {
@@ -131,13 +130,26 @@ func openStore(ctx context.Context, cfg Config) (store.Store, error) {
 	}
 }
 
-// withDeadline gives every request the deadline a Lambda invocation would have.
-func withDeadline(h http.Handler, d time.Duration) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ctx, cancel := context.WithTimeout(r.Context(), d)
-		defer cancel()
-		h.ServeHTTP(w, r.WithContext(ctx))
-	})
+// Read timeouts of the local server.
+const (
+	DefaultReadTimeout = 30 * time.Second
+	// maxHeaderWait bounds reading a request's headers.
+	maxHeaderWait = 10 * time.Second
+)
+
+// newHTTPServer is the HTTP server of Run around h: a request's headers must arrive within 10
+// seconds (or the read timeout, if shorter) and the whole request within cfg.ReadTimeout.
+func newHTTPServer(h http.Handler, cfg Config) *http.Server {
+	read := cfg.ReadTimeout
+	if read <= 0 {
+		read = DefaultReadTimeout
+	}
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: min(maxHeaderWait, read),
+		ReadTimeout:       read,
+		ErrorLog:          slog.NewLogLogger(cfg.Log.Handler(), slog.LevelWarn),
+	}
 }
 
 // seed makes sure the seed keys have accounts with the configured settings. With no seed key and

@@ -47,7 +47,7 @@ func desc(name, kind string, accepts []string, emits string) services.Descriptor
 //   - test.slow (transform): waits for ctx
 //   - test.tokens (transform): text -> tokens (emits another type)
 //   - test.tokensonly (classify): accepts tokens only
-func testRegistry(t *testing.T) *services.Registry {
+func testRegistry(t testing.TB) *services.Registry {
 	t.Helper()
 	upper := desc("test.upper", services.KindTransform, []string{"text"}, "same")
 	upper.Params["mode"] = services.Param{Type: services.ParamString, Default: "a", Allowed: []string{"a", "b"}, MaxLength: services.Ptr(1)}
@@ -113,7 +113,7 @@ func testRegistry(t *testing.T) *services.Registry {
 	return reg
 }
 
-func testEngine(t *testing.T, opts ...Option) *Engine {
+func testEngine(t testing.TB, opts ...Option) *Engine {
 	t.Helper()
 	e, err := New(testRegistry(t), opts...)
 	if err != nil {

@@ -1,13 +1,12 @@
 package pipeline
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"math"
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/sluice-api/sluice/internal/errcode"
@@ -31,6 +30,20 @@ type Plan struct {
 	Input      services.Payload
 	InputChars int64
 	Steps      []Step
+	// doc is the body as it was decoded: the plan and its fingerprint come from it alone.
+	doc value
+}
+
+// Fingerprint returns the hex SHA-256 of the canonical JSON of the body the plan was parsed
+// from (objects with sorted keys, no insignificant whitespace, numbers as written): bodies that
+// differ only in formatting, key order or string escapes share it, so a retry that re-serialises
+// its body is still a repeat. It is computed from the same decoding as the plan.
+func (p *Plan) Fingerprint() (string, error) {
+	fp, err := p.doc.fingerprint()
+	if err != nil {
+		return "", fmt.Errorf("pipeline: fingerprint: %w", err)
+	}
+	return fp, nil
 }
 
 // Step is one validated pipeline step.
@@ -64,47 +77,52 @@ func (s *StopIf) Fires(r services.Result) bool {
 }
 
 // RequestIDOf digs request_id out of a body that failed validation, so the rejection can still
-// echo it (a valid body's is Plan.RequestID).
+// echo it (a valid body's is Plan.RequestID). It decodes the body as strictly as Parse does:
+// a body that is not a well-formed JSON object echoes nothing.
 func RequestIDOf(body []byte) string {
-	var v struct {
-		RequestID any `json:"request_id"`
-	}
-	if json.Unmarshal(body, &v) != nil {
+	if len(body) > MaxBodyBytes {
 		return ""
 	}
-	if s, ok := v.RequestID.(string); ok && utf8.RuneCountInString(s) <= MaxRequestIDLen {
-		return s
+	doc, err := decodeBody(body)
+	if err != nil || doc.kind != '{' {
+		return ""
+	}
+	if v, ok := doc.get("request_id"); ok && v.kind == '"' && utf8.RuneCountInString(v.text) <= MaxRequestIDLen {
+		return v.text
 	}
 	return ""
 }
 
-// Parse validates a run request body completely, in the order of DESIGN.md §3 (body size, JSON,
-// shape, input type, input size, then the pipeline step by step), and returns the first failure.
-// The plan holds the request's own strings; nothing here logs them.
+// Parse validates a run request body completely, in the order of the API's checks (body size,
+// JSON, shape, input type, input size, then the pipeline step by step), and returns the first
+// failure. The body is decoded once, strictly (see decodeBody): only JSON whitespace around one
+// object, no repeated member names, valid UTF-8 in every string. The plan holds the request's
+// own strings; nothing here logs them.
 func (e *Engine) Parse(body []byte) (*Plan, *errcode.Error) {
 	if len(body) > MaxBodyBytes {
 		return nil, errcode.New(errcode.BodyTooLarge, "the request body is larger than %d bytes", MaxBodyBytes)
 	}
-	if !utf8.Valid(body) {
-		return nil, errcode.New(errcode.InvalidRequest, "the request body is not valid UTF-8")
+	top, derr := decodeBody(body)
+	if derr != nil {
+		return nil, derr
 	}
-	top, err := object(body)
-	if err != nil {
+	if top.kind != '{' {
 		return nil, errcode.New(errcode.InvalidJSON, "the request body must be a JSON object")
 	}
-	p := &Plan{}
+	p := &Plan{doc: top}
 	if err := checkKeys(top, "", "request_id", "input", "pipeline"); err != nil {
 		return nil, err
 	}
-	// input: unsupported types answer before any other shape error (DESIGN.md §3).
+	// input: unsupported types answer before any other shape error.
 	in, ierr := parseInput(top)
 	if ierr != nil {
 		return nil, ierr
 	}
-	if raw, ok := present(top, "request_id"); ok {
-		if err := json.Unmarshal(raw, &p.RequestID); err != nil {
+	if raw, ok := top.get("request_id"); ok {
+		if raw.kind != '"' {
 			return nil, errcode.At(errcode.InvalidRequest, "/request_id", "request_id must be a string")
 		}
+		p.RequestID = raw.text
 		if utf8.RuneCountInString(p.RequestID) > MaxRequestIDLen {
 			return nil, errcode.At(errcode.InvalidRequest, "/request_id", "request_id is longer than %d characters", MaxRequestIDLen)
 		}
@@ -129,29 +147,29 @@ func (e *Engine) Parse(body []byte) (*Plan, *errcode.Error) {
 // rawStep is a step whose shape is valid but whose meaning is not checked yet.
 type rawStep struct {
 	id, service string
-	params      map[string]json.RawMessage
-	stopIf      json.RawMessage
+	params      *value // nil when absent or null
+	stopIf      *value
 }
 
-func parseInput(top map[string]json.RawMessage) (services.Payload, *errcode.Error) {
-	raw, ok := present(top, "input")
+func parseInput(top value) (services.Payload, *errcode.Error) {
+	in, ok := top.get("input")
 	if !ok {
 		return services.Payload{}, errcode.At(errcode.InvalidRequest, "/input", "input is required")
 	}
-	in, err := object(raw)
-	if err != nil {
+	if in.kind != '{' {
 		return services.Payload{}, errcode.At(errcode.InvalidRequest, "/input", "input must be an object")
 	}
 	for _, reserved := range []string{"uri", "base64"} {
-		if _, ok := in[reserved]; ok {
+		if slices.Contains(in.names(), reserved) {
 			return services.Payload{}, errcode.At(errcode.UnsupportedInputType, "/input/"+reserved, "input.%s is reserved for media types and not supported yet", reserved)
 		}
 	}
 	var p services.Payload
-	if rawType, ok := present(in, "type"); ok {
-		if json.Unmarshal(rawType, &p.Type) != nil {
+	if rawType, ok := in.get("type"); ok {
+		if rawType.kind != '"' {
 			return p, errcode.At(errcode.InvalidRequest, "/input/type", "input.type must be a string")
 		}
+		p.Type = rawType.text
 		if p.Type != services.TypeText {
 			return p, errcode.At(errcode.UnsupportedInputType, "/input/type", "input.type %q is not supported; the only supported type is \"text\"", p.Type)
 		}
@@ -162,25 +180,26 @@ func parseInput(top map[string]json.RawMessage) (services.Payload, *errcode.Erro
 	if p.Type == "" {
 		return p, errcode.At(errcode.InvalidRequest, "/input/type", "input.type is required")
 	}
-	rawValue, ok := present(in, "value")
+	rawValue, ok := in.get("value")
 	if !ok {
 		return p, errcode.At(errcode.InvalidRequest, "/input/value", "input.value is required")
 	}
-	if json.Unmarshal(rawValue, &p.Value) != nil {
+	if rawValue.kind != '"' {
 		return p, errcode.At(errcode.InvalidRequest, "/input/value", "input.value must be a string")
 	}
+	p.Value = rawValue.text
 	return p, nil
 }
 
-func parseSteps(top map[string]json.RawMessage) ([]rawStep, *errcode.Error) {
-	raw, ok := present(top, "pipeline")
+func parseSteps(top value) ([]rawStep, *errcode.Error) {
+	raw, ok := top.get("pipeline")
 	if !ok {
 		return nil, errcode.At(errcode.InvalidRequest, "/pipeline", "pipeline is required")
 	}
-	var items []json.RawMessage
-	if !isArray(raw) || json.Unmarshal(raw, &items) != nil {
+	if raw.kind != '[' {
 		return nil, errcode.At(errcode.InvalidRequest, "/pipeline", "pipeline must be an array of steps")
 	}
+	items := raw.kids
 	if len(items) == 0 {
 		return nil, errcode.At(errcode.InvalidRequest, "/pipeline", "pipeline needs at least one step")
 	}
@@ -188,10 +207,9 @@ func parseSteps(top map[string]json.RawMessage) ([]rawStep, *errcode.Error) {
 		return nil, errcode.At(errcode.InvalidRequest, "/pipeline", "pipeline has %d steps; the limit is %d", len(items), MaxSteps)
 	}
 	steps := make([]rawStep, len(items))
-	for i, item := range items {
+	for i, obj := range items {
 		ptr := "/pipeline/" + strconv.Itoa(i)
-		obj, err := object(item)
-		if err != nil {
+		if obj.kind != '{' {
 			return nil, errcode.At(errcode.InvalidRequest, ptr, "each step must be an object")
 		}
 		if err := checkKeys(obj, ptr, "id", "service", "params", "stop_if"); err != nil {
@@ -207,13 +225,14 @@ func parseSteps(top map[string]json.RawMessage) ([]rawStep, *errcode.Error) {
 		if err := requiredString(obj, ptr, "service", &s.service); err != nil {
 			return nil, err
 		}
-		if rawParams, ok := present(obj, "params"); ok {
-			if s.params, err = object(rawParams); err != nil {
+		if params, ok := obj.get("params"); ok {
+			if params.kind != '{' {
 				return nil, errcode.At(errcode.InvalidRequest, ptr+"/params", "params must be an object")
 			}
+			s.params = &params
 		}
-		if rawStop, ok := present(obj, "stop_if"); ok {
-			s.stopIf = rawStop
+		if stop, ok := obj.get("stop_if"); ok {
+			s.stopIf = &stop
 		}
 	}
 	return steps, nil
@@ -255,15 +274,18 @@ func (e *Engine) validateSteps(inputType string, raws []rawStep) ([]Step, *errco
 }
 
 // validateParams checks given params against the descriptor and fills in defaults.
-func validateParams(d services.Descriptor, given map[string]json.RawMessage, ptr string) (services.Params, *errcode.Error) {
+func validateParams(d services.Descriptor, given *value, ptr string) (services.Params, *errcode.Error) {
 	out := make(services.Params, len(d.Params))
-	for name := range given {
+	if given == nil {
+		given = &value{kind: '{'}
+	}
+	for _, name := range given.names() {
 		if _, ok := d.Params[name]; !ok {
 			return nil, errcode.At(errcode.InvalidParams, ptr+"/"+escape(name), "service %q has no parameter %q", d.Name, name)
 		}
 	}
 	for name, spec := range d.Params {
-		raw, ok := present(given, name)
+		raw, ok := given.get(name)
 		if !ok {
 			out[name] = cloneDefault(spec.Default)
 			continue
@@ -277,13 +299,13 @@ func validateParams(d services.Descriptor, given map[string]json.RawMessage, ptr
 	return out, nil
 }
 
-func paramValue(spec services.Param, raw json.RawMessage) (any, error) {
+func paramValue(spec services.Param, raw value) (any, error) {
 	switch spec.Type {
 	case services.ParamString:
-		var s string
-		if !isString(raw) || json.Unmarshal(raw, &s) != nil {
+		if raw.kind != '"' {
 			return nil, fmt.Errorf("must be a string")
 		}
+		s := raw.text
 		n := utf8.RuneCountInString(s)
 		if spec.MinLength != nil && n < *spec.MinLength {
 			return nil, fmt.Errorf("must have at least %d characters", *spec.MinLength)
@@ -296,8 +318,8 @@ func paramValue(spec services.Param, raw json.RawMessage) (any, error) {
 		}
 		return s, nil
 	case services.ParamNumber:
-		var f float64
-		if !isNumber(raw) || json.Unmarshal(raw, &f) != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+		f, ok := number(raw)
+		if !ok {
 			return nil, fmt.Errorf("must be a number")
 		}
 		if spec.Minimum != nil && f < *spec.Minimum {
@@ -308,19 +330,19 @@ func paramValue(spec services.Param, raw json.RawMessage) (any, error) {
 		}
 		return f, nil
 	case services.ParamArray:
-		var items []json.RawMessage
-		if !isArray(raw) || json.Unmarshal(raw, &items) != nil {
+		if raw.kind != '[' {
 			return nil, fmt.Errorf("must be an array of strings")
 		}
+		items := raw.kids
 		if spec.MaxLength != nil && len(items) > *spec.MaxLength {
 			return nil, fmt.Errorf("must have at most %d items", *spec.MaxLength)
 		}
 		out := make([]string, 0, len(items))
 		for _, it := range items {
-			var s string
-			if !isString(it) || json.Unmarshal(it, &s) != nil {
+			if it.kind != '"' {
 				return nil, fmt.Errorf("must be an array of strings")
 			}
+			s := it.text
 			if len(spec.Allowed) > 0 && !slices.Contains(spec.Allowed, s) {
 				return nil, fmt.Errorf("has %q; allowed values are %q", s, spec.Allowed)
 			}
@@ -341,6 +363,18 @@ func paramValue(spec services.Param, raw json.RawMessage) (any, error) {
 	}
 }
 
+// number returns a JSON number's value; false for anything else and for numbers beyond float64.
+func number(v value) (float64, bool) {
+	if v.kind != '0' {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(v.text, 64)
+	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+		return 0, false
+	}
+	return f, true
+}
+
 func cloneDefault(v any) any {
 	if s, ok := v.([]string); ok {
 		return slices.Clone(s)
@@ -348,7 +382,7 @@ func cloneDefault(v any) any {
 	return v
 }
 
-func validateStopIf(d services.Descriptor, raw json.RawMessage, ptr string) (*StopIf, *errcode.Error) {
+func validateStopIf(d services.Descriptor, raw *value, ptr string) (*StopIf, *errcode.Error) {
 	if raw == nil {
 		return nil, nil
 	}
@@ -356,92 +390,60 @@ func validateStopIf(d services.Descriptor, raw json.RawMessage, ptr string) (*St
 		return nil, errcode.At(errcode.InvalidStopIf, ptr, "stop_if is allowed on classify steps only; %q is a %s service", d.Name, d.Kind)
 	}
 	forms := "stop_if must be exactly one of {\"verdict\": \"flag\"}, {\"verdict\": \"pass\"}, {\"score_gte\": n}, {\"score_lte\": n} with n in [0, 1]"
-	obj, err := object(raw)
-	if err != nil || len(obj) != 1 {
+	if raw.kind != '{' || len(raw.kids) != 2 {
 		return nil, errcode.At(errcode.InvalidStopIf, ptr, "%s", forms)
 	}
 	s := &StopIf{}
-	for k, v := range obj {
-		switch k {
-		case "verdict":
-			if json.Unmarshal(v, &s.Verdict) != nil || (s.Verdict != services.VerdictFlag && s.Verdict != services.VerdictPass) {
-				return nil, errcode.At(errcode.InvalidStopIf, ptr+"/verdict", "%s", forms)
-			}
-		case "score_gte", "score_lte":
-			var f float64
-			if !isNumber(v) || json.Unmarshal(v, &f) != nil || f < 0 || f > 1 {
-				return nil, errcode.At(errcode.InvalidStopIf, ptr+"/"+k, "%s", forms)
-			}
-			if k == "score_gte" {
-				s.ScoreGTE = &f
-			} else {
-				s.ScoreLTE = &f
-			}
-		default:
-			return nil, errcode.At(errcode.InvalidStopIf, ptr+"/"+escape(k), "%s", forms)
+	k, v := raw.kids[0].text, raw.kids[1]
+	switch k {
+	case "verdict":
+		if v.kind != '"' || (v.text != services.VerdictFlag && v.text != services.VerdictPass) {
+			return nil, errcode.At(errcode.InvalidStopIf, ptr+"/verdict", "%s", forms)
 		}
+		s.Verdict = v.text
+	case "score_gte", "score_lte":
+		f, ok := number(v)
+		if !ok || f < 0 || f > 1 {
+			return nil, errcode.At(errcode.InvalidStopIf, ptr+"/"+k, "%s", forms)
+		}
+		if k == "score_gte" {
+			s.ScoreGTE = &f
+		} else {
+			s.ScoreLTE = &f
+		}
+	default:
+		return nil, errcode.At(errcode.InvalidStopIf, ptr+"/"+escape(k), "%s", forms)
 	}
 	return s, nil
 }
 
-// object decodes raw as a JSON object (null is not an object).
-func object(raw []byte) (map[string]json.RawMessage, error) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || raw[0] != '{' {
-		return nil, fmt.Errorf("not a JSON object")
-	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return nil, fmt.Errorf("decode object: %w", err)
-	}
-	return m, nil
-}
-
-// present returns the field name unless it is absent or null.
-func present(m map[string]json.RawMessage, name string) (json.RawMessage, bool) {
-	raw, ok := m[name]
-	if !ok || string(bytes.TrimSpace(raw)) == "null" {
-		return nil, false
-	}
-	return raw, true
-}
-
-func checkKeys(m map[string]json.RawMessage, ptr string, allowed ...string) *errcode.Error {
+func checkKeys(m value, ptr string, allowed ...string) *errcode.Error {
 	// Report unknown fields in a stable order.
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
+	keys := m.names()
 	slices.Sort(keys)
 	for _, k := range keys {
 		if !slices.Contains(allowed, k) {
-			return errcode.At(errcode.InvalidRequest, ptr+"/"+escape(k), "unknown field %q", k)
+			return errcode.At(errcode.InvalidRequest, ptr+"/"+escape(k), "unknown field %s", shortQuote(k))
 		}
 	}
 	return nil
 }
 
-func requiredString(m map[string]json.RawMessage, ptr, name string, dst *string) *errcode.Error {
-	raw, ok := present(m, name)
+func requiredString(m value, ptr, name string, dst *string) *errcode.Error {
+	raw, ok := m.get(name)
 	if !ok {
 		return errcode.At(errcode.InvalidRequest, ptr+"/"+name, "%s is required", name)
 	}
-	if !isString(raw) || json.Unmarshal(raw, dst) != nil {
+	if raw.kind != '"' {
 		return errcode.At(errcode.InvalidRequest, ptr+"/"+name, "%s must be a string", name)
 	}
+	*dst = raw.text
 	return nil
-}
-
-func isString(raw []byte) bool { r := bytes.TrimSpace(raw); return len(r) > 0 && r[0] == '"' }
-func isArray(raw []byte) bool  { r := bytes.TrimSpace(raw); return len(r) > 0 && r[0] == '[' }
-func isNumber(raw []byte) bool {
-	r := bytes.TrimSpace(raw)
-	return len(r) > 0 && (r[0] == '-' || (r[0] >= '0' && r[0] <= '9'))
 }
 
 // escape makes a JSON pointer reference token (RFC 6901).
 func escape(s string) string {
-	var b bytes.Buffer
+	var b strings.Builder
 	for _, r := range s {
 		switch r {
 		case '~':

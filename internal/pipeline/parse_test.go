@@ -16,7 +16,7 @@ func TestParseRejects(t *testing.T) {
 		{"NotJSON", `{"input":`, errcode.InvalidJSON, ""},
 		{"NotAnObject", `["input"]`, errcode.InvalidJSON, ""},
 		{"Null", `null`, errcode.InvalidJSON, ""},
-		{"InvalidUTF8", "{\"input\":{\"type\":\"text\",\"value\":\"\xff\"},\"pipeline\":[{\"id\":\"a\",\"service\":\"test.upper\"}]}", errcode.InvalidRequest, ""},
+		{"InvalidUTF8", "{\"input\":{\"type\":\"text\",\"value\":\"\xff\"},\"pipeline\":[{\"id\":\"a\",\"service\":\"test.upper\"}]}", errcode.InvalidRequest, "/input/value"},
 		{"UnknownTopField", `{"input":{"type":"text","value":"x"},"pipeline":[{"id":"a","service":"test.upper"}],"extra":1}`, errcode.InvalidRequest, "/extra"},
 		{"MissingInput", `{"pipeline":[{"id":"a","service":"test.upper"}]}`, errcode.InvalidRequest, "/input"},
 		{"InputNotObject", `{"input":"x","pipeline":[{"id":"a","service":"test.upper"}]}`, errcode.InvalidRequest, "/input"},
@@ -132,6 +132,86 @@ func TestParseAccepts(t *testing.T) {
 	}
 }
 
+// TestParseStrict: one JSON object with only JSON whitespace around it, no repeated member
+// anywhere, and only valid UTF-8 in strings (escaped lone surrogates included).
+func TestParseStrict(t *testing.T) {
+	e := testEngine(t)
+	const ok = `{"input":{"type":"text","value":"x"},"pipeline":[{"id":"a","service":"test.upper"}]}`
+	for _, tc := range []struct {
+		name, body, code, param string
+	}{
+		{"LeadingVerticalTab", "\v" + ok, errcode.InvalidJSON, ""},
+		{"LeadingFormFeed", "\f" + ok, errcode.InvalidJSON, ""},
+		{"LeadingNoBreakSpace", "\u00a0" + ok, errcode.InvalidJSON, ""},
+		{"LeadingLineSeparator", "\u2028" + ok, errcode.InvalidJSON, ""},
+		{"LeadingIdeographicSpace", "\u3000" + ok, errcode.InvalidJSON, ""},
+		{"LeadingNEL", "\u0085" + ok, errcode.InvalidJSON, ""},
+		{"LeadingBOM", "\ufeff" + ok, errcode.InvalidJSON, ""},
+		{"TrailingVerticalTab", ok + "\v", errcode.InvalidJSON, ""},
+		{"TrailingIdeographicSpace", ok + "\u3000", errcode.InvalidJSON, ""},
+		{"TrailingNUL", ok + "\x00", errcode.InvalidJSON, ""},
+		{"SecondValue", ok + ` {}`, errcode.InvalidJSON, ""},
+		{"TrailingGarbage", ok + `x`, errcode.InvalidJSON, ""},
+		{"DuplicateTopMember", `{"input":{"type":"text","value":"x"},"input":{"type":"text","value":"y"},"pipeline":[{"id":"a","service":"test.upper"}]}`, errcode.InvalidJSON, "/input"},
+		{"DuplicateInputValue", `{"input":{"type":"text","value":"x","value":"y"},"pipeline":[{"id":"a","service":"test.upper"}]}`, errcode.InvalidJSON, "/input/value"},
+		{"DuplicateStepService", `{"input":{"type":"text","value":"x"},"pipeline":[{"id":"a","service":"test.upper","service":"test.double"}]}`, errcode.InvalidJSON, "/pipeline/0/service"},
+		{"DuplicateParam", `{"input":{"type":"text","value":"x"},"pipeline":[{"id":"a","service":"test.upper","params":{"mode":"a","mode":"b"}}]}`, errcode.InvalidJSON, "/pipeline/0/params/mode"},
+		{"DuplicateStopIf", `{"input":{"type":"text","value":"x"},"pipeline":[{"id":"a","service":"test.bad","stop_if":{"verdict":"flag","verdict":"pass"}}]}`, errcode.InvalidJSON, "/pipeline/0/stop_if/verdict"},
+		{"DuplicateEscapedSpelling", `{"input":{"type":"text","value":"x","v\u0061lue":"y"},"pipeline":[{"id":"a","service":"test.upper"}]}`, errcode.InvalidJSON, "/input/value"},
+		{"DuplicateInUnknownField", `{"input":{"type":"text","value":"x"},"pipeline":[{"id":"a","service":"test.upper"}],"extra":{"k":1,"k":2}}`, errcode.InvalidJSON, "/extra/k"},
+		{"LoneHighSurrogate", `{"input":{"type":"text","value":"\ud800"},"pipeline":[{"id":"a","service":"test.upper"}]}`, errcode.InvalidRequest, "/input/value"},
+		{"HighSurrogateThenLetter", `{"input":{"type":"text","value":"a\udbffb"},"pipeline":[{"id":"a","service":"test.upper"}]}`, errcode.InvalidRequest, "/input/value"},
+		{"LoneLowSurrogate", `{"input":{"type":"text","value":"\udc00"},"pipeline":[{"id":"a","service":"test.upper"}]}`, errcode.InvalidRequest, "/input/value"},
+		{"ReversedPair", `{"input":{"type":"text","value":"\ude00\ud83d"},"pipeline":[{"id":"a","service":"test.upper"}]}`, errcode.InvalidRequest, "/input/value"},
+		{"SurrogateInRequestID", `{"request_id":"\ud800","input":{"type":"text","value":"x"},"pipeline":[{"id":"a","service":"test.upper"}]}`, errcode.InvalidRequest, "/request_id"},
+		{"SurrogateInParam", `{"input":{"type":"text","value":"x"},"pipeline":[{"id":"a","service":"test.upper","params":{"words":["\udfff"]}}]}`, errcode.InvalidRequest, "/pipeline/0/params/words/0"},
+		{"SurrogateAndBadJSON", `{"input":{"type":"text","value":"\ud800"},"pipeline":[`, errcode.InvalidJSON, ""},
+		{"InvalidUTF8AndBadJSON", "{\"input\":\"\xff\",", errcode.InvalidJSON, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := e.Parse([]byte(tc.body))
+			if err == nil {
+				t.Fatalf("Parse accepted %q; want %s", tc.body, tc.code)
+			}
+			if err.Code != tc.code || err.Param != tc.param {
+				t.Fatalf("got %s at %q (%s), want %s at %q", err.Code, err.Param, err.Message, tc.code, tc.param)
+			}
+			if tc.code == errcode.InvalidJSON && tc.param != "" {
+				name := tc.param[strings.LastIndex(tc.param, "/")+1:]
+				if !strings.Contains(err.Message, `"`+name+`"`) {
+					t.Fatalf("message %q does not name the member %q", err.Message, name)
+				}
+			}
+			if _, ferr := Fingerprint([]byte(tc.body)); ferr == nil && tc.code == errcode.InvalidJSON {
+				t.Fatalf("a body Parse refuses as JSON has a fingerprint")
+			}
+			if id := RequestIDOf([]byte(tc.body)); id != "" {
+				t.Fatalf("RequestIDOf echoes %q from a body that is not strict JSON", id)
+			}
+		})
+	}
+	for _, tc := range []struct{ name, body, value string }{
+		{"JSONWhitespaceAround", " \t\r\n" + ok + "\n\r\t ", "x"},
+		{"SurrogatePair", `{"input":{"type":"text","value":"\ud83d\ude00"},"pipeline":[{"id":"a","service":"test.upper"}]}`, "😀"},
+		{"EscapedFFFD", `{"input":{"type":"text","value":"\ufffd"},"pipeline":[{"id":"a","service":"test.upper"}]}`, "\ufffd"},
+		{"SameNameInOtherObjects", `{"input":{"type":"text","value":"x"},"pipeline":[{"id":"a","service":"test.upper","params":{"mode":"a"}},{"id":"b","service":"test.upper","params":{"mode":"b"}}]}`, "x"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := e.Parse([]byte(tc.body))
+			if err != nil {
+				t.Fatalf("Parse: %v", err)
+			}
+			if p.Input.Value != tc.value {
+				t.Fatalf("input = %q, want %q", p.Input.Value, tc.value)
+			}
+			fp, ferr := p.Fingerprint()
+			if want, werr := Fingerprint([]byte(tc.body)); ferr != nil || werr != nil || fp != want {
+				t.Fatalf("plan fingerprint %s (%v), body fingerprint %s (%v)", fp, ferr, want, werr)
+			}
+		})
+	}
+}
+
 func TestFingerprint(t *testing.T) {
 	a, err := Fingerprint([]byte(`{"b":1,"a":{"y":[1,2],"x":"é"}}`))
 	if err != nil {
@@ -144,5 +224,23 @@ func TestFingerprint(t *testing.T) {
 	}
 	if a == c {
 		t.Errorf("different bodies share a fingerprint")
+	}
+	// Three bodies that once collapsed to one fingerprint (U+FFFD) now have none or their own.
+	var fps []string
+	for _, body := range []string{`{"v":"\ud800"}`, `{"v":"\udbff"}`, `{"v":"\ufffd"}`} {
+		if fp, err := Fingerprint([]byte(body)); err == nil {
+			fps = append(fps, fp)
+		}
+	}
+	if len(fps) != 1 {
+		t.Errorf("bodies with lone surrogates have fingerprints: %d of 3 fingerprinted, want only the U+FFFD one", len(fps))
+	}
+	// The canonical JSON is the one Sluice used before strict parsing (encoding/json's, numbers
+	// as written): a retry of a request whose record was stored then still matches it. The value
+	// was computed with that implementation.
+	const before = "caf829297748407e555cec5ea12a84b3417e9c840908ce7caa038b049a185663"
+	body := `{"request_id":"r-1","input":{"type":"text","value":"Caf\u00e9 <b>&</b> \u2028 line\ttab 😀 \"q\" \\ 1e3"},"pipeline":[{"id":"a","service":"test.upper","params":{"mode":"b","entities":["x"]}},{"id":"b","service":"test.bad","stop_if":{"score_gte":0.50}}]}`
+	if fp, err := Fingerprint([]byte(body)); err != nil || fp != before {
+		t.Errorf("fingerprint = %s, %v; want %s as before", fp, err, before)
 	}
 }
