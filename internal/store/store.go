@@ -140,6 +140,9 @@ type Settlement struct {
 	Month      string // "YYYY-MM", UTC
 	Characters int64  // billed characters of the run; may be 0
 	Limit      int64  // the account's allowance: usage after the charge must not exceed it
+	// Day is the day of Month (1 to 31, UTC) whose counter the characters are added to, in the
+	// same write as the month's (DailyUsage); 0 adds them to no day.
+	Day int
 	// Idem completes the run's idempotency record; nil when the request carried no key.
 	Idem *IdemCompletion
 }
@@ -168,6 +171,7 @@ type Store interface {
 	RateWindows
 	Idempotency
 	Ledger
+	DailyUsage
 	Sessions
 	KeyUse
 	Close() error

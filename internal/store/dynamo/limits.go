@@ -407,6 +407,9 @@ func (s *Store) Settle(ctx context.Context, st store.Settlement) (store.Usage, b
 	if st.Characters < 0 {
 		return store.Usage{}, false, fmt.Errorf("dynamo: settle: negative characters %d", st.Characters)
 	}
+	if err := store.ValidDay(st.Day); err != nil {
+		return store.Usage{}, false, fmt.Errorf("dynamo: settle: %w", err)
+	}
 	if st.Idem == nil {
 		u, res, err := s.settleCharge(ctx, st)
 		if err != nil {
@@ -498,6 +501,10 @@ func (s *Store) settleCharge(ctx context.Context, st store.Settlement) (store.Us
 		":n": attrN(st.Characters), ":one": attrN(1), ":max": attrN(st.Limit - st.Characters),
 	}
 	expr := "ADD #ch :n, #runs :one"
+	if st.Day > 0 { // the day's counter, in the same write as the month's
+		names["#day"] = dayAttr(st.Day)
+		expr += ", #day :n"
+	}
 	cond := "(attribute_not_exists(#ch) OR #ch <= :max)"
 	if st.Idem != nil {
 		lease = st.Idem.Lease

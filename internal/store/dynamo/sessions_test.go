@@ -1,8 +1,10 @@
 package dynamo
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -21,20 +23,30 @@ var sessT0 = time.Date(2026, 11, 22, 21, 4, 5, 123_000_000, time.UTC)
 // has applied them: it forwards the request, throws the answer away and reports a reset
 // connection, which the SDK retries. It stands for a network that drops a response.
 type lossy struct {
-	mu   sync.Mutex
-	lose map[string]int // X-Amz-Target operation -> how many responses to lose
-	lost []string
+	mu    sync.Mutex
+	lose  map[string]int // X-Amz-Target operation -> how many responses to lose
+	table string         // when set, only calls on this table lose responses
+	lost  []string
 }
 
 func (l *lossy) Do(r *http.Request) (*http.Response, error) {
 	op := strings.TrimPrefix(r.Header.Get("X-Amz-Target"), "DynamoDB_20120810.")
+	onTable := true
+	if l.table != "" && r.Body != nil {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			return nil, err
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		onTable = bytes.Contains(body, []byte(`"TableName":"`+l.table+`"`))
+	}
 	resp, err := http.DefaultClient.Do(r)
 	if err != nil {
 		return nil, err
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.lose[op] > 0 {
+	if onTable && l.lose[op] > 0 {
 		l.lose[op]--
 		l.lost = append(l.lost, op)
 		resp.Body.Close()

@@ -10,9 +10,16 @@ import (
 	"github.com/sluice-api/sluice/internal/store"
 )
 
-// dashboardSchema is migration 2: the dashboard's sign-in links and sessions, and the day each
-// key was last used.
+// dashboardSchema is migration 2: the dashboard's sign-in links and sessions, the day each key
+// was last used, and characters per day beside each month's usage.
 var dashboardSchema = []string{
+	`CREATE TABLE IF NOT EXISTS usage_days (
+		account    TEXT NOT NULL,
+		month      TEXT NOT NULL,
+		day        INTEGER NOT NULL CHECK (day BETWEEN 1 AND 31),
+		characters INTEGER NOT NULL,
+		PRIMARY KEY (account, month, day)
+	) WITHOUT ROWID`,
 	`CREATE TABLE IF NOT EXISTS signin_links (
 		hash       TEXT PRIMARY KEY,
 		account    TEXT NOT NULL,

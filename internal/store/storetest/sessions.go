@@ -58,10 +58,12 @@ func wantNoSession(t *testing.T, s store.Store, hash string, now time.Time) {
 	}
 }
 
-// runDashboard covers the ports the dashboard adds: sign-in links, sessions and key use.
+// runDashboard covers the ports the dashboard adds: sign-in links, sessions, key use and the
+// per-day usage counters.
 func runDashboard(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("Sessions", func(t *testing.T) { runSessions(t, open) })
 	t.Run("KeyUse", func(t *testing.T) { runKeyUse(t, open) })
+	t.Run("UsageDays", func(t *testing.T) { runUsageDays(t, open) })
 }
 
 func runSessions(t *testing.T, open func(t *testing.T) store.Store) {
