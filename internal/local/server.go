@@ -15,6 +15,7 @@ import (
 
 	"github.com/sluice-api/sluice/internal/account"
 	"github.com/sluice-api/sluice/internal/api"
+	"github.com/sluice-api/sluice/internal/dashboard"
 	"github.com/sluice-api/sluice/internal/pipeline"
 	"github.com/sluice-api/sluice/internal/secrets"
 	"github.com/sluice-api/sluice/internal/services"
@@ -73,7 +74,15 @@ func Run(ctx context.Context, cfg Config) error {
 		return fmt.Errorf("local: %w", err)
 	}
 	accounts := account.NewManager(st, sec.Pepper, time.Now)
+	defer accounts.WaitKeyUse() // before the store closes
 	srv := api.NewServer(engine, st, accounts, sec.TokenKey, api.Config{Region: cfg.Region, Log: cfg.Log})
+	dash, err := dashboard.New(dashboard.Config{
+		Store: st, Accounts: accounts, API: srv, Registry: cfg.Registry, Pepper: sec.Pepper,
+		Region: cfg.Region, Log: cfg.Log,
+	})
+	if err != nil {
+		return fmt.Errorf("local: %w", err)
+	}
 
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
@@ -86,8 +95,16 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	banner(cfg.Out, base, demoKey, cfg)
+	ids, err := dashboardAccounts(ctx, cfg, st, sec.Pepper, demoKey)
+	if err == nil {
+		err = dashboardBanner(ctx, cfg.Out, st, sec.Pepper, base, ids, time.Now())
+	}
+	if err != nil {
+		ln.Close()
+		return err
+	}
 
-	hs := newHTTPServer(NewGateway(srv, cfg.RequestTimeout), cfg)
+	hs := newHTTPServer(withDashboard(NewGateway(srv, cfg.RequestTimeout), dash, cfg.RequestTimeout), cfg)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {
