@@ -85,9 +85,8 @@ func NewLink(ctx context.Context, st interface {
 	if ttl <= 0 {
 		ttl = DefaultLinkTTL
 	}
-	u, err := url.Parse(baseURL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
-		return Link{}, fmt.Errorf("dashboard: base URL %q: want http(s)://host[:port][/path]", baseURL)
+	if err := ValidBaseURL(baseURL); err != nil {
+		return Link{}, err
 	}
 	a, err := st.GetAccount(ctx, accountID)
 	if err != nil {
@@ -109,6 +108,15 @@ func NewLink(ctx context.Context, st interface {
 		URL:     strings.TrimRight(baseURL, "/") + Mount + "/sign-in?token=" + token,
 		Account: accountID, Expires: l.Expires,
 	}, nil
+}
+
+// ValidBaseURL checks a server's base URL for sign-in links: http(s)://host[:port][/path].
+func ValidBaseURL(baseURL string) error {
+	u, err := url.Parse(baseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+		return fmt.Errorf("dashboard: base URL %q: want http(s)://host[:port][/path]", baseURL)
+	}
+	return nil
 }
 
 // Cookie names: __Host- cookies need Secure and Path=/, so plain names are used over http.
