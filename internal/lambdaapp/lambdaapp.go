@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 
 	"github.com/sluice-api/sluice/internal/account"
 	"github.com/sluice-api/sluice/internal/api"
+	"github.com/sluice-api/sluice/internal/dashboard"
 	"github.com/sluice-api/sluice/internal/metrics"
 	"github.com/sluice-api/sluice/internal/pipeline"
 	"github.com/sluice-api/sluice/internal/secrets/awssm"
@@ -28,11 +30,12 @@ import (
 // Environment variables the functions read (the CDK stack sets them).
 const (
 	EnvRegion      = "AWS_REGION"            // set by Lambda
-	EnvTablePrefix = "SLUICE_TABLE_PREFIX"   // table names default to prefix + accounts, idempotency, usage, rate_windows
+	EnvTablePrefix = "SLUICE_TABLE_PREFIX"   // table names default to prefix + accounts, idempotency, usage, rate_windows, sessions
 	EnvAccounts    = "SLUICE_TABLE_ACCOUNTS" // each table name may also be given on its own
 	EnvIdempotency = "SLUICE_TABLE_IDEMPOTENCY"
 	EnvUsage       = "SLUICE_TABLE_USAGE"
 	EnvRateWindows = "SLUICE_TABLE_RATE_WINDOWS"
+	EnvSessions    = "SLUICE_TABLE_SESSIONS"    // the dashboard's sign-in links and sessions
 	EnvSecretID    = "SLUICE_SECRET_ID"         // ARN or name of the secret with the pepper and tokenization key
 	EnvNamespace   = "SLUICE_METRICS_NAMESPACE" // CloudWatch namespace, default "Sluice"
 	EnvFunction    = "AWS_LAMBDA_FUNCTION_NAME" // set by Lambda; a metrics dimension
@@ -56,7 +59,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	}
 	for env, dst := range map[string]*string{
 		EnvAccounts: &c.Tables.Accounts, EnvIdempotency: &c.Tables.Idempotency,
-		EnvUsage: &c.Tables.Usage, EnvRateWindows: &c.Tables.RateWindows,
+		EnvUsage: &c.Tables.Usage, EnvRateWindows: &c.Tables.RateWindows, EnvSessions: &c.Tables.Sessions,
 	} {
 		if v := getenv(env); v != "" {
 			*dst = v
@@ -86,6 +89,8 @@ type App struct {
 	Server   *api.Server // nil in an authorizer-only app
 	Accounts *account.Manager
 	Log      *slog.Logger
+	// Dashboard is the account dashboard (the Dashboard part only).
+	Dashboard http.Handler
 }
 
 // Part says how much of the app a function needs.
@@ -97,6 +102,9 @@ const (
 	Full Part = iota
 	// AuthOnly builds the key check only (the authorizer: no models loaded at cold start).
 	AuthOnly
+	// Dashboard builds the full app and the account dashboard on top (it needs the sessions
+	// table).
+	Dashboard
 )
 
 // New builds the app: AWS clients from the default chain (endpoints may be overridden with the
@@ -110,6 +118,9 @@ func New(ctx context.Context, cfg Config, part Part, logs, metricsOut io.Writer)
 	sec, err := awssm.New(secretsmanager.NewFromConfig(awsCfg), cfg.SecretID).Load(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("lambdaapp: %w", err)
+	}
+	if part == Dashboard && cfg.Tables.Sessions == "" {
+		return nil, fmt.Errorf("lambdaapp: the dashboard needs its sessions table (%s or %s)", EnvTablePrefix, EnvSessions)
 	}
 	st := dynamo.New(dynamodb.NewFromConfig(awsCfg), cfg.Tables)
 	log := slog.New(slog.NewJSONHandler(logs, nil))
@@ -129,7 +140,17 @@ func New(ctx context.Context, cfg Config, part Part, logs, metricsOut io.Writer)
 	srv := api.NewServer(engine, st, accounts, sec.TokenKey, api.Config{
 		Region: cfg.Region, Log: log, Observe: Observer(rec),
 	})
-	return &App{Server: srv, Accounts: accounts, Log: log}, nil
+	app := &App{Server: srv, Accounts: accounts, Log: log}
+	if part == Dashboard {
+		// Served only through API Gateway, always over HTTPS: __Host- cookies.
+		if app.Dashboard, err = dashboard.New(dashboard.Config{
+			Store: st, Accounts: accounts, API: srv, Registry: reg, Pepper: sec.Pepper,
+			Region: cfg.Region, Secure: true, Log: log,
+		}); err != nil {
+			return nil, fmt.Errorf("lambdaapp: %w", err)
+		}
+	}
+	return app, nil
 }
 
 // MustNew builds the app from the process environment, or exits: a function that cannot start
