@@ -205,10 +205,6 @@ func (h *Handler) keysPage(w http.ResponseWriter, r *http.Request, s *session, s
 			d.Active++
 		}
 	}
-	if d.New != nil {
-		// A page that shows a whole key must not stay in any cache or history snapshot.
-		w.Header().Set("Clear-Site-Data", `"cache"`)
-	}
 	h.renderAs(w, r, s, status, "keys", page{Title: "API keys", Nav: "keys", Data: d})
 }
 
