@@ -67,10 +67,17 @@ var GatewayResponses = []GatewayResponse{
 	// Authentication Token"; wrong methods on known routes have their own 405 mocks.
 	{"MISSING_AUTHENTICATION_TOKEN", "404", "not_found", quoted("no such route"), noBudget},
 	{"RESOURCE_NOT_FOUND", "404", "not_found", quoted("no such route"), noBudget},
-	{"REQUEST_TOO_LARGE", "413", "body_too_large", quoted("the request body is over 1 MiB"), nil},
-	// The authorizer fails (not Unauthorized) when the store or the secret is unreachable.
+	// API Gateway itself refuses only bodies over its 10 MB limit; the run function answers
+	// 413 for anything over 1 MiB that reaches it.
+	{"REQUEST_TOO_LARGE", "413", "body_too_large", quoted("the request body is over API Gateway's limit of 10 MB; the API takes bodies up to 1 MiB"), nil},
+	// A non-proxy integration (the 405 mocks) refusing a content type; the run function answers
+	// its own 415.
+	{"UNSUPPORTED_MEDIA_TYPE", "415", "unsupported_media_type", quoted("the request body must be JSON: send Content-Type: application/json"), noBudget},
+	// The authorizer fails (not Unauthorized) when the store or the secret is unreachable. API
+	// Gateway reports an authorizer that returns an error as AUTHORIZER_CONFIGURATION_ERROR, and
+	// one that crashes or times out as AUTHORIZER_FAILURE: both are a dependency problem.
 	{"AUTHORIZER_FAILURE", "503", "service_unavailable", quoted("a dependency is unavailable; retry shortly"), map[string]string{"Retry-After": "1"}},
-	{"AUTHORIZER_CONFIGURATION_ERROR", "500", "internal_error", quoted("internal error; quote the trace_id"), nil},
+	{"AUTHORIZER_CONFIGURATION_ERROR", "503", "service_unavailable", quoted("a dependency is unavailable; retry shortly"), map[string]string{"Retry-After": "1"}},
 	{"DEFAULT_4XX", "", "invalid_request", "$context.error.messageString", nil},
 	{"DEFAULT_5XX", "", "internal_error", quoted("internal error; quote the trace_id"), nil},
 }
@@ -236,8 +243,11 @@ func methodNotAllowed(r awsapigateway.IResource, path, allow string) {
 		mapped["method.response.header."+k] = jsii.String("'" + v + "'")
 		declared["method.response.header."+k] = jsii.Bool(true)
 	}
+	// WHEN_NO_MATCH: a request of any content type reaches the mock (NEVER would answer 415 to,
+	// say, PUT /v1/run with text/plain); the mock then answers its one, default, integration
+	// response, whatever the body.
 	r.AddMethod(jsii.String("ANY"), awsapigateway.NewMockIntegration(&awsapigateway.IntegrationOptions{
-		PassthroughBehavior: awsapigateway.PassthroughBehavior_NEVER,
+		PassthroughBehavior: awsapigateway.PassthroughBehavior_WHEN_NO_MATCH,
 		RequestTemplates:    &map[string]*string{"application/json": jsii.String(`{"statusCode": 405}`)},
 		IntegrationResponses: &[]*awsapigateway.IntegrationResponse{{
 			StatusCode:         jsii.String("405"),

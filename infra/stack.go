@@ -13,6 +13,8 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssecretsmanager"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
+
+	"github.com/sluice-api/sluice/internal/timing"
 )
 
 // ServiceStackProps configure one regional Sluice stack.
@@ -39,12 +41,14 @@ var Functions = []string{FnRun, FnServices, FnAuthorizer, FnDashboard}
 
 // functionSpec is the sizing of one function. The run function loads about 1 MB of models at
 // cold start and runs the pipeline on the CPU: Lambda gives CPU in proportion to memory, so
-// 1024 MB buys the run (and the cold start) about 0.6 vCPU. Its timeout stays under API
-// Gateway's 29-second integration limit, so the function, which honours its deadline, answers
-// step_timeout itself rather than API Gateway answering 504. services serves descriptors (it
-// also loads the models, as it builds the same server) and usage; the authorizer does an HMAC
-// and two GetItem calls on every request (its result is not cached). The dashboard renders
-// pages and runs the playground's pipelines with the same engine as run, so it is sized alike.
+// 1024 MB buys the run (and the cold start) about 0.6 vCPU. Its timeout is timing.RunTimeout
+// (23 s): a cold start's init, which API Gateway waits for but the Lambda timeout does not
+// count, plus the timeout plus the settle reserve leave 2 s under API Gateway's 29-second
+// integration limit, so the function, which honours its deadline, answers step_timeout itself
+// rather than API Gateway answering 504. services serves descriptors (it also loads the
+// models, as it builds the same server) and usage; the authorizer does an HMAC and two GetItem
+// calls on every request (its result is not cached). The dashboard renders pages and runs the
+// playground's pipelines with the same engine and models as run, so it is sized and timed alike.
 type functionSpec struct {
 	memoryMB   float64
 	timeoutSec float64
@@ -52,10 +56,10 @@ type functionSpec struct {
 }
 
 var functionSpecs = map[string]functionSpec{
-	FnRun:        {1024, 28, "POST /v1/run: validates and runs a pipeline"},
+	FnRun:        {1024, timing.RunTimeout.Seconds(), "POST /v1/run: validates and runs a pipeline"},
 	FnServices:   {512, 10, "GET /v1/services/{name} and GET /v1/usage"},
 	FnAuthorizer: {256, 10, "REQUEST authorizer: API key -> account"},
-	FnDashboard:  {1024, 28, "GET and POST /dashboard/...: the account dashboard"},
+	FnDashboard:  {1024, timing.RunTimeout.Seconds(), "GET and POST /dashboard/...: the account dashboard"},
 }
 
 // LogRetention is how long the functions' and the API's logs are kept.
@@ -374,9 +378,27 @@ func (s *ServiceStack) grant() {
 				Resources: jsii.Strings(*s.Tables.Accounts.TableArn() + "/index/by_account"),
 			}))
 		}
-		// Every function reads the secret at cold start (the pepper, and the tokenization key).
-		s.Secret.GrantRead(s.Functions[fn], nil)
+		// Every function reads the secret at cold start (the pepper, and the tokenization key):
+		// GetSecretValue only (Secret.GrantRead would add DescribeSecret, which no code calls).
+		s.Functions[fn].AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+			Sid:       jsii.String("Secret"),
+			Actions:   jsii.Strings("secretsmanager:GetSecretValue"),
+			Resources: jsii.Strings(*s.secretARNForPolicies()),
+		}))
 	}
+}
+
+// secretARNForPolicies is the secret's ARN as IAM should match it: the full ARN of the secret
+// the primary stack creates; in the other regions, which know the replica by name only, the ARN
+// with Secrets Manager's random six-character suffix as a wildcard.
+func (s *ServiceStack) secretARNForPolicies() *string {
+	if s.Primary {
+		return s.Secret.SecretArn()
+	}
+	return s.Stack.FormatArn(&awscdk.ArnComponents{
+		Service: jsii.String("secretsmanager"), Resource: jsii.String("secret"),
+		ResourceName: jsii.String(s.Names.Secret() + "-??????"), ArnFormat: awscdk.ArnFormat_COLON_RESOURCE_NAME,
+	})
 }
 
 func sid(kind string) string {

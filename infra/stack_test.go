@@ -19,6 +19,7 @@ import (
 	"github.com/aws/jsii-runtime-go"
 
 	"github.com/sluice-api/sluice/internal/secrets"
+	"github.com/sluice-api/sluice/internal/timing"
 )
 
 // Two apps are synthesized once for the whole test binary (synthesis is the slow part):
@@ -335,6 +336,11 @@ func TestMethodNotAllowed(t *testing.T) {
 		integ := p["Integration"].(map[string]any)
 		resp := integ["IntegrationResponses"].([]any)[0].(map[string]any)
 		params := resp["ResponseParameters"].(map[string]any)
+		// WHEN_NO_MATCH: a body of any content type reaches the mock (NEVER answered 415 to
+		// PUT /v1/run with text/plain); the one integration response is the default one.
+		if integ["PassthroughBehavior"] != "WHEN_NO_MATCH" || resp["SelectionPattern"] != nil {
+			t.Errorf("%s ANY: passthrough %v, selection pattern %v; want WHEN_NO_MATCH and the default response", path, integ["PassthroughBehavior"], resp["SelectionPattern"])
+		}
 		if p["AuthorizationType"] != "NONE" || p["ApiKeyRequired"] == true || integ["Type"] != "MOCK" || resp["StatusCode"] != "405" ||
 			params["method.response.header.Allow"] != "'"+allow+"'" || params["method.response.header.X-RateLimit-Limit"] != "'0'" {
 			t.Errorf("%s ANY: %s; want an unauthenticated mock answering 405 with Allow: %s", path, js(p), allow)
@@ -393,8 +399,11 @@ func TestGatewayResponses(t *testing.T) {
 		{"MISSING_AUTHENTICATION_TOKEN", "404", "not_found", rl0},
 		{"RESOURCE_NOT_FOUND", "404", "not_found", rl0},
 		{"REQUEST_TOO_LARGE", "413", "body_too_large", nil},
+		{"UNSUPPORTED_MEDIA_TYPE", "415", "unsupported_media_type", rl0},
+		// An authorizer that returns an error (store or secret unreachable) reaches API Gateway
+		// as AUTHORIZER_CONFIGURATION_ERROR, not only AUTHORIZER_FAILURE: both are 503.
 		{"AUTHORIZER_FAILURE", "503", "service_unavailable", map[string]string{"Retry-After": "'1'"}},
-		{"AUTHORIZER_CONFIGURATION_ERROR", "500", "internal_error", nil},
+		{"AUTHORIZER_CONFIGURATION_ERROR", "503", "service_unavailable", map[string]string{"Retry-After": "'1'"}},
 		{"DEFAULT_4XX", "", "invalid_request", nil},
 		{"DEFAULT_5XX", "", "internal_error", nil},
 	} {
@@ -422,8 +431,14 @@ func TestGatewayResponses(t *testing.T) {
 			}
 		})
 	}
-	if n := len(resources(primaryT, "AWS::ApiGateway::GatewayResponse")); n != 12 {
-		t.Errorf("%d gateway responses, want 12", n)
+	if n := len(resources(primaryT, "AWS::ApiGateway::GatewayResponse")); n != 13 {
+		t.Errorf("%d gateway responses, want 13", n)
+	}
+	// API Gateway answers REQUEST_TOO_LARGE only over its own 10 MB limit: the message says so
+	// (smaller bodies over 1 MiB get 413 from the run function).
+	_, tooLarge := only(t, primaryT, "AWS::ApiGateway::GatewayResponse", named("ResponseType", "REQUEST_TOO_LARGE"))
+	if body := props(tooLarge)["ResponseTemplates"].(map[string]any)["application/json"].(string); !strings.Contains(body, "10 MB") {
+		t.Errorf("REQUEST_TOO_LARGE says %s; API Gateway sends it for bodies over 10 MB", body)
 	}
 }
 
@@ -466,7 +481,7 @@ func TestFunctions(t *testing.T) {
 		fn      string
 		memory  float64
 		timeout float64
-	}{{"run", 1024, 28}, {"services", 512, 10}, {"authorizer", 256, 10}, {"dashboard", 1024, 28}} {
+	}{{"run", 1024, 23}, {"services", 512, 10}, {"authorizer", 256, 10}, {"dashboard", 1024, 23}} {
 		t.Run(tc.fn, func(t *testing.T) {
 			for name, c := range map[string]struct {
 				tpl     map[string]any
@@ -523,6 +538,13 @@ func TestFunctions(t *testing.T) {
 				}
 			}
 		})
+	}
+	// A run answers before API Gateway's integration timeout with room to spare, also on a cold
+	// start, whose init API Gateway waits for but the function's timeout does not count.
+	worst := timing.ColdStartInit + time.Duration(functionSpecs[FnRun].timeoutSec)*time.Second + timing.SettleReserve
+	if worst+2*time.Second > 29*time.Second || timing.Headroom < 2*time.Second {
+		t.Errorf("cold start init %v + run timeout %vs + settle reserve %v = %v leaves less than 2 s under API Gateway's 29 s",
+			timing.ColdStartInit, functionSpecs[FnRun].timeoutSec, timing.SettleReserve, worst)
 	}
 	for _, tpl := range []map[string]any{primaryT, replicaT, soloT} {
 		for id, lg := range resources(tpl, "AWS::Logs::LogGroup") {
@@ -789,7 +811,7 @@ func grants(t *testing.T, tpl map[string]any, stage string) map[string]map[strin
 }
 
 func TestLeastPrivilege(t *testing.T) {
-	secret := []string{"secretsmanager:GetSecretValue", "secretsmanager:DescribeSecret"}
+	secret := []string{"secretsmanager:GetSecretValue"} // no code calls DescribeSecret
 	xray := []string{"xray:PutTraceSegments", "xray:PutTelemetryRecords"}
 	for name, c := range map[string]struct {
 		tpl     map[string]any
@@ -945,5 +967,41 @@ func TestDashboardRoutes(t *testing.T) {
 				t.Error("API Gateway may not invoke the dashboard function")
 			}
 		})
+	}
+}
+
+// TestRemoveRegionSteps checks the README's steps for removing a region against the stack:
+// every accounts replica has deletion protection, so its protection must be turned off before
+// the replica can go; CloudFormation adds or removes one replica per update, so one region goes
+// per deploy; the region's own stack is destroyed while the region is still configured.
+func TestRemoveRegionSteps(t *testing.T) {
+	doc, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(doc)
+	i := strings.Index(text, "### Removing a region")
+	if i < 0 {
+		t.Fatal("infra/README.md has no \"### Removing a region\" section")
+	}
+	section := text[i:]
+	if j := strings.Index(section[4:], "\n#"); j >= 0 {
+		section = section[:j+4]
+	}
+	for _, want := range []string{
+		"cdk destroy " + StackID("$STAGE", "$GONE"),
+		"aws dynamodb update-table --region $GONE --table-name " + (Names{Stage: "$STAGE"}).Table("accounts") + " --no-deletion-protection-enabled",
+		"one region per deploy",
+	} {
+		if !strings.Contains(section, want) {
+			t.Errorf("the steps for removing a region lack %q", want)
+		}
+	}
+	// The facts the steps rely on.
+	_, accounts := only(t, primaryT, "AWS::DynamoDB::GlobalTable", named("TableName", "sluice-test-accounts"))
+	for _, rep := range props(accounts)["Replicas"].([]any) {
+		if rep.(map[string]any)["DeletionProtectionEnabled"] != true {
+			t.Errorf("replica %v without deletion protection: the steps would not need to turn it off", rep)
+		}
 	}
 }

@@ -237,12 +237,16 @@ func testEndToEnd(t *testing.T, b backend) {
 		body := runBody("Concurrent "+marker, `[{"id":"tox","service":"security.toxicity.flag"}]`)
 		var wg sync.WaitGroup
 		replies := make([]reply, 16)
+		errs := make([]error, 16)
 		for i := range replies {
-			wg.Go(func() { replies[i] = s.run(t, keyA, body, "Idempotency-Key", "e2e-race") })
+			wg.Go(func() { replies[i], errs[i] = tryRun(s, keyA, body, "Idempotency-Key", "e2e-race") })
 		}
 		wg.Wait()
 		runs, traces := 0, map[any]bool{}
-		for _, r := range replies {
+		for i, r := range replies {
+			if errs[i] != nil {
+				t.Fatal(errs[i])
+			}
 			switch {
 			case r.status == 200 && r.body["status"] == "completed":
 				runs++
@@ -415,9 +419,13 @@ func testAllowance(t *testing.T, b backend) {
 		var billed int64
 		for range n {
 			wg.Go(func() {
-				r := s.run(t, keyA, runBody(text, `[{"id":"tox","service":"security.toxicity.flag"}]`))
+				r, err := tryRun(s, keyA, runBody(text, `[{"id":"tox","service":"security.toxicity.flag"}]`))
 				mu.Lock()
 				defer mu.Unlock()
+				if err != nil {
+					t.Error(err) // Error, unlike Fatal, may be called from any goroutine
+					return
+				}
 				switch r.status {
 				case 200:
 					billed += int64(r.body["usage"].(map[string]any)["billed"].([]any)[0].(map[string]any)["quantity"].(float64))

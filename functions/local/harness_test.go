@@ -82,11 +82,22 @@ func (r reply) code() string {
 	return c
 }
 
+// do sends a request as a client would and decodes the JSON answer; the test fails on any
+// error. Call it from the test's goroutine only; other goroutines call try.
 func (s *server) do(t *testing.T, method, path, key, body string, headers ...string) reply {
 	t.Helper()
-	req, err := http.NewRequest(method, s.Base+path, strings.NewReader(body))
+	r, err := s.try(method, path, key, body, headers...)
 	if err != nil {
 		t.Fatal(err)
+	}
+	return r
+}
+
+// try is do for any goroutine: it returns what went wrong instead of failing the test.
+func (s *server) try(method, path, key, body string, headers ...string) (reply, error) {
+	req, err := http.NewRequest(method, s.Base+path, strings.NewReader(body))
+	if err != nil {
+		return reply{}, err
 	}
 	if key != "" {
 		req.Header.Set("Authorization", "Bearer "+key)
@@ -97,26 +108,31 @@ func (s *server) do(t *testing.T, method, path, key, body string, headers ...str
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		t.Fatalf("%s %s: %v", method, path, err)
+		return reply{}, fmt.Errorf("%s %s: %w", method, path, err)
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(resp.Body)
 	if err != nil {
-		t.Fatal(err)
+		return reply{}, fmt.Errorf("%s %s: read the answer: %w", method, path, err)
 	}
 	if err := spec.Check(req, resp.StatusCode, resp.Header, raw); err != nil {
-		t.Errorf("OpenAPI: %v", err)
+		return reply{}, fmt.Errorf("%s %s: the answer does not match the OpenAPI document: %w", method, path, err)
 	}
 	r := reply{status: resp.StatusCode, header: resp.Header, raw: raw}
 	if err := json.Unmarshal(raw, &r.body); err != nil {
-		t.Fatalf("%s %s: body is not a JSON object: %q", method, path, raw)
+		return reply{}, fmt.Errorf("%s %s: body is not a JSON object: %q", method, path, raw)
 	}
-	return r
+	return r, nil
 }
 
 func (s *server) run(t *testing.T, key, body string, headers ...string) reply {
 	t.Helper()
 	return s.do(t, http.MethodPost, "/v1/run", key, body, headers...)
+}
+
+// tryRun is run for any goroutine.
+func tryRun(s *server, key, body string, headers ...string) (reply, error) {
+	return s.try(http.MethodPost, "/v1/run", key, body, headers...)
 }
 
 // runBody builds a run request body.

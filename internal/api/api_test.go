@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"path/filepath"
@@ -124,8 +125,19 @@ func (a answer) code() string {
 	return c
 }
 
+// run answers a run request; the test fails when the answer is not JSON. Call it from the
+// test's goroutine only; other goroutines call try.
 func (f *fixture) run(t *testing.T, body string, headers ...string) answer {
 	t.Helper()
+	a, err := f.try(body, headers...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// try is run for any goroutine: it returns what went wrong instead of failing the test.
+func (f *fixture) try(body string, headers ...string) (answer, error) {
 	h := http.Header{HeaderContentType: {"application/json"}}
 	for i := 0; i+1 < len(headers); i += 2 {
 		h.Set(headers[i], headers[i+1])
@@ -133,9 +145,9 @@ func (f *fixture) run(t *testing.T, body string, headers ...string) answer {
 	resp := f.srv.Run(context.Background(), f.acct, Request{Header: h, Body: []byte(body)})
 	var m map[string]any
 	if err := json.Unmarshal(resp.Body, &m); err != nil {
-		t.Fatalf("body is not JSON: %q", resp.Body)
+		return answer{}, fmt.Errorf("body is not JSON: %q", resp.Body)
 	}
-	return answer{resp, m}
+	return answer{resp, m}, nil
 }
 
 func body(value, service string) string {
@@ -249,16 +261,23 @@ func TestIdempotency(t *testing.T) {
 func TestIdempotencyInFlight(t *testing.T) {
 	f := newFixture(t, 1_000_000, nil)
 	key := []string{HeaderIdempotencyKey, "slow-1"}
-	done := make(chan answer)
-	go func() { done <- f.run(t, body("abc", "test.wait"), key...) }()
+	type result struct {
+		a   answer
+		err error
+	}
+	done := make(chan result)
+	go func() {
+		a, err := f.try(body("abc", "test.wait"), key...)
+		done <- result{a, err}
+	}()
 	<-f.entered // the first run holds the key and is running
 	a := f.run(t, body("abc", "test.wait"), key...)
 	if a.Status != 409 || a.code() != errcode.IdempotencyKeyInUse || a.Header.Get(HeaderRetryAfter) == "" {
 		t.Fatalf("in flight = %d %v %s", a.Status, a.Header, a.Body)
 	}
 	close(f.gate)
-	if first := <-done; first.m["status"] != "completed" {
-		t.Fatalf("first = %s", first.Body)
+	if first := <-done; first.err != nil || first.a.m["status"] != "completed" {
+		t.Fatalf("first = %v %s", first.err, first.a.Body)
 	}
 	if a := f.run(t, body("abc", "test.wait"), key...); a.m["status"] != "duplicate" {
 		t.Fatalf("after = %s", a.Body)
@@ -271,12 +290,16 @@ func TestIdempotencyConcurrentIdentical(t *testing.T) {
 	const n = 16
 	var wg sync.WaitGroup
 	answers := make([]answer, n)
+	errs := make([]error, n)
 	for i := range n {
-		wg.Go(func() { answers[i] = f.run(t, body("same body", "test.wait"), HeaderIdempotencyKey, "race") })
+		wg.Go(func() { answers[i], errs[i] = f.try(body("same body", "test.wait"), HeaderIdempotencyKey, "race") })
 	}
 	wg.Wait()
 	runs, traces := 0, map[any]bool{}
-	for _, a := range answers {
+	for i, a := range answers {
+		if errs[i] != nil {
+			t.Fatal(errs[i])
+		}
 		switch {
 		case a.Status == 200 && a.m["status"] == "completed":
 			runs++
@@ -347,9 +370,13 @@ func TestAllowance(t *testing.T) {
 		for range n {
 			wg.Go(func() {
 				b := `{"input":{"type":"text","value":"1234567"},"pipeline":[{"id":"w","service":"test.wait"},{"id":"e","service":"test.echo"}]}`
-				a := f.run(t, b)
+				a, err := f.try(b)
 				mu.Lock()
 				defer mu.Unlock()
+				if err != nil {
+					t.Error(err) // Error, unlike Fatal, may be called from any goroutine
+					return
+				}
 				switch a.Status {
 				case 200:
 					ok++
@@ -597,6 +624,11 @@ func TestContentType(t *testing.T) {
 	f.srv.Run(t.Context(), limited, Request{Header: http.Header{}, Body: []byte("{")})
 	if resp := f.srv.Run(t.Context(), limited, Request{Header: http.Header{}, Body: []byte("{")}); resp.Status != 429 {
 		t.Fatalf("full rate window without Content-Type = %d, want 429", resp.Status)
+	}
+	// The body's size comes first: anything over 1 MiB is 413, whatever its type.
+	big := []byte(`{"input":{"type":"text","value":"` + strings.Repeat("a", pipeline.MaxBodyBytes) + `"}}`)
+	if resp := f.srv.Run(t.Context(), f.acct, Request{Header: http.Header{HeaderContentType: {"text/plain"}}, Body: big}); resp.Status != 413 {
+		t.Fatalf("over 1 MiB with text/plain = %d, want 413", resp.Status)
 	}
 	// And it comes before the body: a non-JSON body with a wrong type is 415, not 400.
 	if resp := f.srv.Run(t.Context(), f.acct, Request{Header: http.Header{HeaderContentType: {"text/plain"}}, Body: []byte("{")}); resp.Status != 415 {

@@ -30,9 +30,9 @@ type run struct {
 }
 
 // Run answers POST /v1/run for an authenticated account. Checks run in this order, the first
-// failure answering: region and rate window (421, 429), Content-Type (415), then the body (413,
-// invalid_json, invalid_request, ..., see pipeline.Engine.Parse), idempotency (409, 422) and the
-// allowance (402). A request rejected before running changes nothing but its rate window.
+// failure answering: region and rate window (421, 429), body size (413), Content-Type (415),
+// then the body (invalid_json, invalid_request, ..., see pipeline.Engine.Parse), idempotency
+// (409, 422) and the allowance (402). A request rejected before running changes nothing but its rate window.
 func (s *Server) Run(ctx context.Context, a store.Account, req Request) Response {
 	r := &run{s: s, acct: a, start: s.cfg.Now()}
 	r.traceID = account.NewID("sluice", r.start)
@@ -83,13 +83,17 @@ func (r *run) handle(ctx context.Context, req Request) (resp Response, code stri
 	if e != nil {
 		return r.reject(e), e.Code, nil
 	}
+	if len(req.Body) > pipeline.MaxBodyBytes {
+		e := errcode.New(errcode.BodyTooLarge, "the request body is larger than %d bytes", pipeline.MaxBodyBytes)
+		return r.reject(e), e.Code, nil
+	}
 	if !jsonBody(req.Header) {
 		e := errcode.New(errcode.UnsupportedMediaType, "the request body must be JSON: send Content-Type: application/json (charset, if given, utf-8)")
 		return r.reject(e), e.Code, nil
 	}
-	plan, e := s.engine.Parse(req.Body)
+	plan, requestID, e := s.engine.Check(req.Body)
 	if e != nil {
-		r.requestID = pipeline.RequestIDOf(req.Body)
+		r.requestID = requestID
 		return r.reject(e), e.Code, nil
 	}
 	r.requestID = plan.RequestID
@@ -193,7 +197,7 @@ func (r *run) settle(ctx context.Context, out *pipeline.Outcome, month string) (
 	for range maxSettleAttempts {
 		after, admitted, err := s.store.Settle(ctx, store.Settlement{
 			Account: r.acct.ID, Month: month, Day: r.start.UTC().Day(), Characters: out.Characters(),
-			Limit: r.acct.Allowance, Idem: idem,
+			Limit: r.acct.Allowance, TraceID: r.traceID, Idem: idem,
 		})
 		if errors.Is(err, store.ErrLeaseLost) {
 			// The run outlived its lease and a retry took the key over; that run bills instead.

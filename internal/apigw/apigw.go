@@ -18,6 +18,7 @@ import (
 
 	"github.com/sluice-api/sluice/internal/api"
 	"github.com/sluice-api/sluice/internal/errcode"
+	"github.com/sluice-api/sluice/internal/pipeline"
 	"github.com/sluice-api/sluice/internal/store"
 )
 
@@ -142,13 +143,27 @@ func (h *Handlers) Run(ctx context.Context, req events.APIGatewayProxyRequest) (
 	if err != nil {
 		return toEvent(h.api.Internal(err)), nil
 	}
-	body := []byte(req.Body)
-	if req.IsBase64Encoded {
-		if body, err = base64.StdEncoding.DecodeString(req.Body); err != nil {
-			body = nil // answered as invalid_json
-		}
+	return toEvent(h.api.Run(ctx, acct, api.Request{Header: headers(req.Headers, req.MultiValueHeaders), Body: eventBody(req)})), nil
+}
+
+// eventBody returns the body of a proxy event as api.Request wants it: the body, or its first
+// pipeline.MaxBodyBytes+1 bytes when it is larger (answered 413 body_too_large). A base64 body
+// (API Gateway encodes binary media types) is decoded no further than that; one that is not
+// valid base64 is answered invalid_json.
+func eventBody(req events.APIGatewayProxyRequest) []byte {
+	const keep = pipeline.MaxBodyBytes + 1
+	if !req.IsBase64Encoded {
+		return []byte(req.Body[:min(len(req.Body), keep)])
 	}
-	return toEvent(h.api.Run(ctx, acct, api.Request{Header: headers(req.Headers, req.MultiValueHeaders), Body: body})), nil
+	s := req.Body
+	if limit := base64.StdEncoding.EncodedLen(keep); len(s) > limit {
+		s = s[:limit] // whole groups of four characters: at least keep bytes decode from them
+	}
+	body, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		return nil
+	}
+	return body
 }
 
 // Service handles GET /v1/services/{name}.

@@ -3,17 +3,24 @@ package apigw
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/sluice-api/sluice/internal/account"
+	"github.com/sluice-api/sluice/internal/api"
 	"github.com/sluice-api/sluice/internal/errcode"
+	"github.com/sluice-api/sluice/internal/pipeline"
+	"github.com/sluice-api/sluice/internal/services"
 	"github.com/sluice-api/sluice/internal/store"
+	"github.com/sluice-api/sluice/internal/store/sqlite"
 )
 
 type fakeAuth struct {
@@ -163,5 +170,81 @@ func TestHeadersMerge(t *testing.T) {
 	h := headers(map[string]string{"idempotency-key": "a", "X-Only-Single": "s"}, map[string][]string{"Idempotency-Key": {"a", "b"}})
 	if got := h.Values("Idempotency-Key"); len(got) != 2 || h.Get("X-Only-Single") != "s" {
 		t.Fatalf("headers = %v", h)
+	}
+}
+
+type echoSvc struct{}
+
+func (echoSvc) Descriptor() services.Descriptor {
+	return services.Descriptor{Name: "test.echo", Kind: services.KindTransform, Version: 1, Accepts: []string{"text"},
+		Emits: "same", BillingUnit: "characters", Languages: []string{"any"}, Params: map[string]services.Param{},
+		Model: services.Model{ID: "fake", License: "test"}}
+}
+
+func (echoSvc) Run(_ context.Context, r services.Request) (services.Result, error) {
+	return services.Result{Payload: r.Payload}, nil
+}
+
+// TestRunBodySizes: the run function answers 413 body_too_large for every body over 1 MiB that
+// reaches it, as API Gateway passes it or base64-encoded (binary media types), and decodes a
+// base64 body that fits.
+func TestRunBodySizes(t *testing.T) {
+	reg, err := services.NewRegistry(echoSvc{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	engine, err := pipeline.New(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := sqlite.Open(filepath.Join(t.TempDir(), "apigw.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	srv := api.NewServer(engine, st, account.NewManager(st, []byte("0123456789abcdef0123456789abcdef"), nil),
+		[]byte("tokenization-key-tokenization-key"), api.Config{Region: "eu-west-1"})
+	h := NewHandlers(srv)
+
+	var base events.APIGatewayProxyRequest
+	fixture(t, "run-rejected.json", &base)
+	valid := `{"input":{"type":"text","value":"hello"},"pipeline":[{"id":"a","service":"test.echo"}]}`
+	huge := `{"input":{"type":"text","value":"` + strings.Repeat("a", 3<<20) + `"},"pipeline":[{"id":"a","service":"test.echo"}]}`
+	justOver := `{"input":{"type":"text","value":"` + strings.Repeat("a", pipeline.MaxBodyBytes-len(`{"input":{"type":"text","value":""}}`)+1) + `"}}`
+	b64 := base64.StdEncoding.EncodeToString
+	for _, tc := range []struct {
+		name   string
+		body   string
+		base64 bool
+		status int
+		code   string
+	}{
+		{"Small", valid, false, 200, ""},
+		{"SmallBase64", b64([]byte(valid)), true, 200, ""},
+		{"JustOver", justOver, false, 413, "body_too_large"},
+		{"JustOverBase64", b64([]byte(justOver)), true, 413, "body_too_large"},
+		{"ThreeMB", huge, false, 413, "body_too_large"},
+		{"ThreeMBBase64", b64([]byte(huge)), true, 413, "body_too_large"},
+		// Its size decides before its encoding: a large body is 413 even when it is not
+		// all valid base64 (it was invalid_json when the whole body was decoded first).
+		{"ThreeMBBase64Truncated", b64([]byte(huge))[:3<<20+1], true, 413, "body_too_large"},
+		{"NotBase64", "%%%not base64%%%", true, 400, "invalid_json"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req := base
+			req.Body, req.IsBase64Encoded = tc.body, tc.base64
+			resp, err := h.Run(t.Context(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var m map[string]any
+			if err := json.Unmarshal([]byte(resp.Body), &m); err != nil {
+				t.Fatalf("body %q", resp.Body)
+			}
+			e, _ := m["error"].(map[string]any)
+			if resp.StatusCode != tc.status || (tc.code != "" && e["code"] != tc.code) {
+				t.Fatalf("got %d %v, want %d %s", resp.StatusCode, e, tc.status, tc.code)
+			}
+		})
 	}
 }

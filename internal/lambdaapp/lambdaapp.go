@@ -25,6 +25,7 @@ import (
 	"github.com/sluice-api/sluice/internal/secrets/awssm"
 	"github.com/sluice-api/sluice/internal/services/builtin"
 	"github.com/sluice-api/sluice/internal/store/dynamo"
+	"github.com/sluice-api/sluice/internal/timing"
 )
 
 // Environment variables the functions read (the CDK stack sets them).
@@ -138,7 +139,7 @@ func New(ctx context.Context, cfg Config, part Part, logs, metricsOut io.Writer)
 	}
 	rec := metrics.New(metricsOut, cfg.Namespace, map[string]string{"Function": cfg.Function})
 	srv := api.NewServer(engine, st, accounts, sec.TokenKey, api.Config{
-		Region: cfg.Region, Log: log, Observe: Observer(rec),
+		Region: cfg.Region, Log: log, Observe: Observer(rec), SettleReserve: timing.SettleReserve,
 	})
 	app := &App{Server: srv, Accounts: accounts, Log: log}
 	if part == Dashboard {

@@ -94,15 +94,16 @@ func Run(ctx context.Context, cfg Config) error {
 		ln.Close()
 		return err
 	}
-	banner(cfg.Out, base, demoKey, cfg)
+	var dashText strings.Builder
 	ids, err := dashboardAccounts(ctx, cfg, st, sec.Pepper, demoKey)
 	if err == nil {
-		err = dashboardBanner(ctx, cfg.Out, st, sec.Pepper, base, ids, time.Now())
+		err = dashboardBanner(ctx, &dashText, st, sec.Pepper, base, ids, time.Now())
 	}
 	if err != nil {
 		ln.Close()
 		return err
 	}
+	banner(cfg.Out, base, demoKey, dashText.String(), cfg)
 
 	hs := newHTTPServer(withDashboard(NewGateway(srv, cfg.RequestTimeout), dash, cfg.RequestTimeout), cfg)
 	errc := make(chan error, 1)
@@ -199,7 +200,9 @@ func seed(ctx context.Context, cfg Config, st interface {
 	return key, nil
 }
 
-func banner(w io.Writer, base, demoKey string, cfg Config) {
+// banner prints where the server listens, the demo key (once), the dashboard's sign-in links
+// (dash) and, last, the curl examples.
+func banner(w io.Writer, base, demoKey, dash string, cfg Config) {
 	where := "data in " + cfg.DataDir
 	if cfg.Store == StoreDynamoDB {
 		where = "DynamoDB tables " + cfg.TablePrefix + "*"
@@ -219,6 +222,7 @@ func banner(w io.Writer, base, demoKey string, cfg Config) {
 		fmt.Fprintf(w, "\nThe accounts in %s already have keys: use the one printed when it was first used, create one\n"+
 			"with bin/keyctl, or start again with SLUICE_KEY=sluice_live_... set (make run seeds it).\n", where)
 	}
+	fmt.Fprint(w, dash)
 	key := "$SLUICE_KEY"
 	fmt.Fprintf(w, `
 Try it:

@@ -35,9 +35,15 @@ func FuzzParse(f *testing.F) {
 		if perr != nil {
 			checkRejection(t, codes, perr)
 		}
-		again, aerr := e.Parse(body)
+		again, id, aerr := e.Check(body)
 		if (again == nil) != (p == nil) || (aerr != nil && *aerr != *perr) {
-			t.Fatalf("Parse is not deterministic: %v then %v", perr, aerr)
+			t.Fatalf("Parse and Check disagree: %v then %v", perr, aerr)
+		}
+		if p != nil && id != p.RequestID {
+			t.Fatalf("Check echoes request_id %q, the plan has %q", id, p.RequestID)
+		}
+		if !utf8.ValidString(id) || utf8.RuneCountInString(id) > MaxRequestIDLen {
+			t.Fatalf("Check echoes request_id %q", id)
 		}
 		if len(body) > MaxBodyBytes {
 			return
@@ -78,8 +84,8 @@ func FuzzParse(f *testing.F) {
 		if err := dec.Decode(&independent); err != nil {
 			t.Fatalf("Parse accepted a body encoding/json refuses: %v", err)
 		}
-		if !reflect.DeepEqual(independent, doc.plain()) {
-			t.Fatalf("encoding/json reads %#v, Parse read %#v", independent, doc.plain())
+		if mine, err := doc.plain(); err != nil || !reflect.DeepEqual(independent, mine) {
+			t.Fatalf("encoding/json reads %#v, Parse read %#v (%v)", independent, mine, err)
 		}
 		// The canonical JSON is the same request.
 		q, qerr := e.Parse(canon)

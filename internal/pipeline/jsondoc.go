@@ -15,16 +15,33 @@ import (
 	"github.com/sluice-api/sluice/internal/errcode"
 )
 
-// value is one JSON value of a request body, decoded once by decodeBody. Everything else (the
-// plan, the fingerprint, the echoed request_id) reads this tree, so no two parts of Sluice can
-// read one body differently.
+// value is one JSON value of a request body, decoded by decodeBody. Everything else (the plan,
+// the fingerprint, the echoed request_id) reads it, so no two parts of Sluice can read one body
+// differently. decodeBody validates the whole body in one pass (JSON syntax, unique member
+// names, UTF-8) without building anything; a container's children are decoded from its
+// validated bytes when they are first asked for, so the parts of a body nobody reads (such as
+// an unknown field, refused by name) cost no more than that pass.
 type value struct {
 	kind jsontext.Kind // 'n', 'f', 't', '"', '0', '{' or '['
 	// text is a string's value or a number as written.
 	text string
-	// kids are an array's items, or an object's members as name, value, name, value, ...: the
-	// names are string values, unique within the object.
-	kids []value
+	// c is a container's bytes and, once decoded, its children.
+	c *container
+}
+
+// container is an object's or array's validated bytes and, once decoded, its children: an
+// array's items, or an object's members as name, value, name, value, ... (the names are string
+// values, unique within the object).
+type container struct {
+	raw     []byte
+	decoded bool
+	kids    []value
+}
+
+// relaxed are the options for decoding bytes that decodeBody has validated already: the checks
+// are skipped, not weakened.
+func relaxed() []jsontext.Options {
+	return []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)}
 }
 
 // decodeBody decodes body as exactly one JSON value surrounded by nothing but JSON whitespace
@@ -33,15 +50,16 @@ type value struct {
 // answer to a failure: invalid_json naming the repeated member, invalid_request when the body
 // is well-formed JSON apart from the UTF-8 of its strings, invalid_json for anything else.
 func decodeBody(body []byte) (value, *errcode.Error) {
-	v, err := decodeStrict(body, false)
+	v, err := decodeStrict(body)
 	if err == nil {
 		return v, nil
 	}
 	if e := duplicateName(err); e != nil {
 		return value{}, e
 	}
-	// Is the body well-formed once strings may hold invalid UTF-8? Then that was its only fault.
-	if _, lerr := decodeStrict(body, true); lerr == nil {
+	// Is the body a well-formed object once strings may hold invalid UTF-8? Then that was its
+	// only fault.
+	if kind, lerr := wellFormed(body, jsontext.AllowInvalidUTF8(true)); lerr == nil && kind == '{' {
 		e := errcode.New(errcode.InvalidRequest, "the request body has text that is not valid UTF-8 (an escaped lone surrogate such as \\ud800 is not valid either)")
 		var serr *jsontext.SyntacticError
 		if errors.As(err, &serr) && utf8.ValidString(string(serr.JSONPointer)) {
@@ -77,56 +95,115 @@ func shortQuote(s string) string {
 	return fmt.Sprintf("%q...", string(r[:limit]))
 }
 
-// decodeStrict decodes one JSON value and requires the end of input after it.
-func decodeStrict(body []byte, allowInvalidUTF8 bool) (value, error) {
-	dec := jsontext.NewDecoder(bytes.NewReader(body), jsontext.AllowInvalidUTF8(allowInvalidUTF8))
-	v, err := readValue(dec)
+// decodeStrict validates body as one JSON value with nothing but JSON whitespace around it and
+// returns it; its children are decoded later, on demand, from the validated bytes.
+func decodeStrict(body []byte) (value, error) {
+	dec := jsontext.NewDecoder(bytes.NewReader(body))
+	raw, err := dec.ReadValue()
 	if err != nil {
 		return value{}, err
 	}
+	v := at(body, raw, dec.InputOffset())
+	if err := atEnd(dec); err != nil {
+		return value{}, err
+	}
+	return v, nil
+}
+
+// wellFormed reports whether body is one JSON value with nothing but JSON whitespace around it
+// under opts, and its kind, building nothing.
+func wellFormed(body []byte, opts ...jsontext.Options) (jsontext.Kind, error) {
+	dec := jsontext.NewDecoder(bytes.NewReader(body), opts...)
+	raw, err := dec.ReadValue()
+	if err != nil {
+		return 0, err
+	}
+	return raw.Kind(), atEnd(dec)
+}
+
+// atEnd requires the end of the input.
+func atEnd(dec *jsontext.Decoder) error {
 	if _, err := dec.ReadToken(); err != io.EOF {
 		if err == nil {
 			err = errors.New("more than one JSON value")
 		}
-		return value{}, fmt.Errorf("after the value: %w", err)
+		return fmt.Errorf("after the value: %w", err)
 	}
-	return v, nil
+	return nil
 }
 
-// readValue reads the next value from dec. Nesting is bounded by the decoder (10,000 levels).
-func readValue(dec *jsontext.Decoder) (value, error) {
-	tok, err := dec.ReadToken()
-	if err != nil {
-		return value{}, err
-	}
-	v := value{kind: tok.Kind()}
-	switch v.kind {
-	case '"', '0':
-		v.text = tok.String()
+// at returns the value whose bytes raw (read by a decoder, in its own buffer) end at offset end
+// of src: a container refers to its bytes in src, a scalar is decoded at once.
+func at(src []byte, raw jsontext.Value, end int64) value {
+	k := raw.Kind()
+	switch k {
 	case '{', '[':
-		end := jsontext.Kind('}')
-		if v.kind == '[' {
-			end = ']'
+		return value{kind: k, c: &container{raw: src[end-int64(len(raw)) : end]}}
+	case '"':
+		s, err := jsontext.AppendUnquote(nil, raw)
+		if err != nil {
+			panic("pipeline: a validated string does not unquote") // decodeStrict validated it
 		}
-		for dec.PeekKind() != end {
-			kid, err := readValue(dec) // a member name (the decoder allows strings only) or an item
-			if err != nil {
-				return value{}, err
-			}
-			v.kids = append(v.kids, kid)
-		}
-		if _, err := dec.ReadToken(); err != nil {
-			return value{}, err
-		}
+		return value{kind: k, text: string(s)}
+	case '0':
+		return value{kind: k, text: string(raw)}
 	}
-	return v, nil
+	return value{kind: k}
+}
+
+// elems returns a container's children (see container), decoding them on first use; nil for
+// anything else.
+func (v value) elems() []value {
+	if v.c == nil {
+		return nil
+	}
+	if !v.c.decoded {
+		v.c.kids, v.c.decoded = decodeChildren(v.c.raw), true
+	}
+	return v.c.kids
+}
+
+// decodeChildren decodes the children of a validated container, one level deep: scalars are
+// decoded, containers keep their bytes for later.
+func decodeChildren(raw []byte) []value {
+	dec := jsontext.NewDecoder(bytes.NewReader(raw), relaxed()...)
+	open, err := dec.ReadToken()
+	if err != nil {
+		panic("pipeline: a validated container does not decode") // decodeStrict validated it
+	}
+	end := jsontext.Kind('}')
+	if open.Kind() == '[' {
+		end = ']'
+	}
+	var kids []value
+	for k := dec.PeekKind(); k != end; k = dec.PeekKind() {
+		if k == '{' || k == '[' {
+			child, err := dec.ReadValue()
+			if err != nil {
+				panic("pipeline: a validated member does not decode")
+			}
+			kids = append(kids, at(raw, child, dec.InputOffset()))
+			continue
+		}
+		tok, err := dec.ReadToken() // a member name, or a scalar
+		if err != nil {
+			panic("pipeline: a validated member does not decode")
+		}
+		v := value{kind: tok.Kind()}
+		if v.kind == '"' || v.kind == '0' {
+			v.text = tok.String()
+		}
+		kids = append(kids, v)
+	}
+	return kids
 }
 
 // get returns the member name of an object; ok is false when it is absent or null.
 func (v value) get(name string) (value, bool) {
-	for i := 0; i+1 < len(v.kids); i += 2 {
-		if v.kids[i].text == name {
-			m := v.kids[i+1]
+	kids := v.elems()
+	for i := 0; i+1 < len(kids); i += 2 {
+		if kids[i].text == name {
+			m := kids[i+1]
 			return m, m.kind != 'n'
 		}
 	}
@@ -135,39 +212,72 @@ func (v value) get(name string) (value, bool) {
 
 // names returns an object's member names in order.
 func (v value) names() []string {
-	out := make([]string, 0, len(v.kids)/2)
-	for i := 0; i < len(v.kids); i += 2 {
-		out = append(out, v.kids[i].text)
+	kids := v.elems()
+	out := make([]string, 0, len(kids)/2)
+	for i := 0; i < len(kids); i += 2 {
+		out = append(out, kids[i].text)
 	}
 	return out
 }
 
-// plain returns v as encoding/json's generic values: map[string]any, []any, json.Number,
-// string, bool or nil.
-func (v value) plain() any {
+// plain returns v as encoding/json's generic values (map[string]any, []any, json.Number,
+// string, bool or nil), decoding a container's bytes in one pass.
+func (v value) plain() (any, error) {
 	switch v.kind {
-	case '{':
-		m := make(map[string]any, len(v.kids)/2)
-		for i := 0; i+1 < len(v.kids); i += 2 {
-			m[v.kids[i].text] = v.kids[i+1].plain()
-		}
-		return m
-	case '[':
-		a := make([]any, len(v.kids))
-		for i, k := range v.kids {
-			a[i] = k.plain()
-		}
-		return a
+	case '{', '[':
+		return readPlain(jsontext.NewDecoder(bytes.NewReader(v.c.raw), relaxed()...))
 	case '"':
-		return v.text
+		return v.text, nil
 	case '0':
-		return json.Number(v.text)
+		return json.Number(v.text), nil
 	case 't':
-		return true
+		return true, nil
 	case 'f':
-		return false
+		return false, nil
 	}
-	return nil
+	return nil, nil
+}
+
+func readPlain(dec *jsontext.Decoder) (any, error) {
+	tok, err := dec.ReadToken()
+	if err != nil {
+		return nil, err
+	}
+	switch tok.Kind() {
+	case '{':
+		m := map[string]any{}
+		for dec.PeekKind() != '}' {
+			name, err := dec.ReadToken()
+			if err != nil {
+				return nil, err
+			}
+			if m[name.String()], err = readPlain(dec); err != nil {
+				return nil, err
+			}
+		}
+		_, err := dec.ReadToken()
+		return m, err
+	case '[':
+		a := []any{}
+		for dec.PeekKind() != ']' {
+			item, err := readPlain(dec)
+			if err != nil {
+				return nil, err
+			}
+			a = append(a, item)
+		}
+		_, err := dec.ReadToken()
+		return a, err
+	case '"':
+		return tok.String(), nil
+	case '0':
+		return json.Number(tok.String()), nil
+	case 't':
+		return true, nil
+	case 'f':
+		return false, nil
+	}
+	return nil, nil
 }
 
 // canonical returns v's canonical JSON: objects with sorted keys, no insignificant whitespace,
@@ -181,7 +291,11 @@ func (v value) canonical() ([]byte, error) {
 	enc.SetEscapeHTML(false)
 	// Every number was validated by the decoder and every string is valid UTF-8, so this does
 	// not fail; the error is returned all the same.
-	if err := enc.Encode(v.plain()); err != nil {
+	p, err := v.plain()
+	if err != nil {
+		return nil, fmt.Errorf("canonical JSON: %w", err)
+	}
+	if err := enc.Encode(p); err != nil {
 		return nil, fmt.Errorf("canonical JSON: %w", err)
 	}
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil

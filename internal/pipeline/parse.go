@@ -76,39 +76,42 @@ func (s *StopIf) Fires(r services.Result) bool {
 	}
 }
 
-// RequestIDOf digs request_id out of a body that failed validation, so the rejection can still
-// echo it (a valid body's is Plan.RequestID). It decodes the body as strictly as Parse does:
-// a body that is not a well-formed JSON object echoes nothing.
-func RequestIDOf(body []byte) string {
-	if len(body) > MaxBodyBytes {
-		return ""
-	}
-	doc, err := decodeBody(body)
-	if err != nil || doc.kind != '{' {
-		return ""
-	}
-	if v, ok := doc.get("request_id"); ok && v.kind == '"' && utf8.RuneCountInString(v.text) <= MaxRequestIDLen {
-		return v.text
-	}
-	return ""
-}
-
 // Parse validates a run request body completely, in the order of the API's checks (body size,
 // JSON, shape, input type, input size, then the pipeline step by step), and returns the first
 // failure. The body is decoded once, strictly (see decodeBody): only JSON whitespace around one
 // object, no repeated member names, valid UTF-8 in every string. The plan holds the request's
 // own strings; nothing here logs them.
 func (e *Engine) Parse(body []byte) (*Plan, *errcode.Error) {
+	p, _, err := e.Check(body)
+	return p, err
+}
+
+// Check is Parse that also returns, when it refuses the body, the request_id to echo in the
+// rejection: the body's request_id when the body decoded as a JSON object whose request_id is a
+// string of at most MaxRequestIDLen characters, else "". (A plan's is Plan.RequestID.)
+func (e *Engine) Check(body []byte) (plan *Plan, requestID string, err *errcode.Error) {
 	if len(body) > MaxBodyBytes {
-		return nil, errcode.New(errcode.BodyTooLarge, "the request body is larger than %d bytes", MaxBodyBytes)
+		return nil, "", errcode.New(errcode.BodyTooLarge, "the request body is larger than %d bytes", MaxBodyBytes)
 	}
 	top, derr := decodeBody(body)
 	if derr != nil {
-		return nil, derr
+		return nil, "", derr
 	}
 	if top.kind != '{' {
-		return nil, errcode.New(errcode.InvalidJSON, "the request body must be a JSON object")
+		return nil, "", errcode.New(errcode.InvalidJSON, "the request body must be a JSON object")
 	}
+	if v, ok := top.get("request_id"); ok && v.kind == '"' && utf8.RuneCountInString(v.text) <= MaxRequestIDLen {
+		requestID = v.text
+	}
+	p, perr := e.plan(top)
+	if perr != nil {
+		return nil, requestID, perr
+	}
+	return p, requestID, nil
+}
+
+// plan validates a decoded body and builds its plan.
+func (e *Engine) plan(top value) (*Plan, *errcode.Error) {
 	p := &Plan{doc: top}
 	if err := checkKeys(top, "", "request_id", "input", "pipeline"); err != nil {
 		return nil, err
@@ -199,7 +202,7 @@ func parseSteps(top value) ([]rawStep, *errcode.Error) {
 	if raw.kind != '[' {
 		return nil, errcode.At(errcode.InvalidRequest, "/pipeline", "pipeline must be an array of steps")
 	}
-	items := raw.kids
+	items := raw.elems()
 	if len(items) == 0 {
 		return nil, errcode.At(errcode.InvalidRequest, "/pipeline", "pipeline needs at least one step")
 	}
@@ -333,7 +336,7 @@ func paramValue(spec services.Param, raw value) (any, error) {
 		if raw.kind != '[' {
 			return nil, fmt.Errorf("must be an array of strings")
 		}
-		items := raw.kids
+		items := raw.elems()
 		if spec.MaxLength != nil && len(items) > *spec.MaxLength {
 			return nil, fmt.Errorf("must have at most %d items", *spec.MaxLength)
 		}
@@ -390,11 +393,11 @@ func validateStopIf(d services.Descriptor, raw *value, ptr string) (*StopIf, *er
 		return nil, errcode.At(errcode.InvalidStopIf, ptr, "stop_if is allowed on classify steps only; %q is a %s service", d.Name, d.Kind)
 	}
 	forms := "stop_if must be exactly one of {\"verdict\": \"flag\"}, {\"verdict\": \"pass\"}, {\"score_gte\": n}, {\"score_lte\": n} with n in [0, 1]"
-	if raw.kind != '{' || len(raw.kids) != 2 {
+	if raw.kind != '{' || len(raw.elems()) != 2 {
 		return nil, errcode.At(errcode.InvalidStopIf, ptr, "%s", forms)
 	}
 	s := &StopIf{}
-	k, v := raw.kids[0].text, raw.kids[1]
+	k, v := raw.elems()[0].text, raw.elems()[1]
 	switch k {
 	case "verdict":
 		if v.kind != '"' || (v.text != services.VerdictFlag && v.text != services.VerdictPass) {

@@ -167,6 +167,8 @@ func TestParseStrict(t *testing.T) {
 		{"SurrogateInParam", `{"input":{"type":"text","value":"x"},"pipeline":[{"id":"a","service":"test.upper","params":{"words":["\udfff"]}}]}`, errcode.InvalidRequest, "/pipeline/0/params/words/0"},
 		{"SurrogateAndBadJSON", `{"input":{"type":"text","value":"\ud800"},"pipeline":[`, errcode.InvalidJSON, ""},
 		{"InvalidUTF8AndBadJSON", "{\"input\":\"\xff\",", errcode.InvalidJSON, ""},
+		{"InvalidUTF8NotAnObject", "\"\x87\"", errcode.InvalidJSON, ""},
+		{"SurrogateNotAnObject", `["\ud800"]`, errcode.InvalidJSON, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := e.Parse([]byte(tc.body))
@@ -185,8 +187,8 @@ func TestParseStrict(t *testing.T) {
 			if _, ferr := Fingerprint([]byte(tc.body)); ferr == nil && tc.code == errcode.InvalidJSON {
 				t.Fatalf("a body Parse refuses as JSON has a fingerprint")
 			}
-			if id := RequestIDOf([]byte(tc.body)); id != "" {
-				t.Fatalf("RequestIDOf echoes %q from a body that is not strict JSON", id)
+			if _, id, _ := e.Check([]byte(tc.body)); id != "" && tc.code == errcode.InvalidJSON {
+				t.Fatalf("Check echoes request_id %q from a body that is not strict JSON", id)
 			}
 		})
 	}
@@ -242,5 +244,30 @@ func TestFingerprint(t *testing.T) {
 	body := `{"request_id":"r-1","input":{"type":"text","value":"Caf\u00e9 <b>&</b> \u2028 line\ttab 😀 \"q\" \\ 1e3"},"pipeline":[{"id":"a","service":"test.upper","params":{"mode":"b","entities":["x"]}},{"id":"b","service":"test.bad","stop_if":{"score_gte":0.50}}]}`
 	if fp, err := Fingerprint([]byte(body)); err != nil || fp != before {
 		t.Errorf("fingerprint = %s, %v; want %s as before", fp, err, before)
+	}
+}
+
+// TestCheckEchoesRequestID: a refused body's request_id is echoed when the body decoded as an
+// object and request_id is a string within the limit, from the same decoding as the refusal.
+func TestCheckEchoesRequestID(t *testing.T) {
+	e := testEngine(t)
+	for _, tc := range []struct{ name, body, want string }{
+		{"UnknownService", `{"request_id":"r-9","input":{"type":"text","value":"x"},"pipeline":[{"id":"a","service":"nope"}]}`, "r-9"},
+		{"UnknownField", `{"request_id":"r-9","x":1}`, "r-9"},
+		{"RequestIDNotString", `{"request_id":9,"input":{"type":"text","value":"x"},"pipeline":[{"id":"a","service":"nope"}]}`, ""},
+		{"RequestIDTooLong", `{"request_id":"` + strings.Repeat("r", MaxRequestIDLen+1) + `","pipeline":[]}`, ""},
+		{"NotJSON", `{"request_id":"r-9",`, ""},
+		{"RepeatedRequestID", `{"request_id":"r-1","request_id":"r-2"}`, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, id, err := e.Check([]byte(tc.body))
+			if p != nil || err == nil || id != tc.want {
+				t.Fatalf("Check = %v, %q, %v; want a refusal echoing %q", p, id, err, tc.want)
+			}
+		})
+	}
+	p, id, err := e.Check([]byte(`{"request_id":"ok","input":{"type":"text","value":"x"},"pipeline":[{"id":"a","service":"test.upper"}]}`))
+	if err != nil || id != "ok" || p.RequestID != "ok" {
+		t.Fatalf("Check of a valid body = %v, %q, %v", p, id, err)
 	}
 }

@@ -28,7 +28,9 @@ type Session struct {
 // Sessions stores the dashboard's sign-in links and sessions. Expired links and sessions are
 // absent from every read, whether or not the store has deleted them yet.
 type Sessions interface {
-	// CreateLink stores a new, unused link. ErrExists when a link with its hash exists.
+	// CreateLink stores a new, unused link. Storing the same link again while it is unused
+	// changes nothing (a retried write); ErrExists when any other link, or this one used, has
+	// its hash.
 	CreateLink(ctx context.Context, l SignInLink) error
 	// Link returns the link with hash while it is live at now (not used, not expired);
 	// ErrNotFound otherwise.

@@ -56,8 +56,14 @@ type Key struct {
 func (k Key) Active() bool { return k.RevokedAt.IsZero() }
 
 // Accounts stores accounts and their keys.
+//
+// CreateAccount and AddKey may be repeated: a call that repeats one that succeeded (the same
+// account id and first key, or the same key id, hash and account), such as a retry after a lost
+// answer, succeeds and changes nothing.
 type Accounts interface {
-	// CreateAccount stores a new account together with its first key. ErrExists if either exists.
+	// CreateAccount stores a new account together with its first key. ErrExists if an account
+	// with a.ID or a key with first's id or hash exists, unless it is this very account with
+	// this first key (a repeated call).
 	CreateAccount(ctx context.Context, a Account, first Key) error
 	// GetAccount returns the account with id, or ErrNotFound.
 	GetAccount(ctx context.Context, id string) (Account, error)
@@ -65,7 +71,9 @@ type Accounts interface {
 	UpdateAccount(ctx context.Context, a Account) error
 	// HasAccounts reports whether any account exists.
 	HasAccounts(ctx context.Context) (bool, error)
-	// AddKey stores another key for an existing account.
+	// AddKey stores another key for an existing account: ErrNotFound when the account does not
+	// exist, ErrExists when a key with k's id or hash exists, unless it is k itself (a repeated
+	// call: the same id, hash and account).
 	AddKey(ctx context.Context, k Key) error
 	// KeyByHash returns the key (active or revoked) whose hash is hash, or ErrNotFound.
 	KeyByHash(ctx context.Context, hash string) (Key, error)
@@ -143,6 +151,9 @@ type Settlement struct {
 	// Day is the day of Month (1 to 31, UTC) whose counter the characters are added to, in the
 	// same write as the month's (DailyUsage); 0 adds them to no day.
 	Day int
+	// TraceID is the run's trace id (required): the identity of the charge, with which an
+	// adapter whose writes can be retried after a lost answer charges a run once.
+	TraceID string
 	// Idem completes the run's idempotency record; nil when the request carried no key.
 	Idem *IdemCompletion
 }

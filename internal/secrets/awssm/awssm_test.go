@@ -48,6 +48,7 @@ type fakeSM struct {
 	t       *testing.T
 	replies []reply
 	gate    chan struct{} // when non-nil, each call waits for it to close before answering
+	arrived chan struct{} // when non-nil, receives a value as each call arrives (buffer it)
 
 	calls atomic.Int64
 	mu    sync.Mutex
@@ -76,6 +77,9 @@ func (f *fakeSM) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	f.ids = append(f.ids, in.SecretId)
 	f.mu.Unlock()
+	if f.arrived != nil {
+		f.arrived <- struct{}{}
+	}
 	if f.gate != nil {
 		<-f.gate
 	}
@@ -129,18 +133,18 @@ func TestLoadSharesOneFetch(t *testing.T) {
 	const n = 32
 	got := make([][2][]byte, n)
 	errs := make([]error, n)
+	waiting := make(chan struct{}, n)
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Go(func() {
-			s, err := src.Load(t.Context())
+			s, err := src.Load(signalWait(t.Context(), waiting))
 			got[i], errs[i] = [2][]byte{s.Pepper, s.TokenKey}, err
 		})
 	}
-	// Hold the one request until it has surely arrived, so that the Loads overlap it.
-	for f.calls.Load() == 0 {
-		time.Sleep(time.Millisecond)
+	// Hold the one request until every Load waits on a fetch: they all overlap it.
+	for range n {
+		<-waiting
 	}
-	time.Sleep(20 * time.Millisecond)
 	close(f.gate)
 	wg.Wait()
 
@@ -161,6 +165,24 @@ func TestLoadSharesOneFetch(t *testing.T) {
 	if ids := f.secretIDs(); len(ids) != 1 || ids[0] != secretARN {
 		t.Fatalf("SecretId sent = %q, want [%q]", ids, secretARN)
 	}
+}
+
+// waitSignal is a context that reports when a Load starts waiting: Load asks for Done only in
+// the select that waits on its fetch, after it joined or started that fetch (the fetch itself
+// runs on a context detached from the caller's, which never asks the caller's Done).
+type waitSignal struct {
+	context.Context
+	once    sync.Once
+	waiting chan<- struct{}
+}
+
+func signalWait(ctx context.Context, waiting chan<- struct{}) context.Context {
+	return &waitSignal{Context: ctx, waiting: waiting}
+}
+
+func (w *waitSignal) Done() <-chan struct{} {
+	w.once.Do(func() { w.waiting <- struct{}{} })
+	return w.Context.Done()
 }
 
 func TestLoadErrors(t *testing.T) {
@@ -245,25 +267,26 @@ func TestLoadCallerCancelDoesNotAbortSharedFetch(t *testing.T) {
 	f := &fakeSM{replies: []reply{ok(doc(key('p'), key('t')))}, gate: make(chan struct{})}
 	src := newSource(t, f)
 
+	f.arrived = make(chan struct{}, 1)
 	ctx, cancel := context.WithCancel(t.Context())
 	first := make(chan error, 1)
 	go func() {
 		_, err := src.Load(ctx)
 		first <- err
 	}()
-	for f.calls.Load() == 0 {
-		time.Sleep(time.Millisecond)
-	}
+	<-f.arrived // the fetch is in flight, held by the gate
 	cancel()
 	if err := <-first; !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled Load: err = %v, want context.Canceled", err)
 	}
 
 	second := make(chan error, 1)
+	waiting := make(chan struct{}, 1)
 	go func() {
-		_, err := src.Load(t.Context())
+		_, err := src.Load(signalWait(t.Context(), waiting))
 		second <- err
 	}()
+	<-waiting // the second Load waits on a fetch: the one the cancelled caller started
 	close(f.gate)
 	if err := <-second; err != nil {
 		t.Fatalf("Load sharing the fetch: %v", err)

@@ -76,9 +76,18 @@ func (s *Store) CreateAccount(ctx context.Context, a store.Account, first store.
 		ConditionExpression: aws.String("attribute_not_exists(pk)"),
 	})
 	if conditionFailed(err) {
-		return fmt.Errorf("dynamo: create account %q: %w", a.ID, store.ErrExists)
-	}
-	if err != nil {
+		// Ours when it names our first key and creation time: an earlier attempt of this
+		// write (or an earlier call with these arguments) made it.
+		mine, rerr := s.holds(ctx, accountPK(a.ID), func(d *decoder) bool {
+			return slices.Contains(d.strSet(attrKeyIDs), first.ID) && d.num(attrCreatedMS) == ms(a.CreatedAt)
+		})
+		switch {
+		case rerr != nil:
+			return fmt.Errorf("dynamo: create account %q: %w", a.ID, rerr)
+		case !mine:
+			return fmt.Errorf("dynamo: create account %q: %w", a.ID, store.ErrExists)
+		}
+	} else if err != nil {
 		return fmt.Errorf("dynamo: create account %q: %w", a.ID, err)
 	}
 	if err := s.putKey(ctx, first); err != nil {
@@ -273,9 +282,23 @@ func (s *Store) putKey(ctx context.Context, k store.Key) error {
 		ConditionExpression: aws.String("attribute_not_exists(pk)"),
 	})
 	if conditionFailed(err) {
-		return fmt.Errorf("key id %q: %w", k.ID, store.ErrExists)
-	}
-	if err != nil {
+		// Ours when it reserves the id for this hash and account and the hash's key item is
+		// missing (the rest of this write is still to come) or is this very key (a repeat).
+		mine, rerr := s.holds(ctx, keyIDPK(k.ID), func(d *decoder) bool {
+			return d.str("hash") == k.Hash && d.str("account") == k.Account
+		})
+		if rerr == nil && mine {
+			var other bool
+			other, rerr = s.holds(ctx, keyPK(k.Hash), func(d *decoder) bool { return !sameKey(d, k) })
+			mine = !other
+		}
+		switch {
+		case rerr != nil:
+			return fmt.Errorf("key id %q: %w", k.ID, rerr)
+		case !mine:
+			return fmt.Errorf("key id %q: %w", k.ID, store.ErrExists)
+		}
+	} else if err != nil {
 		return fmt.Errorf("reserve key id %q: %w", k.ID, err)
 	}
 
@@ -299,6 +322,16 @@ func (s *Store) putKey(ctx context.Context, k store.Key) error {
 	if err == nil {
 		return nil
 	}
+	if conditionFailed(err) {
+		// Ours when the hash's key item is this very key (a repeated write).
+		mine, rerr := s.holds(ctx, keyPK(k.Hash), func(d *decoder) bool { return sameKey(d, k) })
+		if rerr != nil {
+			return fmt.Errorf("put key %q: %w", k.ID, rerr)
+		}
+		if mine {
+			return nil
+		}
+	}
 	if !conditionFailed(err) {
 		err = fmt.Errorf("put key %q: %w", k.ID, err)
 	} else {
@@ -318,6 +351,34 @@ func (s *Store) putKey(ctx context.Context, k store.Key) error {
 }
 
 const attrRevokedMS = "revoked_ms"
+
+// sameKey reports whether a key item is k: the same id, account and creation time.
+func sameKey(d *decoder, k store.Key) bool {
+	return d.str("key_id") == k.ID && d.str(attrAcct) == k.Account && d.num(attrCreatedMS) == ms(k.CreatedAt)
+}
+
+// holds reads the item at key (consistent read) and reports whether it exists and ours says it
+// is the caller's own. It resolves a refused attribute_not_exists write: the item may be the write's own,
+// applied by an earlier attempt whose answer was lost.
+func (s *Store) holds(ctx context.Context, key map[string]types.AttributeValue, ours func(d *decoder) bool) (bool, error) {
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:      aws.String(s.t.Accounts),
+		Key:            key,
+		ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return false, fmt.Errorf("read back: %w", err)
+	}
+	if out.Item == nil {
+		return false, nil
+	}
+	d := &decoder{item: out.Item}
+	mine := ours(d)
+	if d.err != nil {
+		return false, fmt.Errorf("read back: %w", d.err)
+	}
+	return mine, nil
+}
 
 // KeyByHash returns the key (active or revoked) whose hash is hash, or ErrNotFound.
 func (s *Store) KeyByHash(ctx context.Context, hash string) (store.Key, error) {

@@ -86,7 +86,7 @@ func mustStep(t *testing.T, what string, err error) {
 // charge runs step 2 and expects res.
 func charge(t *testing.T, s *Store, st store.Settlement, want chargeResult) {
 	t.Helper()
-	_, res, err := s.settleCharge(t.Context(), st)
+	_, res, err := s.settleCharge(t.Context(), st, st.Idem.Lease)
 	if err != nil {
 		t.Fatalf("settleCharge(%s): %v", st.Idem.Lease, err)
 	}
@@ -160,7 +160,7 @@ func TestSettleCrashPoints(t *testing.T) {
 			usageIs(t, s, store.Usage{Characters: 10, Runs: 1})
 			// The first run wakes up and finishes: nothing changes.
 			mustStep(t, "settleFinish", s.settleFinish(t.Context(), first))
-			mustStep(t, "settleCleanup", s.settleCleanup(t.Context(), first))
+			mustStep(t, "clean-up", s.removeMarker(t.Context(), s.t.Usage, usageKey(first.Account, first.Month), pendingPrefix+first.Idem.Lease))
 			claimFinds(t, s, crashClaim("lease-3", afterLease.Add(time.Hour)), store.IdemDone, "lease-1", "sluice_run-lease-1")
 			settleLost(t, s, retry)
 			settleLost(t, s, first)
@@ -223,8 +223,9 @@ func TestSettleCrashPoints(t *testing.T) {
 }
 
 // TestRepairRacesCharge lets the stopped run's charge (step 2) race a retry's Claim after the
-// lease, many times and with both orders: exactly one of them wins, and the usage and the
-// record match the winner.
+// lease, many times: exactly one of them wins, and the usage and the record match the winner.
+// Every third round runs the charge first and every third the claim first, so both orders
+// occur whatever the scheduler does; the others run them at once.
 func TestRepairRacesCharge(t *testing.T) {
 	tables := freshTables(t)
 	runner, claimer := New(client(t), tables), New(client(t), tables)
@@ -244,14 +245,20 @@ func TestRepairRacesCharge(t *testing.T) {
 		var existing *store.IdemRecord
 		c2 := crashClaim("lease-2", afterLease)
 		c2.Account = acct
-		// Stagger the charge so that both orders occur.
-		delay := time.Duration(i%5) * 2 * time.Millisecond
-		wg.Go(func() {
-			time.Sleep(delay)
-			_, res, chargeErr = runner.settleCharge(t.Context(), st)
-		})
-		wg.Go(func() { existing, claimErr = claimer.Claim(t.Context(), c2) })
-		wg.Wait()
+		charge := func() { _, res, chargeErr = runner.settleCharge(t.Context(), st, st.Idem.Lease) }
+		claim := func() { existing, claimErr = claimer.Claim(t.Context(), c2) }
+		switch i % 3 {
+		case 0:
+			charge()
+			claim()
+		case 1:
+			claim()
+			charge()
+		default:
+			wg.Go(charge)
+			wg.Go(claim)
+			wg.Wait()
+		}
 		if chargeErr != nil || claimErr != nil {
 			t.Fatalf("round %d: settleCharge: %v; Claim: %v", i, chargeErr, claimErr)
 		}

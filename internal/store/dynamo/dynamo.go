@@ -78,10 +78,43 @@
 //
 // # Rate windows
 //
-// Hit is one UpdateItem: ADD count 1 under the condition attribute_not_exists(count) OR count <
-// limit, ReturnValues UPDATED_NEW. A refused hit changes nothing and reports count = limit (the
-// window is full). The SDK retries a call whose response was lost; such a retry may count one
-// request twice, which only errs on the side of refusing.
+// Hit is one UpdateItem: ADD count 1 and SET a marker attribute "hit:<random token>" under the
+// condition (attribute_not_exists(count) OR count < limit) AND attribute_not_exists(marker),
+// ReturnValues UPDATED_NEW; then a second UpdateItem removes the marker. A refused hit changes
+// nothing and reports count = limit (the window is full).
+//
+// # Lost answers
+//
+// A conditional write can reach DynamoDB and its answer be lost; the SDK then sends it again,
+// and the second attempt meets the first one's effect. Every write of this package is safe to
+// repeat, because each carries its writer's identity and a refused condition is resolved by a
+// consistent read that recognises the writer's own earlier write (dynalite does not return
+// ALL_OLD on a failed condition, so nothing relies on it):
+//
+//   - CreateAccount: the account item is ours when its key_ids holds our first key's id and its
+//     created_ms is ours; the key-id item when it names our hash and account (and the hash's
+//     key item is missing or ours); the key item when it has our key id, account and
+//     created_ms. A repeat of a whole call that succeeded therefore succeeds too, and the port
+//     says so for every adapter. AddKey likewise; its ADD to key_ids is idempotent.
+//   - UpdateAccount (SET under attribute_exists), RevokeKey (if_not_exists) and the release of
+//     a key id (DELETE under its hash) are idempotent as they are.
+//   - Hit: the marker is the hit's identity. When a hit is refused after the SDK retried, a read
+//     of the window tells whether the marker is there, that is whether an earlier attempt was
+//     the one that counted (admitted, with the window's count). A refusal on the first and only
+//     attempt needs no read. A marker left by a crash before the clean-up costs a few bytes
+//     until the window item expires.
+//   - Claim: the lease is the identity. A refused PutItem whose record is in flight under the
+//     claimer's own lease was written by an earlier attempt: the claim is won.
+//   - Settle: the charge sets the marker "pending:<lease>" (with an idempotency key) or
+//     "pending:<trace id>" (without) under attribute_not_exists of that marker, so a retry finds
+//     "charged" and does not charge again; Settle with a key then completes the record as
+//     below, and without one removes the marker (best effort: a leftover marker is never read
+//     again; trace ids are unique). The other steps are conditional on the lease and accept
+//     their own effect (settling in the same month, done, in flight after a revert).
+//   - Release, the fence and the clean-ups accept a refused condition as done.
+//
+// The store's client retries up to MaxAttempts times with a short full-jitter backoff
+// (NewRetryer), so a few lost answers in a row cost milliseconds, not the request.
 //
 // # Settle and Claim: the crash points
 //
@@ -103,8 +136,8 @@
 //     state = "settling") and return admitted=false with the usage as read.
 //  3. idempotency item: SET state = "done", trace, under lease = L AND state is "settling" or
 //     "done".
-//  4. usage item: REMOVE "pending:L" under "pending:L" = "charged" (best effort: it only keeps
-//     the item small).
+//  4. usage item: REMOVE "pending:L" under attribute_exists("pending:L") (best effort: it only
+//     keeps the item small).
 //
 // Claim takes over an idempotency record only when it is absent, expired, or in flight with an
 // expired lease (one conditional PutItem). A live record that is "settling" is returned as in
@@ -154,7 +187,7 @@
 //
 // An error (rather than a crash) after step 2 is the same as a crash there: Settle returns the
 // error, the run is charged, and the record is repaired by the next Claim after the lease. A
-// lost response retried by the SDK is harmless at every step: step 1 accepts its own settling
+// lost answer retried by the SDK is harmless at every step: step 1 accepts its own settling
 // record, step 2 finds its own "charged" marker, steps 3 and 4 are conditional on the lease.
 //
 // Why the fence: without it, a run that stalls past its lease between steps 1 and 2 (not
@@ -163,10 +196,10 @@
 // SET on a path inside a map fails when the map does not exist yet, and no single condition
 // could create it and test an entry.
 //
-// Settle without a key is one conditional UpdateItem (ADD under the bound) and has no crash
-// point. It has no marker either: if the SDK retries it after a lost response (the write
-// applied, the answer did not arrive), the run is counted twice. Only runs without an
-// idempotency key are exposed to that, and the allowance bound still holds.
+// Settle without a key is step 2 with the marker "pending:<trace id>" and step 4: it has no
+// crash point (the charge and its marker are one write), and a retried charge finds its marker
+// (see Lost answers), so an unkeyed run is charged once. The cost of that identity: a second
+// write to remove the marker, for runs with and without a key, and for every admitted hit.
 package dynamo
 
 import (
@@ -215,9 +248,11 @@ type Store struct {
 	t  Tables
 }
 
-// New returns a Store on the tables t, which must exist (see CreateTables).
+// New returns a Store on the tables t, which must exist (see CreateTables). The store uses a
+// copy of client with its own retry policy (NewRetryer): its writes are safe to retry, and it
+// relies on enough attempts to outlast a few lost answers.
 func New(client *dynamodb.Client, t Tables) *Store {
-	return &Store{db: client, t: t}
+	return &Store{db: withRetryPolicy(client), t: t}
 }
 
 // Close does nothing: the client has nothing to release.

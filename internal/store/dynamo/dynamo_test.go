@@ -16,6 +16,7 @@ import (
 	"github.com/sluice-api/sluice/internal/store"
 	"github.com/sluice-api/sluice/internal/store/storetest"
 	"github.com/sluice-api/sluice/internal/testutil/dynalite"
+	"github.com/sluice-api/sluice/internal/testutil/faultproxy"
 )
 
 // endpoint is the one dynalite server of this test binary, started by TestMain.
@@ -74,6 +75,28 @@ func open(t *testing.T) *Store {
 
 func TestConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) store.Store { return open(t) })
+}
+
+// lossShare is the share of successful writes whose answer the lossy tests lose.
+const lossShare = 0.15
+
+// TestConformanceLostAnswers runs the whole conformance suite through a proxy that loses the
+// answers of 15% of the writes after dynalite applied them: the SDK retries each such call, and
+// every retry must recognise the effect of its own first attempt.
+func TestConformanceLostAnswers(t *testing.T) {
+	p := faultproxy.StartT(t, endpoint, faultproxy.Config{Share: lossShare, Seed: 8})
+	storetest.Run(t, func(t *testing.T) store.Store {
+		c, err := dynalite.Client(t.Context(), p.URL())
+		if err != nil {
+			t.Fatalf("dynalite.Client: %v", err)
+		}
+		return New(c, freshTables(t))
+	})
+	s := p.Stats()
+	t.Logf("through the proxy: %d requests, %d successful writes, %d answers lost (%v)", s.Requests, s.Writes, s.Dropped, s.ByOp)
+	if s.Dropped == 0 {
+		t.Fatal("the proxy lost no answer: the test proves nothing")
+	}
 }
 
 // TestSharedTables races two stores with their own clients on one set of tables, as two Lambda
@@ -150,7 +173,7 @@ func TestMissingTable(t *testing.T) {
 		{"Release", func(ctx context.Context) error { return s.Release(ctx, "acct-1", "k", "l") }},
 		{"Usage", func(ctx context.Context) error { _, err := s.Usage(ctx, "acct-1", "2026-11"); return err }},
 		{"Settle", func(ctx context.Context) error {
-			_, _, err := s.Settle(ctx, store.Settlement{Account: "acct-1", Month: "2026-11", Characters: 1, Limit: 10})
+			_, _, err := s.Settle(ctx, store.Settlement{Account: "acct-1", Month: "2026-11", Characters: 1, Limit: 10, TraceID: "sluice_t"})
 			return err
 		}},
 		{"SettleWithKey", func(ctx context.Context) error {

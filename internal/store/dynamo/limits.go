@@ -25,8 +25,11 @@ const (
 	// Outside the package it reads as store.IdemInFlight.
 	stateSettling = "settling"
 
-	// pendingPrefix + lease names the marker attribute of a settlement on the usage item.
+	// pendingPrefix + lease (a settlement with an idempotency key) or + trace id (one without)
+	// names the marker attribute of a charge on the usage item.
 	pendingPrefix = "pending:"
+	// hitPrefix + a random token names the marker attribute of one hit on a rate window item.
+	hitPrefix = "hit:"
 	// markCharged: the lease's run was charged in this month.
 	markCharged = "charged"
 	// markFenced: the lease was taken over by a claimer and may never charge.
@@ -63,37 +66,96 @@ func usageKey(account, month string) map[string]types.AttributeValue {
 }
 
 // Hit counts one request in account's window starting at start unless the window holds limit
-// requests already: one conditional ADD. A refused hit changes nothing and reports count =
-// limit (the window is full), which saves a read on the path that abusers hit hardest.
+// requests already. The write carries the hit's identity, a random marker attribute, so that a
+// retry of a write whose answer was lost finds its own hit instead of counting it again (or,
+// in a full window, refusing a request that was counted): one conditional update ADDs the
+// count and sets the marker unless the window is full or the marker is there; a second write
+// removes the marker. A refused hit changes nothing and reports count = limit (the window is
+// full); only when the SDK had retried does it read the window to see whether an earlier attempt
+// was the one that counted, so the path that abusers hit hardest costs no read.
 func (s *Store) Hit(ctx context.Context, account string, start time.Time, limit int64) (int64, bool, error) {
 	if limit <= 0 {
 		return 0, false, nil
 	}
+	marker, err := newMarker(hitPrefix)
+	if err != nil {
+		return 0, false, fmt.Errorf("dynamo: hit: %w", err)
+	}
+	var tries attempts
 	out, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                aws.String(s.t.RateWindows),
 		Key:                      windowKey(account, start),
-		UpdateExpression:         aws.String("ADD #c :one SET #ttl = :ttl"),
-		ConditionExpression:      aws.String("attribute_not_exists(#c) OR #c < :limit"),
-		ExpressionAttributeNames: map[string]string{"#c": attrCount, "#ttl": attrTTL},
+		UpdateExpression:         aws.String("ADD #c :one SET #ttl = :ttl, #m = :one"),
+		ConditionExpression:      aws.String("(attribute_not_exists(#c) OR #c < :limit) AND attribute_not_exists(#m)"),
+		ExpressionAttributeNames: map[string]string{"#c": attrCount, "#ttl": attrTTL, "#m": marker},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
 			":one":   attrN(1),
 			":ttl":   attrN(ttlSeconds(ms(start.Add(rateWindowTTL)))),
 			":limit": attrN(limit),
 		},
 		ReturnValues: types.ReturnValueUpdatedNew,
-	})
-	if conditionFailed(err) {
-		return limit, false, nil
-	}
-	if err != nil {
+	}, tries.count)
+	var count int64
+	switch {
+	case conditionFailed(err):
+		if tries.n() == 1 {
+			return limit, false, nil // refused on its only attempt: nothing of this hit was applied
+		}
+		c, mine, rerr := s.readWindow(ctx, account, start, marker)
+		if rerr != nil {
+			return 0, false, fmt.Errorf("dynamo: hit: %w", rerr)
+		}
+		if !mine {
+			return limit, false, nil
+		}
+		count = c // an earlier attempt counted this hit; its answer was lost
+	case err != nil:
 		return 0, false, fmt.Errorf("dynamo: hit: %w", err)
+	default:
+		d := decoder{item: out.Attributes}
+		count = d.num(attrCount)
+		if d.err != nil {
+			return 0, false, fmt.Errorf("dynamo: hit: %w", d.err)
+		}
 	}
-	d := decoder{item: out.Attributes}
-	count := d.num(attrCount)
-	if d.err != nil {
-		return 0, false, fmt.Errorf("dynamo: hit: %w", d.err)
-	}
+	// Best effort: a marker left behind only takes a few bytes until the window expires.
+	_ = s.removeMarker(ctx, s.t.RateWindows, windowKey(account, start), marker)
 	return count, true, nil
+}
+
+// readWindow reads a window's count and whether it holds marker (consistent read).
+func (s *Store) readWindow(ctx context.Context, account string, start time.Time, marker string) (int64, bool, error) {
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:                aws.String(s.t.RateWindows),
+		Key:                      windowKey(account, start),
+		ConsistentRead:           aws.Bool(true),
+		ProjectionExpression:     aws.String("#c, #m"),
+		ExpressionAttributeNames: map[string]string{"#c": attrCount, "#m": marker},
+	})
+	if err != nil {
+		return 0, false, fmt.Errorf("read window: %w", err)
+	}
+	d := decoder{item: out.Item}
+	count, mine := d.num(attrCount), d.has(marker)
+	if d.err != nil {
+		return 0, false, fmt.Errorf("read window: %w", d.err)
+	}
+	return count, mine, nil
+}
+
+// removeMarker removes the marker attribute from the item at key, if the item holds it.
+func (s *Store) removeMarker(ctx context.Context, table string, key map[string]types.AttributeValue, marker string) error {
+	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                aws.String(table),
+		Key:                      key,
+		UpdateExpression:         aws.String("REMOVE #m"),
+		ConditionExpression:      aws.String("attribute_exists(#m)"),
+		ExpressionAttributeNames: map[string]string{"#m": marker},
+	})
+	if err != nil && !conditionFailed(err) {
+		return fmt.Errorf("remove marker: %w", err)
+	}
+	return nil
 }
 
 // idemItem is a stored idempotency record as the package sees it.
@@ -157,9 +219,10 @@ func (s *Store) getIdem(ctx context.Context, account, key string) (idemItem, boo
 
 // Claim creates an in-flight record for c unless a live record exists, which it returns. It
 // first tries one conditional PutItem that succeeds when the record is absent, expired, or in
-// flight with an expired lease; when that is refused it reads the record and returns it if it
-// is live, repairs it if it is settling with an expired lease (see the package doc), and
-// otherwise tries again (another claimer changed the record meanwhile).
+// flight with an expired lease; when that is refused it reads the record: in flight under c's
+// own lease, it is c's (an earlier attempt of the write succeeded, its answer was lost); live,
+// it is returned; settling with an expired lease, it is repaired (see the package doc);
+// otherwise Claim tries again (another claimer changed the record meanwhile).
 func (s *Store) Claim(ctx context.Context, c store.Claim) (*store.IdemRecord, error) {
 	now := ms(c.Now)
 	fresh := condition{
@@ -182,6 +245,10 @@ func (s *Store) Claim(ctx context.Context, c store.Claim) (*store.IdemRecord, er
 		switch {
 		case !found:
 			continue // released or deleted meanwhile: claim again
+		case cur.rec.Lease == c.Lease && cur.rec.State == store.IdemInFlight:
+			// This call's own record: an earlier attempt of the write succeeded and its answer
+			// was lost (leases are unique to one run).
+			return nil, nil
 		case cur.live(now):
 			return cur.public(), nil
 		case cur.rec.State != stateSettling || cur.expMS <= now:
@@ -397,12 +464,13 @@ func (s *Store) readUsage(ctx context.Context, account, month, lease string) (st
 	return u, mark, nil
 }
 
-// Settle charges st and completes st.Idem. Without Idem it is one conditional ADD. With Idem it
-// is the four-step sequence of the package doc, safe at every crash point: ErrLeaseLost (and
-// no charge) when the lease no longer holds the record or was fenced by a claimer;
-// admitted=false (nothing charged, the record back in flight) when the limit would be
-// crossed. An error after the charge leaves the run charged and its record settling, for the
-// next Claim to complete.
+// Settle charges st and completes st.Idem. Without Idem it is one conditional ADD that also
+// sets the marker "pending:<trace id>", so that a retry whose first attempt charged finds the
+// marker instead of charging again, and a clean-up that removes the marker. With Idem it is
+// the four-step sequence of the package doc, safe at every crash point: ErrLeaseLost (and no
+// charge) when the lease no longer holds the record or was fenced by a claimer; admitted=false
+// (nothing charged, the record back in flight) when the limit would be crossed. An error after
+// the charge leaves the run charged and its record settling, for the next Claim to complete.
 func (s *Store) Settle(ctx context.Context, st store.Settlement) (store.Usage, bool, error) {
 	if st.Characters < 0 {
 		return store.Usage{}, false, fmt.Errorf("dynamo: settle: negative characters %d", st.Characters)
@@ -411,11 +479,7 @@ func (s *Store) Settle(ctx context.Context, st store.Settlement) (store.Usage, b
 		return store.Usage{}, false, fmt.Errorf("dynamo: settle: %w", err)
 	}
 	if st.Idem == nil {
-		u, res, err := s.settleCharge(ctx, st)
-		if err != nil {
-			return store.Usage{}, false, fmt.Errorf("dynamo: settle: %w", err)
-		}
-		return u, res == charged, nil
+		return s.settleUnkeyed(ctx, st)
 	}
 	fail := func(err error) (store.Usage, bool, error) {
 		return store.Usage{}, false, fmt.Errorf("dynamo: settle %q: %w", st.Idem.Key, err)
@@ -423,7 +487,7 @@ func (s *Store) Settle(ctx context.Context, st store.Settlement) (store.Usage, b
 	if err := s.settleBegin(ctx, st); err != nil {
 		return fail(err)
 	}
-	u, res, err := s.settleCharge(ctx, st)
+	u, res, err := s.settleCharge(ctx, st, st.Idem.Lease)
 	if err != nil {
 		return fail(err)
 	}
@@ -440,7 +504,27 @@ func (s *Store) Settle(ctx context.Context, st store.Settlement) (store.Usage, b
 		return fail(err)
 	}
 	// Best effort: a marker left behind is never read again (the record is done).
-	_ = s.settleCleanup(ctx, st)
+	_ = s.removeMarker(ctx, s.t.Usage, usageKey(st.Account, st.Month), pendingPrefix+st.Idem.Lease)
+	return u, true, nil
+}
+
+// settleUnkeyed charges a run without an idempotency key once, identified by its trace id.
+func (s *Store) settleUnkeyed(ctx context.Context, st store.Settlement) (store.Usage, bool, error) {
+	if st.TraceID == "" {
+		return store.Usage{}, false, errors.New("dynamo: settle: a settlement without an idempotency key needs the run's trace id")
+	}
+	u, res, err := s.settleCharge(ctx, st, st.TraceID)
+	if err != nil {
+		return store.Usage{}, false, fmt.Errorf("dynamo: settle %q: %w", st.TraceID, err)
+	}
+	switch res {
+	case refused:
+		return u, false, nil
+	case fenced: // nothing fences a trace id
+		return store.Usage{}, false, fmt.Errorf("dynamo: settle %q: the charge's marker is %q", st.TraceID, markFenced)
+	}
+	// Best effort: a marker left behind takes a few bytes of the month's item and is never read.
+	_ = s.removeMarker(ctx, s.t.Usage, usageKey(st.Account, st.Month), pendingPrefix+st.TraceID)
 	return u, true, nil
 }
 
@@ -490,29 +574,24 @@ func (s *Store) settleBegin(ctx context.Context, st store.Settlement) error {
 	return nil
 }
 
-// settleCharge is Settle step 2 (and the whole of a Settle without Idem): one conditional ADD
-// of the characters and one run, under the limit and, with Idem, setting the lease's marker
-// unless one is there. When the write is refused, a consistent read tells why and gives the
-// usage as it stands.
-func (s *Store) settleCharge(ctx context.Context, st store.Settlement) (store.Usage, chargeResult, error) {
-	var lease string
-	names := map[string]string{"#ch": attrCharacters, "#runs": attrRuns}
+// settleCharge is Settle step 2 (and the charge of a Settle without Idem): one conditional ADD
+// of the characters and one run that sets the marker "pending:<id>" (id: the lease, or the trace
+// id without Idem), under the limit and unless a marker for id is there. When the write is
+// refused, a consistent read tells why (the marker: charged by an earlier attempt, or fenced)
+// and gives the usage as it stands.
+func (s *Store) settleCharge(ctx context.Context, st store.Settlement, id string) (store.Usage, chargeResult, error) {
+	names := map[string]string{"#ch": attrCharacters, "#runs": attrRuns, "#p": pendingPrefix + id}
 	values := map[string]types.AttributeValue{
 		":n": attrN(st.Characters), ":one": attrN(1), ":max": attrN(st.Limit - st.Characters),
+		":charged": attrS(markCharged),
 	}
 	expr := "ADD #ch :n, #runs :one"
 	if st.Day > 0 { // the day's counter, in the same write as the month's
 		names["#day"] = dayAttr(st.Day)
 		expr += ", #day :n"
 	}
-	cond := "(attribute_not_exists(#ch) OR #ch <= :max)"
-	if st.Idem != nil {
-		lease = st.Idem.Lease
-		names["#p"] = pendingPrefix + lease
-		values[":charged"] = attrS(markCharged)
-		expr += " SET #p = :charged"
-		cond += " AND attribute_not_exists(#p)"
-	}
+	expr += " SET #p = :charged"
+	cond := "(attribute_not_exists(#ch) OR #ch <= :max) AND attribute_not_exists(#p)"
 	// A charge over the limit on its own can never fit: skip the write.
 	if st.Characters <= st.Limit {
 		out, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
@@ -536,7 +615,7 @@ func (s *Store) settleCharge(ctx context.Context, st store.Settlement) (store.Us
 			return store.Usage{}, 0, fmt.Errorf("charge: %w", err)
 		}
 	}
-	u, mark, err := s.readUsage(ctx, st.Account, st.Month, lease)
+	u, mark, err := s.readUsage(ctx, st.Account, st.Month, id)
 	if err != nil {
 		return store.Usage{}, 0, fmt.Errorf("charge: %w", err)
 	}
@@ -595,22 +674,6 @@ func (s *Store) settleFinish(ctx context.Context, st store.Settlement) error {
 	})
 	if err != nil && !errors.Is(err, errRefused) {
 		return err
-	}
-	return nil
-}
-
-// settleCleanup is Settle step 4: it removes the lease's "charged" marker from the usage item.
-func (s *Store) settleCleanup(ctx context.Context, st store.Settlement) error {
-	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                 aws.String(s.t.Usage),
-		Key:                       usageKey(st.Account, st.Month),
-		UpdateExpression:          aws.String("REMOVE #p"),
-		ConditionExpression:       aws.String("#p = :charged"),
-		ExpressionAttributeNames:  map[string]string{"#p": pendingPrefix + st.Idem.Lease},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":charged": attrS(markCharged)},
-	})
-	if err != nil && !conditionFailed(err) {
-		return fmt.Errorf("clean up settlement: %w", err)
 	}
 	return nil
 }

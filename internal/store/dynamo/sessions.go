@@ -8,7 +8,9 @@ package dynamo
 //	pk = "session#<hash>"  acct, created_ms, exp_ms (idle expiry), expires (TTL), link (the hash
 //	                       of the link that started it)
 //
-// StartSession is two conditional writes, each safe to repeat:
+// CreateLink is one PutItem under attribute_not_exists(pk), or the same item unused (a repeat
+// of the put after a lost answer passes). StartSession is two conditional writes, each safe to
+// repeat:
 //
 //  1. link item: SET used_by = S, used_ms under attribute_exists(pk) AND exp_ms > now AND
 //     (attribute_not_exists(used_by) OR used_by = S). A repeat with the same session hash S (the
@@ -79,10 +81,18 @@ func (s *Store) CreateLink(ctx context.Context, l store.SignInLink) error {
 	item[attrCreatedMS] = attrN(ms(l.CreatedAt))
 	item[attrExpMS] = attrN(ms(l.Expires))
 	item[attrTTL] = attrN(ttlSeconds(ms(l.Expires)))
+	// A repeat of this very put (the SDK retrying after a lost answer) meets the item it wrote:
+	// the same account and times, still unused, so it passes and changes nothing. Anything else
+	// under the hash is refused; a used link is never made usable again.
 	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{
-		TableName:           table,
-		Item:                item,
-		ConditionExpression: aws.String("attribute_not_exists(pk)"),
+		TableName: table,
+		Item:      item,
+		ConditionExpression: aws.String("attribute_not_exists(pk) OR " +
+			"(#acct = :acct AND #created = :created AND #exp = :exp AND attribute_not_exists(#used))"),
+		ExpressionAttributeNames: map[string]string{"#acct": attrAcct, "#created": attrCreatedMS, "#exp": attrExpMS, "#used": attrUsedBy},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":acct": attrS(l.Account), ":created": attrN(ms(l.CreatedAt)), ":exp": attrN(ms(l.Expires)),
+		},
 	})
 	if conditionFailed(err) {
 		return fmt.Errorf("dynamo: create link: %w", store.ErrExists)

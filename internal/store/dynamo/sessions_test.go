@@ -1,96 +1,44 @@
 package dynamo
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"io"
-	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/sluice-api/sluice/internal/store"
+	"github.com/sluice-api/sluice/internal/testutil/faultproxy"
 )
 
 var sessT0 = time.Date(2026, 11, 22, 21, 4, 5, 123_000_000, time.UTC)
 
-// lossy is an HTTP client that loses the response of chosen DynamoDB calls after the server
-// has applied them: it forwards the request, throws the answer away and reports a reset
-// connection, which the SDK retries. It stands for a network that drops a response.
-type lossy struct {
-	mu    sync.Mutex
-	lose  map[string]int // X-Amz-Target operation -> how many responses to lose
-	table string         // when set, only calls on this table lose responses
-	lost  []string
-}
-
-func (l *lossy) Do(r *http.Request) (*http.Response, error) {
-	op := strings.TrimPrefix(r.Header.Get("X-Amz-Target"), "DynamoDB_20120810.")
-	onTable := true
-	if l.table != "" && r.Body != nil {
-		body, err := io.ReadAll(r.Body)
-		if err != nil {
-			return nil, err
-		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		onTable = bytes.Contains(body, []byte(`"TableName":"`+l.table+`"`))
-	}
-	resp, err := http.DefaultClient.Do(r)
-	if err != nil {
-		return nil, err
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if onTable && l.lose[op] > 0 {
-		l.lose[op]--
-		l.lost = append(l.lost, op)
-		resp.Body.Close()
-		return nil, errors.New("read tcp 127.0.0.1: connection reset by peer (response lost by the test)")
-	}
-	return resp, nil
-}
-
-// wantLost checks that exactly one response, of op, was lost.
-func (l *lossy) wantLost(t *testing.T, op string) {
+// lostOnce checks that the proxy lost exactly one answer, of op.
+func lostOnce(t *testing.T, p *faultproxy.Proxy, op string) {
 	t.Helper()
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if len(l.lost) != 1 || l.lost[0] != op {
-		t.Fatalf("lost %v, want one %s", l.lost, op)
+	if st := p.Stats(); st.Dropped != 1 || st.ByOp[op] != 1 {
+		t.Fatalf("lost %d answers (%v), want one %s", st.Dropped, st.ByOp, op)
 	}
-}
-
-// lossyStore returns a store on fresh tables whose client loses the responses in lose.
-func lossyStore(t *testing.T, lose map[string]int) (*Store, *lossy) {
-	t.Helper()
-	l := &lossy{lose: lose}
-	c := dynamodb.New(client(t).Options(), func(o *dynamodb.Options) { o.HTTPClient = l })
-	return New(c, freshTables(t)), l
 }
 
 // TestStartSessionLostResponses loses the answer of each write of StartSession once: the SDK's
 // retry must neither fail the sign-in nor count as a second use of the link.
 func TestStartSessionLostResponses(t *testing.T) {
-	for _, op := range []string{"UpdateItem", "PutItem"} {
+	for i, op := range []string{"UpdateItem", "PutItem"} { // use the link, then store the session
 		t.Run(op, func(t *testing.T) {
-			s, l := lossyStore(t, nil)
+			s, p := lossy(t)
 			ctx := t.Context()
 			if err := s.CreateLink(ctx, store.SignInLink{Hash: "link-1", Account: "acct-1", CreatedAt: sessT0, Expires: sessT0.Add(15 * time.Minute)}); err != nil {
 				t.Fatal(err)
 			}
-			l.mu.Lock()
-			l.lose = map[string]int{op: 1}
-			l.mu.Unlock()
+			lose(p, i)
 			sess, err := s.StartSession(ctx, "link-1", store.Session{Hash: "sess-1", CreatedAt: sessT0, Expires: sessT0.Add(12 * time.Hour)}, sessT0)
 			if err != nil {
 				t.Fatalf("StartSession with a lost %s response: %v", op, err)
 			}
-			l.wantLost(t, op)
+			lostOnce(t, p, op)
 			if sess.Account != "acct-1" {
 				t.Errorf("session account %q", sess.Account)
 			}
@@ -107,7 +55,7 @@ func TestStartSessionLostResponses(t *testing.T) {
 // TestRetriedWritesLostResponses loses one answer of each other conditional write.
 func TestRetriedWritesLostResponses(t *testing.T) {
 	t.Run("TouchSession", func(t *testing.T) {
-		s, l := lossyStore(t, nil)
+		s, p := lossy(t)
 		ctx := t.Context()
 		if err := s.CreateLink(ctx, store.SignInLink{Hash: "link-1", Account: "acct-1", CreatedAt: sessT0, Expires: sessT0.Add(time.Minute)}); err != nil {
 			t.Fatal(err)
@@ -115,43 +63,47 @@ func TestRetriedWritesLostResponses(t *testing.T) {
 		if _, err := s.StartSession(ctx, "link-1", store.Session{Hash: "sess-1", CreatedAt: sessT0, Expires: sessT0.Add(time.Hour)}, sessT0); err != nil {
 			t.Fatal(err)
 		}
-		l.mu.Lock()
-		l.lose = map[string]int{"UpdateItem": 1}
-		l.mu.Unlock()
+		lose(p, 0)
 		if err := s.TouchSession(ctx, "sess-1", sessT0.Add(2*time.Hour), sessT0.Add(time.Minute)); err != nil {
 			t.Fatalf("TouchSession with a lost response: %v", err)
 		}
-		l.wantLost(t, "UpdateItem")
+		lostOnce(t, p, "UpdateItem")
 		got, err := s.Session(ctx, "sess-1", sessT0.Add(90*time.Minute))
 		if err != nil || !got.Expires.Equal(sessT0.Add(2*time.Hour)) {
 			t.Errorf("Session = %+v, %v; want it live until %v", got, err, sessT0.Add(2*time.Hour))
 		}
 	})
 	t.Run("CreateLink", func(t *testing.T) {
-		s, l := lossyStore(t, map[string]int{"PutItem": 1})
-		// A lost answer of a link's PutItem makes the retry find the link: ErrExists. The link
-		// was stored, but its token was never shown, so the caller makes a new one: nothing
-		// works that should not.
-		err := s.CreateLink(t.Context(), store.SignInLink{Hash: "link-1", Account: "acct-1", CreatedAt: sessT0, Expires: sessT0.Add(time.Minute)})
-		if err != nil && !errors.Is(err, store.ErrExists) {
-			t.Fatalf("CreateLink: %v", err)
+		s, p := lossy(t)
+		lose(p, 0)
+		l := store.SignInLink{Hash: "link-1", Account: "acct-1", CreatedAt: sessT0, Expires: sessT0.Add(time.Minute)}
+		if err := s.CreateLink(t.Context(), l); err != nil {
+			t.Fatalf("CreateLink with a lost answer: %v", err)
 		}
-		l.wantLost(t, "PutItem")
+		lostOnce(t, p, "PutItem")
+		if _, err := s.StartSession(t.Context(), "link-1", store.Session{Hash: "sess-1", CreatedAt: sessT0, Expires: sessT0.Add(time.Hour)}, sessT0); err != nil {
+			t.Fatalf("the link does not work: %v", err)
+		}
+		// The same put again (a late retry) cannot make the used link usable.
+		if err := s.CreateLink(t.Context(), l); !errors.Is(err, store.ErrExists) {
+			t.Fatalf("CreateLink over a used link: %v, want ErrExists", err)
+		}
+		if _, err := s.Link(t.Context(), "link-1", sessT0); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("the used link came back: %v", err)
+		}
 	})
 	t.Run("MarkKeyUsed", func(t *testing.T) {
-		s, l := lossyStore(t, nil)
+		s, p := lossy(t)
 		ctx := t.Context()
 		k := store.Key{ID: "key-1", Account: "acct-1", Hash: "h1", CreatedAt: sessT0}
 		if err := s.CreateAccount(ctx, store.Account{ID: "acct-1", Region: "r", CreatedAt: sessT0}, k); err != nil {
 			t.Fatal(err)
 		}
-		l.mu.Lock()
-		l.lose = map[string]int{"UpdateItem": 1}
-		l.mu.Unlock()
+		lose(p, 0)
 		if err := s.MarkKeyUsed(ctx, "h1", "2026-11-22"); err != nil {
 			t.Fatalf("MarkKeyUsed with a lost response: %v", err)
 		}
-		l.wantLost(t, "UpdateItem")
+		lostOnce(t, p, "UpdateItem")
 		got, err := s.KeyByHash(ctx, "h1")
 		if err != nil || got.LastUsed != "2026-11-22" {
 			t.Errorf("key = %+v, %v", got, err)

@@ -11,7 +11,8 @@ import (
 )
 
 // CreateAccount stores a and its first key in one transaction. first.Account may be empty (it
-// is set to a.ID); any other value than a.ID is an error.
+// is set to a.ID); any other value than a.ID is an error. A repeat of a call that succeeded
+// (the account and its first key are there, as created) succeeds and changes nothing.
 func (s *Store) CreateAccount(ctx context.Context, a store.Account, first store.Key) error {
 	if first.Account == "" {
 		first.Account = a.ID
@@ -29,10 +30,26 @@ func (s *Store) CreateAccount(ctx context.Context, a store.Account, first store.
 		}
 		return insertKey(ctx, tx, first)
 	})
+	if errors.Is(err, store.ErrExists) {
+		var created int64
+		qerr := s.r.QueryRowContext(ctx, `SELECT created_at FROM accounts WHERE id = ?`, a.ID).Scan(&created)
+		if qerr == nil && created == ms(a.CreatedAt) && s.hasKey(ctx, first) {
+			return nil
+		}
+	}
 	if err != nil {
 		return fmt.Errorf("sqlite: create account %q: %w", a.ID, err)
 	}
 	return nil
+}
+
+// hasKey reports whether the key with k's id is k: the same account, hash and creation time.
+func (s *Store) hasKey(ctx context.Context, k store.Key) bool {
+	var account, hash string
+	var created int64
+	err := s.r.QueryRowContext(ctx, `SELECT account, hash, created_at FROM api_keys WHERE id = ?`, k.ID).
+		Scan(&account, &hash, &created)
+	return err == nil && account == k.Account && hash == k.Hash && created == ms(k.CreatedAt)
 }
 
 // GetAccount returns the account with id, or ErrNotFound.
@@ -82,9 +99,12 @@ func (s *Store) HasAccounts(ctx context.Context) (bool, error) {
 }
 
 // AddKey stores another key for an existing account: ErrNotFound when the account does not
-// exist, ErrExists when a key with that id or hash does.
+// exist, ErrExists when a key with that id or hash does, unless it is k itself (a repeat).
 func (s *Store) AddKey(ctx context.Context, k store.Key) error {
 	if err := insertKey(ctx, s.w, k); err != nil {
+		if errors.Is(err, store.ErrExists) && s.hasKey(ctx, k) {
+			return nil
+		}
 		return fmt.Errorf("sqlite: add key %q: %w", k.ID, err)
 	}
 	return nil

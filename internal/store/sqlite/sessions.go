@@ -39,8 +39,9 @@ var dashboardSchema = []string{
 	`ALTER TABLE api_keys ADD COLUMN last_used TEXT`,
 }
 
-// CreateLink stores a new link; ErrExists when its hash exists. Links and sessions that expired
-// are pruned on the way (reads ignore them anyway).
+// CreateLink stores a new link (a repeat of the same unused link changes nothing); ErrExists when
+// its hash holds anything else. Links and sessions that expired are pruned on the way (reads
+// ignore them anyway).
 func (s *Store) CreateLink(ctx context.Context, l store.SignInLink) error {
 	err := s.withTx(ctx, func(tx *sql.Tx) error {
 		now := ms(l.CreatedAt)
@@ -50,9 +51,25 @@ func (s *Store) CreateLink(ctx context.Context, l store.SignInLink) error {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE expires <= ?`, now); err != nil {
 			return fmt.Errorf("prune sessions: %w", err)
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO signin_links (hash, account, created_at, expires) VALUES (?, ?, ?, ?)`,
-			l.Hash, l.Account, ms(l.CreatedAt), ms(l.Expires))
-		return mapConstraint(err)
+		res, err := tx.ExecContext(ctx, `INSERT INTO signin_links (hash, account, created_at, expires) VALUES (?, ?, ?, ?)
+			ON CONFLICT (hash) DO NOTHING`, l.Hash, l.Account, ms(l.CreatedAt), ms(l.Expires))
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 1 {
+			return err
+		}
+		// The hash exists: only the same link, unused, is a harmless repeat.
+		var same bool
+		err = tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM signin_links WHERE hash = ? AND account = ?
+			AND created_at = ? AND expires = ? AND used_by IS NULL)`, l.Hash, l.Account, ms(l.CreatedAt), ms(l.Expires)).Scan(&same)
+		if err != nil {
+			return err
+		}
+		if !same {
+			return store.ErrExists
+		}
+		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("sqlite: create link: %w", err)

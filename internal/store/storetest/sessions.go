@@ -80,7 +80,15 @@ func runSessions(t *testing.T, open func(t *testing.T) store.Store) {
 		if got.Hash != "link-1" || got.Account != "acct-1" {
 			t.Errorf("link = %+v", got)
 		}
-		wantErr(t, "CreateLink again", s.CreateLink(t.Context(), link("link-1", "acct-2")), store.ErrExists)
+		wantErr(t, "CreateLink of another account's link", s.CreateLink(t.Context(), link("link-1", "acct-2")), store.ErrExists)
+		if err := s.CreateLink(t.Context(), l); err != nil {
+			t.Errorf("CreateLink of the same link again (a retried write): %v", err)
+		}
+		mustStart(t, s, "link-1", session("sess-1", t0), t0)
+		wantErr(t, "CreateLink of the used link", s.CreateLink(t.Context(), l), store.ErrExists)
+		if _, err := s.Link(t.Context(), "link-1", t0); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("the used link came back: %v", err)
+		}
 		if _, err := s.Link(t.Context(), "link-2", t0); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("Link(unknown): err = %v, want ErrNotFound", err)
 		}

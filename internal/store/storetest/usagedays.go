@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"fmt"
 	"sync"
 	"testing"
 
@@ -32,13 +33,13 @@ func runUsageDays(t *testing.T, open func(t *testing.T) store.Store) {
 	}
 	t.Run("SameWriteAsMonth", func(t *testing.T) {
 		s := open(t)
-		charge(t, s, store.Settlement{Account: "acct-1", Month: "2026-11", Day: 5, Characters: 10, Limit: 100}, true)
-		charge(t, s, store.Settlement{Account: "acct-1", Month: "2026-11", Day: 5, Characters: 15, Limit: 100}, true)
-		charge(t, s, store.Settlement{Account: "acct-1", Month: "2026-11", Day: 30, Characters: 70, Limit: 100}, true)
-		charge(t, s, store.Settlement{Account: "acct-1", Month: "2026-11", Day: 30, Characters: 6, Limit: 100}, false) // refused: no day either
-		charge(t, s, store.Settlement{Account: "acct-1", Month: "2026-11", Day: 0, Characters: 1, Limit: 100}, true)   // no day
-		charge(t, s, store.Settlement{Account: "acct-1", Month: "2026-12", Day: 1, Characters: 4, Limit: 100}, true)
-		charge(t, s, store.Settlement{Account: "acct-2", Month: "2026-11", Day: 31, Characters: 9, Limit: 100}, true)
+		charge(t, s, store.Settlement{Account: "acct-1", Month: "2026-11", Day: 5, Characters: 10, Limit: 100, TraceID: "sluice_t1"}, true)
+		charge(t, s, store.Settlement{Account: "acct-1", Month: "2026-11", Day: 5, Characters: 15, Limit: 100, TraceID: "sluice_t2"}, true)
+		charge(t, s, store.Settlement{Account: "acct-1", Month: "2026-11", Day: 30, Characters: 70, Limit: 100, TraceID: "sluice_t3"}, true)
+		charge(t, s, store.Settlement{Account: "acct-1", Month: "2026-11", Day: 30, Characters: 6, Limit: 100, TraceID: "sluice_t4"}, false) // refused: no day either
+		charge(t, s, store.Settlement{Account: "acct-1", Month: "2026-11", Day: 0, Characters: 1, Limit: 100, TraceID: "sluice_t5"}, true)   // no day
+		charge(t, s, store.Settlement{Account: "acct-1", Month: "2026-12", Day: 1, Characters: 4, Limit: 100, TraceID: "sluice_t6"}, true)
+		charge(t, s, store.Settlement{Account: "acct-2", Month: "2026-11", Day: 31, Characters: 9, Limit: 100, TraceID: "sluice_t7"}, true)
 		wantDays(t, s, "acct-1", "2026-11", map[int]int64{5: 25, 30: 70})
 		wantUsage(t, s, "acct-1", "2026-11", store.Usage{Characters: 96, Runs: 4})
 		wantDays(t, s, "acct-1", "2026-12", map[int]int64{1: 4})
@@ -48,7 +49,7 @@ func runUsageDays(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("BadDayChargesNothing", func(t *testing.T) {
 		s := open(t)
 		for _, day := range []int{-1, 32} {
-			if _, _, err := s.Settle(t.Context(), store.Settlement{Account: "acct-1", Month: "2026-11", Day: day, Characters: 1, Limit: 100}); err == nil {
+			if _, _, err := s.Settle(t.Context(), store.Settlement{Account: "acct-1", Month: "2026-11", Day: day, Characters: 1, Limit: 100, TraceID: "sluice_t8"}); err == nil {
 				t.Errorf("Settle with day %d succeeded", day)
 			}
 		}
@@ -58,7 +59,7 @@ func runUsageDays(t *testing.T, open func(t *testing.T) store.Store) {
 		s := open(t)
 		c := claim("acct-1", "idem-1", "lease-1")
 		mustClaim(t, s, c)
-		st := store.Settlement{Account: "acct-1", Month: "2026-11", Day: 22, Characters: 12, Limit: 100,
+		st := store.Settlement{Account: "acct-1", Month: "2026-11", Day: 22, Characters: 12, Limit: 100, TraceID: "t1",
 			Idem: &store.IdemCompletion{Key: "idem-1", Lease: "lease-1", TraceID: "t1"}}
 		charge(t, s, st, true)
 		if _, _, err := s.Settle(t.Context(), st); err == nil {
@@ -77,7 +78,7 @@ func runUsageDays(t *testing.T, open func(t *testing.T) store.Store) {
 			go func() {
 				defer wg.Done()
 				day := 1 + i%3
-				if _, _, err := s.Settle(t.Context(), store.Settlement{Account: "acct-1", Month: "2026-11", Day: day, Characters: 30, Limit: 500}); err != nil {
+				if _, _, err := s.Settle(t.Context(), store.Settlement{Account: "acct-1", Month: "2026-11", Day: day, Characters: 30, Limit: 500, TraceID: fmt.Sprintf("sluice_race-%d", i)}); err != nil {
 					errs <- err
 				}
 			}()

@@ -140,9 +140,9 @@ func (s *Server) stop() error {
 }
 
 // Client returns a DynamoDB client for endpoint with static dummy credentials and region
-// us-east-1. It never looks anything up on the network (no IMDS, no SSO): only the endpoint is
-// contacted.
-func Client(ctx context.Context, endpoint string) (*dynamodb.Client, error) {
+// us-east-1, changed by optFns. It never looks anything up on the network (no IMDS, no SSO):
+// only the endpoint is contacted.
+func Client(ctx context.Context, endpoint string, optFns ...func(*dynamodb.Options)) (*dynamodb.Client, error) {
 	cfg, err := config.LoadDefaultConfig(ctx,
 		config.WithRegion(Region),
 		config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("sluice-test", "sluice-test", "")),
@@ -152,9 +152,9 @@ func Client(ctx context.Context, endpoint string) (*dynamodb.Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("dynalite: client config: %w", err)
 	}
-	return dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) {
+	return dynamodb.NewFromConfig(cfg, append([]func(*dynamodb.Options){func(o *dynamodb.Options) {
 		o.BaseEndpoint = aws.String(endpoint)
-	}), nil
+	}}, optFns...)...), nil
 }
 
 // launch starts the launcher with node and waits for its ready line.

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -85,32 +86,36 @@ func Start(t testing.TB, binary, data string, args ...string) *Server {
 			<-done
 		}
 	})
-	found := make(chan string, 1)
+	// The banner starts with "listening on <base>" and ends with the curl example for
+	// <base>/v1/services; the server is ready, and Stdout holds the whole banner (the dashboard's
+	// sign-in links included), once that last line has been read.
+	ready := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(out)
-		sent := false
+		base, sent := "", false
 		for sc.Scan() {
 			line := sc.Text()
 			_, _ = s.Stdout.Write([]byte(line + "\n"))
-			if m := listening.FindStringSubmatch(line); m != nil && !sent {
-				found <- m[1]
+			if m := listening.FindStringSubmatch(line); m != nil && base == "" {
+				base = m[1]
+			}
+			if base != "" && !sent && strings.Contains(line, base+"/v1/services") {
+				ready <- base
 				sent = true
 			}
 		}
 		if !sent {
-			close(found)
+			close(ready)
 		}
 	}()
 	select {
-	case base, ok := <-found:
+	case base, ok := <-ready:
 		if !ok {
-			t.Fatalf("the server exited before listening; stderr:\n%s", s.Stderr.String())
+			t.Fatalf("the server exited before it was ready; stdout:\n%s\nstderr:\n%s", s.Stdout.String(), s.Stderr.String())
 		}
 		s.Base = base
 	case <-time.After(60 * time.Second):
-		t.Fatalf("the server did not start; stderr:\n%s", s.Stderr.String())
+		t.Fatalf("the server did not start; stdout:\n%s\nstderr:\n%s", s.Stdout.String(), s.Stderr.String())
 	}
-	// The banner is printed after seeding; give the rest of it a moment to arrive.
-	time.Sleep(50 * time.Millisecond)
 	return s
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -219,7 +220,7 @@ func TestUsage(t *testing.T) { eachBackend(t, testUsage) }
 func testUsage(t *testing.T, b *backend) {
 	acct, _ := created(t, b.ok(t, "account", "create", "-allowance", "2000000"))
 	for _, n := range []int64{1_000_000, 500_000} {
-		if _, ok, err := b.store(t).Settle(t.Context(), store.Settlement{Account: acct, Month: "2026-03", Characters: n, Limit: 2_000_000}); err != nil || !ok {
+		if _, ok, err := b.store(t).Settle(t.Context(), store.Settlement{Account: acct, Month: "2026-03", Characters: n, Limit: 2_000_000, TraceID: "sluice_usage-" + strconv.FormatInt(n, 10)}); err != nil || !ok {
 			t.Fatalf("settle: %v %v", ok, err)
 		}
 	}

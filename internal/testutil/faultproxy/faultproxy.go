@@ -1,0 +1,260 @@
+// Package faultproxy is a fault-injecting proxy for tests against a DynamoDB-compatible server
+// (dynalite): an HTTP-aware proxy on a TCP listener that forwards every request and, for a
+// chosen share of writes, loses the answer. It reads the server's answer, so the write has been
+// applied, and then closes the client's connection without answering: exactly what a client
+// sees when a response is lost on the way back. The SDK retries such a call, and the retry
+// meets the effect of the first attempt.
+//
+// Writes are recognised by their X-Amz-Target (PutItem, UpdateItem, DeleteItem, and the batch
+// and transaction writes); only answers that report success (HTTP 200) are lost, because only
+// those mean the server applied the write. Reads, table management and refused writes always
+// pass. Which writes lose their answer is drawn from a PRNG seeded by Config.Seed, in the order
+// the proxy receives writes: a sequential client meets the same losses in every run; with
+// concurrent clients the order, and so the victims, vary, but the share does not.
+package faultproxy
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// writeOps are the DynamoDB operations that change items.
+var writeOps = map[string]bool{
+	"PutItem": true, "UpdateItem": true, "DeleteItem": true,
+	"BatchWriteItem": true, "TransactWriteItems": true,
+}
+
+// Config says which answers the proxy loses.
+type Config struct {
+	// Share is the probability, in [0, 1], that a successful write loses its answer.
+	Share float64
+	// Seed seeds the draw; the same seed and the same sequence of writes lose the same answers.
+	Seed uint64
+}
+
+// Stats counts what the proxy saw.
+type Stats struct {
+	Requests int64            // every request forwarded
+	Writes   int64            // successful writes (HTTP 200 answers to write operations)
+	Dropped  int64            // successful writes whose answer was lost
+	ByOp     map[string]int64 // lost answers per operation
+}
+
+// Proxy is a running proxy.
+type Proxy struct {
+	ln       net.Listener
+	upstream string // host:port
+	share    float64
+	client   *http.Client
+
+	mu     sync.Mutex // guards rng, script, byOp and conns
+	rng    *rand.Rand
+	script []bool
+	byOp   map[string]int64
+	conns  map[net.Conn]struct{}
+
+	requests, writes, dropped atomic.Int64
+	closed                    atomic.Bool
+	wg                        sync.WaitGroup
+}
+
+// Start listens on a free loopback port and forwards to upstream (http://host:port).
+func Start(upstream string, cfg Config) (*Proxy, error) {
+	if cfg.Share < 0 || cfg.Share > 1 {
+		return nil, fmt.Errorf("faultproxy: share %v is not in [0, 1]", cfg.Share)
+	}
+	host := strings.TrimPrefix(upstream, "http://")
+	if host == upstream || strings.Contains(host, "/") {
+		return nil, fmt.Errorf("faultproxy: upstream %q is not http://host:port", upstream)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("faultproxy: listen: %w", err)
+	}
+	p := &Proxy{
+		ln: ln, upstream: host, share: cfg.Share,
+		client: &http.Client{
+			Transport: &http.Transport{
+				DisableCompression:  true, // forward the client's Accept-Encoding as it is
+				MaxIdleConnsPerHost: 64,
+				IdleConnTimeout:     30 * time.Second,
+			},
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		},
+		rng:   rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15)),
+		byOp:  map[string]int64{},
+		conns: map[net.Conn]struct{}{},
+	}
+	p.wg.Add(1)
+	go p.accept()
+	return p, nil
+}
+
+// URL is the proxy's endpoint, http://127.0.0.1:<port>.
+func (p *Proxy) URL() string { return "http://" + p.ln.Addr().String() }
+
+// Stats returns the counts so far.
+func (p *Proxy) Stats() Stats {
+	p.mu.Lock()
+	by := make(map[string]int64, len(p.byOp))
+	for k, v := range p.byOp {
+		by[k] = v
+	}
+	p.mu.Unlock()
+	return Stats{Requests: p.requests.Load(), Writes: p.writes.Load(), Dropped: p.dropped.Load(), ByOp: by}
+}
+
+// Close stops listening, closes every client connection and waits for the handlers.
+func (p *Proxy) Close() error {
+	if !p.closed.CompareAndSwap(false, true) {
+		return nil
+	}
+	err := p.ln.Close()
+	p.mu.Lock()
+	for c := range p.conns {
+		c.Close()
+	}
+	p.mu.Unlock()
+	p.wg.Wait()
+	p.client.CloseIdleConnections()
+	return err
+}
+
+func (p *Proxy) accept() {
+	defer p.wg.Done()
+	for {
+		c, err := p.ln.Accept()
+		if err != nil {
+			return // closed
+		}
+		p.mu.Lock()
+		if p.closed.Load() {
+			p.mu.Unlock()
+			c.Close()
+			return
+		}
+		p.conns[c] = struct{}{}
+		p.mu.Unlock()
+		p.wg.Add(1)
+		go func() {
+			defer p.wg.Done()
+			p.serve(c)
+			p.mu.Lock()
+			delete(p.conns, c)
+			p.mu.Unlock()
+			c.Close()
+		}()
+	}
+}
+
+// serve forwards the requests of one client connection until it ends or an answer is lost.
+func (p *Proxy) serve(c net.Conn) {
+	br := bufio.NewReader(c)
+	for {
+		req, err := http.ReadRequest(br)
+		if err != nil {
+			return // the client closed the connection (or sent garbage)
+		}
+		body, err := io.ReadAll(req.Body)
+		req.Body.Close()
+		if err != nil {
+			return
+		}
+		resp, respBody, err := p.forward(req, body)
+		if err != nil {
+			// The upstream is gone: the client sees a lost connection, as it would.
+			return
+		}
+		p.requests.Add(1)
+		op := operation(req.Header.Get("X-Amz-Target"))
+		if writeOps[op] && resp.StatusCode == http.StatusOK {
+			p.writes.Add(1)
+			if p.lose(op) {
+				return // applied upstream, never answered: the deferred Close drops the connection
+			}
+		}
+		resp.Body = io.NopCloser(bytes.NewReader(respBody))
+		resp.ContentLength = int64(len(respBody))
+		resp.TransferEncoding = nil
+		resp.Close = req.Close
+		if err := resp.Write(c); err != nil || req.Close {
+			return
+		}
+	}
+}
+
+// forward sends req with body to the upstream and reads the whole answer.
+func (p *Proxy) forward(req *http.Request, body []byte) (*http.Response, []byte, error) {
+	out, err := http.NewRequest(req.Method, "http://"+p.upstream+req.URL.RequestURI(), bytes.NewReader(body))
+	if err != nil {
+		return nil, nil, err
+	}
+	out.Header = req.Header.Clone()
+	out.Host = req.Host // SigV4 signs the Host header: keep the client's
+	resp, err := p.client.Do(out)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, nil, err
+	}
+	return resp, b, nil
+}
+
+// Script decides the fate of the next successful writes, in the order they reach the proxy:
+// true loses the answer, false passes it. Once the script is used up the share applies again.
+// With a share of 0 and one client at a time, a test loses exactly the answers it names.
+func (p *Proxy) Script(lose ...bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.script = append(p.script, lose...)
+}
+
+// lose decides whether the answer of a successful write of op is lost.
+func (p *Proxy) lose(op string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var lost bool
+	if len(p.script) > 0 {
+		lost, p.script = p.script[0], p.script[1:]
+	} else {
+		lost = p.share > 0 && p.rng.Float64() < p.share
+	}
+	if !lost {
+		return false
+	}
+	p.byOp[op]++
+	p.dropped.Add(1)
+	return true
+}
+
+// operation returns the operation of an X-Amz-Target such as "DynamoDB_20120810.PutItem".
+func operation(target string) string {
+	if i := strings.LastIndexByte(target, '.'); i >= 0 {
+		return target[i+1:]
+	}
+	return target
+}
+
+// StartT starts a proxy for the test and closes it when the test ends.
+func StartT(t testing.TB, upstream string, cfg Config) *Proxy {
+	t.Helper()
+	p, err := Start(upstream, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p
+}
