@@ -3,7 +3,7 @@ GO       ?= go
 ARGS     ?=
 PKGS     := ./...
 
-.PHONY: help run keyctl test vet fmt-check lint unit eval build npm-ci synth diff deploy infra-test cdk-cli browser-check browser-test
+.PHONY: help run keyctl bench fuzz test vet fmt-check lint unit eval build npm-ci synth diff deploy infra-test cdk-cli browser-check browser-test
 FUNCTIONS := run services authorizer dashboard
 # CHROMIUM is the browser of the dashboard's browser test (Debian's chromium package).
 CHROMIUM ?= /usr/bin/chromium
@@ -57,6 +57,17 @@ browser-check:
 SHOTS ?= .data/screenshots
 browser-test: npm-ci
 	SLUICE_CHROMIUM=$(CHROMIUM) SLUICE_SCREENSHOTS=$(abspath $(SHOTS)) $(GO) test -count=1 -v -run '^TestBrowser$$' ./internal/dashboard/browsertest/
+
+## bench: measure this machine: services and the six-step pipeline (Go benchmarks, medians),
+## binary sizes, the run function's cold start and memory, and the local server under load
+bench:
+	$(GO) run ./scripts/bench $(BENCH_ARGS)
+
+## fuzz: run every fuzz target (each func FuzzXxx in a _test.go file, the services' included) for
+## FUZZTIME each (default 60s), one after the other; make test runs only their seed corpora
+FUZZTIME ?= 60s
+fuzz:
+	GO=$(GO) FUZZTIME=$(FUZZTIME) ./scripts/fuzz.sh
 
 ## build: the Lambda functions as dist/<function>/bootstrap for linux/arm64 (provided.al2023)
 build:

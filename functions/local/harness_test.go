@@ -116,7 +116,7 @@ func (s *server) try(method, path, key, body string, headers ...string) (reply, 
 		return reply{}, fmt.Errorf("%s %s: read the answer: %w", method, path, err)
 	}
 	if err := spec.Check(req, resp.StatusCode, resp.Header, raw); err != nil {
-		return reply{}, fmt.Errorf("%s %s: the answer does not match the OpenAPI document: %w", method, path, err)
+		return reply{}, fmt.Errorf("OpenAPI: %w", err)
 	}
 	r := reply{status: resp.StatusCode, header: resp.Header, raw: raw}
 	if err := json.Unmarshal(raw, &r.body); err != nil {

@@ -38,7 +38,7 @@ const (
 // Tiers lists the valid tiers.
 var Tiers = []string{TierFree, TierStandard, TierEnterprise}
 
-// Defaults for a new account (DESIGN.md §4).
+// Defaults for a new account.
 const (
 	DefaultRateLimit = 600
 	DefaultAllowance = 10_000_000

@@ -2,7 +2,7 @@ package account
 
 import "fmt"
 
-// Band is one marginal price band of the monthly character total (DESIGN.md §4).
+// Band is one marginal price band of the monthly character total.
 type Band struct {
 	Name string
 	// UpTo is the month's total at which the band ends (exclusive of later bands); 0 means no end.

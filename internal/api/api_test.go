@@ -608,7 +608,7 @@ func TestContentType(t *testing.T) {
 			if tc.ok && (resp.Status != 200 || m["status"] != "completed") {
 				t.Fatalf("got %d %s, want a completed run", resp.Status, resp.Body)
 			}
-			if !tc.ok && (resp.Status != 415 || e["code"] != errcode.UnsupportedMediaType || m["status"] != "failed" || GetExact(resp.Header, HeaderRateLimit) != "1000") {
+			if !tc.ok && (resp.Status != 415 || e["code"] != errcode.UnsupportedMediaType || m["status"] != "failed" || exact(resp.Header, HeaderRateLimit) != "1000") {
 				t.Fatalf("got %d %v %s, want 415 unsupported_media_type with the run shape and rate headers", resp.Status, resp.Header, resp.Body)
 			}
 		})

@@ -1,6 +1,6 @@
 // Package errcode is Sluice's one error type: a stable machine-readable code, a human message that
 // never carries an internal error's text, and an optional JSON pointer to the offending field. One
-// table maps every code to its HTTP status (DESIGN.md §3).
+// table maps every code to its HTTP status.
 package errcode
 
 import (
@@ -9,7 +9,7 @@ import (
 	"net/http"
 )
 
-// Codes of rejected requests (DESIGN.md §3).
+// Codes of rejected requests.
 const (
 	InvalidAPIKey         = "invalid_api_key"
 	WrongRegion           = "wrong_region"

@@ -64,11 +64,10 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		})
 	case strings.HasPrefix(path, servicesPrefix) && len(path) > len(servicesPrefix) &&
 		!strings.Contains(path[len(servicesPrefix):], "/"):
-		g.route(w, r, http.MethodGet, func(a store.Account) api.Response {
-			ctx, cancel := g.deadline(r.Context())
-			defer cancel()
-			return g.api.Service(ctx, a, path[len(servicesPrefix):])
-		})
+		name := path[len(servicesPrefix):]
+		g.route(w, r, http.MethodGet, g.read(r, func(ctx context.Context, a store.Account) api.Response {
+			return g.api.Service(ctx, a, name)
+		}))
 	case path == "/v1/services":
 		g.route(w, r, http.MethodGet, g.read(r, g.api.Services))
 	case path == "/v1/usage":
@@ -80,7 +79,7 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// read adapts a read-only handler: it runs under the handler deadline.
+// read adapts a read-only handler: it runs under the handler deadline, which starts now.
 func (g *Gateway) read(r *http.Request, handle func(context.Context, store.Account) api.Response) func(store.Account) api.Response {
 	return func(a store.Account) api.Response {
 		ctx, cancel := g.deadline(r.Context())

@@ -87,8 +87,8 @@ func Start(t testing.TB, binary, data string, args ...string) *Server {
 		}
 	})
 	// The banner starts with "listening on <base>" and ends with the curl example for
-	// <base>/v1/services; the server is ready, and Stdout holds the whole banner (the dashboard's
-	// sign-in links included), once that last line has been read.
+	// <base>/v1/services (the only line that names that path); the server is ready, and Stdout
+	// holds the whole banner, once that last line has been read.
 	ready := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(out)
