@@ -42,7 +42,7 @@ type env struct {
 	pepper                []byte
 }
 
-func setup(t *testing.T) *env {
+func setup(t testing.TB) *env {
 	t.Helper()
 	e := &env{bin: t.TempDir()}
 	e.dynamoURL = dynalite.StartT(t)
@@ -93,7 +93,7 @@ var buildOnce sync.Once
 var buildDir string
 var buildErr error
 
-func build(t *testing.T) string {
+func build(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
 		buildDir, buildErr = os.MkdirTemp("", "sluice-fn-")
@@ -121,6 +121,7 @@ func build(t *testing.T) string {
 type function struct {
 	rt     *lambdart.Server
 	stdout *lockedBuffer
+	pid    int
 }
 
 type lockedBuffer struct {
@@ -140,7 +141,7 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-func (e *env) start(t *testing.T, name string) *function {
+func (e *env) start(t testing.TB, name string) *function {
 	t.Helper()
 	rt, err := lambdart.Start()
 	if err != nil {
@@ -167,6 +168,7 @@ func (e *env) start(t *testing.T, name string) *function {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	f.pid = cmd.Process.Pid
 	t.Cleanup(func() {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
@@ -174,7 +176,7 @@ func (e *env) start(t *testing.T, name string) *function {
 	return f
 }
 
-func (f *function) invoke(t *testing.T, payload []byte, deadline time.Duration) lambdart.Result {
+func (f *function) invoke(t testing.TB, payload []byte, deadline time.Duration) lambdart.Result {
 	t.Helper()
 	res, err := f.rt.Invoke(payload, deadline, 60*time.Second)
 	if err != nil {
@@ -183,7 +185,7 @@ func (f *function) invoke(t *testing.T, payload []byte, deadline time.Duration) 
 	return res
 }
 
-func readEvent(t *testing.T, name string) []byte {
+func readEvent(t testing.TB, name string) []byte {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join("..", "events", name))
 	if err != nil {
@@ -192,7 +194,7 @@ func readEvent(t *testing.T, name string) []byte {
 	return raw
 }
 
-func proxyResponse(t *testing.T, res lambdart.Result) (events.APIGatewayProxyResponse, map[string]any) {
+func proxyResponse(t testing.TB, res lambdart.Result) (events.APIGatewayProxyResponse, map[string]any) {
 	t.Helper()
 	if res.Error != nil {
 		t.Fatalf("function error: %+v", res.Error)

@@ -1,14 +1,15 @@
-// Command authorizer is the API Gateway REQUEST authorizer: Bearer key -> account.
+// Command authorizer is the API Gateway REQUEST authorizer: Bearer key -> account. It links only
+// the key check (no engine, model or service code).
 package main
 
 import (
 	"github.com/aws/aws-lambda-go/lambda"
 
-	"github.com/sluice-api/sluice/internal/apigw"
+	"github.com/sluice-api/sluice/internal/apigw/authorizer"
 	"github.com/sluice-api/sluice/internal/lambdaapp"
 )
 
 func main() {
-	app := lambdaapp.MustNew(lambdaapp.AuthOnly)
-	lambda.Start(apigw.NewAuthorizer(app.Accounts, app.Log).Handle)
+	base := lambdaapp.MustNew()
+	lambda.Start(authorizer.New(base.Accounts, base.Log).Handle)
 }

@@ -8,10 +8,10 @@ import (
 
 	"github.com/sluice-api/sluice/internal/apigw"
 	"github.com/sluice-api/sluice/internal/dashboard"
-	"github.com/sluice-api/sluice/internal/lambdaapp"
+	"github.com/sluice-api/sluice/internal/lambdaapp/dashapp"
+	"github.com/sluice-api/sluice/internal/services/builtin"
 )
 
 func main() {
-	app := lambdaapp.MustNew(lambdaapp.Dashboard)
-	lambda.Start(apigw.NewHTTPHandler(app.Dashboard, dashboard.WithBasePath).Handle)
+	lambda.Start(apigw.NewHTTPHandler(dashapp.MustNew(builtin.New), dashboard.WithBasePath).Handle)
 }

@@ -5,10 +5,10 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 
 	"github.com/sluice-api/sluice/internal/apigw"
-	"github.com/sluice-api/sluice/internal/lambdaapp"
+	"github.com/sluice-api/sluice/internal/lambdaapp/apiapp"
+	"github.com/sluice-api/sluice/internal/services/builtin"
 )
 
 func main() {
-	app := lambdaapp.MustNew(lambdaapp.Full)
-	lambda.Start(apigw.NewHandlers(app.Server).Run)
+	lambda.Start(apigw.NewHandlers(apiapp.MustNew(builtin.New)).Run)
 }

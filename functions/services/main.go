@@ -1,14 +1,15 @@
-// Command services is the Lambda handler for GET /v1/services/{name} and GET /v1/usage.
+// Command services is the Lambda handler for the read-only routes: GET /v1/services,
+// /v1/services/{name}, /v1/usage and /v1/openapi.json.
 package main
 
 import (
 	"github.com/aws/aws-lambda-go/lambda"
 
 	"github.com/sluice-api/sluice/internal/apigw"
-	"github.com/sluice-api/sluice/internal/lambdaapp"
+	"github.com/sluice-api/sluice/internal/lambdaapp/apiapp"
+	"github.com/sluice-api/sluice/internal/services/builtin"
 )
 
 func main() {
-	app := lambdaapp.MustNew(lambdaapp.Full)
-	lambda.Start(apigw.NewHandlers(app.Server).Read)
+	lambda.Start(apigw.NewHandlers(apiapp.MustNew(builtin.New)).Read)
 }

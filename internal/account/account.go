@@ -11,6 +11,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"sync"
 	"time"
@@ -286,3 +287,13 @@ func (m *Manager) Authenticate(ctx context.Context, authorization string) (store
 
 // Month returns the calendar month of t in UTC as "YYYY-MM".
 func Month(t time.Time) string { return t.UTC().Format("2006-01") }
+
+// AuthorizationHeader returns the request's one Authorization header, or "" when it is missing
+// or repeated: a repeated header is refused like a missing one, so a filter in front of Sluice
+// and Sluice itself can never read different keys from one request.
+func AuthorizationHeader(h http.Header) string {
+	if v := h.Values("Authorization"); len(v) == 1 {
+		return v[0]
+	}
+	return ""
+}

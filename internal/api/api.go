@@ -136,12 +136,7 @@ func NewServer(engine *pipeline.Engine, st store.Store, accounts *account.Manage
 
 // Authorization returns the request's Authorization header: "" when it is missing or sent more
 // than once (two keys are as bad as none: 401 invalid_api_key, whichever of them is valid).
-func Authorization(h http.Header) string {
-	if v := h.Values(HeaderAuthorization); len(v) == 1 {
-		return v[0]
-	}
-	return ""
-}
+func Authorization(h http.Header) string { return account.AuthorizationHeader(h) }
 
 // jsonBody reports whether h declares a JSON body: exactly one Content-Type, the media type
 // application/json (any case), with well-formed parameters of which charset, if given, is

@@ -10,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/sluice-api/sluice/internal/apigw/authorizer"
 )
 
 // HTTPHandler serves a plain http.Handler (the dashboard) behind a REST API's Lambda proxy
@@ -69,7 +71,7 @@ func Request(ctx context.Context, ev events.APIGatewayProxyRequest) (*http.Reque
 	if err != nil {
 		return nil, err
 	}
-	r.Header = headers(ev.Headers, ev.MultiValueHeaders)
+	r.Header = authorizer.Headers(ev.Headers, ev.MultiValueHeaders)
 	r.Host = r.Header.Get("Host")
 	r.RemoteAddr = ev.RequestContext.Identity.SourceIP
 	r.RequestURI = u.RequestURI()

@@ -1,6 +1,7 @@
 // Package lambdaapp builds what every Sluice Lambda function needs from its environment: the
-// DynamoDB store, the secrets from Secrets Manager, the engine and the api.Server with JSON logs
-// and Embedded Metric Format metrics. The functions' mains only call it and start the runtime.
+// DynamoDB store, the secrets from Secrets Manager, the key check and JSON logs. Package apiapp
+// adds the engine and the api.Server with Embedded Metric Format metrics. The functions' mains
+// only call them and start the runtime.
 package lambdaapp
 
 import (
@@ -9,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/http"
 	"os"
 	"time"
 
@@ -18,14 +18,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 
 	"github.com/sluice-api/sluice/internal/account"
-	"github.com/sluice-api/sluice/internal/api"
-	"github.com/sluice-api/sluice/internal/dashboard"
-	"github.com/sluice-api/sluice/internal/metrics"
-	"github.com/sluice-api/sluice/internal/pipeline"
+	"github.com/sluice-api/sluice/internal/secrets"
 	"github.com/sluice-api/sluice/internal/secrets/awssm"
-	"github.com/sluice-api/sluice/internal/services/builtin"
 	"github.com/sluice-api/sluice/internal/store/dynamo"
-	"github.com/sluice-api/sluice/internal/timing"
 )
 
 // Environment variables the functions read (the CDK stack sets them).
@@ -85,33 +80,21 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	return c, nil
 }
 
-// App is what a function needs.
-type App struct {
-	Server   *api.Server // nil in an authorizer-only app
+// Base is what every function needs: the store, the accounts (key check) and the secrets, read
+// once per container. It links no engine, model or service code, so the authorizer stays small;
+// package apiapp adds the engine and the api.Server for the functions that run services.
+type Base struct {
+	Config   Config
+	Store    *dynamo.Store
+	Secrets  secrets.Secrets
 	Accounts *account.Manager
 	Log      *slog.Logger
-	// Dashboard is the account dashboard (the Dashboard part only).
-	Dashboard http.Handler
 }
 
-// Part says how much of the app a function needs.
-type Part int
-
-// Parts of the app.
-const (
-	// Full builds the engine and the api.Server (run and services functions).
-	Full Part = iota
-	// AuthOnly builds the key check only (the authorizer: no models loaded at cold start).
-	AuthOnly
-	// Dashboard builds the full app and the account dashboard on top (it needs the sessions
-	// table).
-	Dashboard
-)
-
-// New builds the app: AWS clients from the default chain (endpoints may be overridden with the
-// SDK's AWS_ENDPOINT_URL_* variables, which the tests use), secrets read once, models loaded once.
-// logs receives JSON log lines; metricsOut receives EMF lines (both stdout on Lambda).
-func New(ctx context.Context, cfg Config, part Part, logs, metricsOut io.Writer) (*App, error) {
+// New builds the base: AWS clients from the default chain (endpoints may be overridden with the
+// SDK's AWS_ENDPOINT_URL_* variables, which the tests use) and the secrets, read once. logs
+// receives JSON log lines (stdout on Lambda).
+func New(ctx context.Context, cfg Config, logs io.Writer) (*Base, error) {
 	awsCfg, err := config.LoadDefaultConfig(ctx, config.WithRegion(cfg.Region))
 	if err != nil {
 		return nil, fmt.Errorf("lambdaapp: aws config: %w", err)
@@ -120,70 +103,33 @@ func New(ctx context.Context, cfg Config, part Part, logs, metricsOut io.Writer)
 	if err != nil {
 		return nil, fmt.Errorf("lambdaapp: %w", err)
 	}
-	if part == Dashboard && cfg.Tables.Sessions == "" {
-		return nil, fmt.Errorf("lambdaapp: the dashboard needs its sessions table (%s or %s)", EnvTablePrefix, EnvSessions)
-	}
 	st := dynamo.New(dynamodb.NewFromConfig(awsCfg), cfg.Tables)
-	log := slog.New(slog.NewJSONHandler(logs, nil))
-	accounts := account.NewManager(st, sec.Pepper, time.Now)
-	if part == AuthOnly {
-		return &App{Accounts: accounts, Log: log}, nil
-	}
-	reg, err := builtin.New()
-	if err != nil {
-		return nil, fmt.Errorf("lambdaapp: %w", err)
-	}
-	engine, err := pipeline.New(reg, pipeline.WithLogger(log))
-	if err != nil {
-		return nil, fmt.Errorf("lambdaapp: %w", err)
-	}
-	rec := metrics.New(metricsOut, cfg.Namespace, map[string]string{"Function": cfg.Function})
-	srv := api.NewServer(engine, st, accounts, sec.TokenKey, api.Config{
-		Region: cfg.Region, Log: log, Observe: Observer(rec), SettleReserve: timing.SettleReserve,
-	})
-	app := &App{Server: srv, Accounts: accounts, Log: log}
-	if part == Dashboard {
-		// Served only through API Gateway, always over HTTPS: __Host- cookies.
-		if app.Dashboard, err = dashboard.New(dashboard.Config{
-			Store: st, Accounts: accounts, API: srv, Registry: reg, Pepper: sec.Pepper,
-			Region: cfg.Region, Secure: true, Log: log,
-		}); err != nil {
-			return nil, fmt.Errorf("lambdaapp: %w", err)
-		}
-	}
-	return app, nil
+	return &Base{
+		Config: cfg, Store: st, Secrets: sec, Log: slog.New(slog.NewJSONHandler(logs, nil)),
+		Accounts: account.NewManager(st, sec.Pepper, time.Now),
+	}, nil
 }
 
-// MustNew builds the app from the process environment, or exits: a function that cannot start
+// MustNew builds the base from the process environment, or exits: a function that cannot start
 // must fail its init so Lambda reports it (and retries on the next invocation).
-func MustNew(part Part) *App {
-	ctx := context.Background()
-	cfg, err := FromEnv(os.Getenv)
-	if err == nil {
-		var app *App
-		if app, err = New(ctx, cfg, part, os.Stdout, os.Stdout); err == nil {
-			return app
-		}
+func MustNew() *Base {
+	b, err := fromEnv()
+	if err != nil {
+		Fail(err)
 	}
+	return b
+}
+
+func fromEnv() (*Base, error) {
+	cfg, err := FromEnv(os.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	return New(context.Background(), cfg, os.Stdout)
+}
+
+// Fail logs an init error as JSON on stdout and exits.
+func Fail(err error) {
 	slog.New(slog.NewJSONHandler(os.Stdout, nil)).Error("init failed", "error", err.Error())
 	os.Exit(1)
-	return nil
-}
-
-// Observer turns api observations into metrics.
-func Observer(rec *metrics.Recorder) func(api.Observation) {
-	return func(o api.Observation) {
-		status := o.RunStatus
-		if status == "" {
-			status = "rejected"
-		}
-		m := metrics.RunMetrics{
-			Route: o.Route, Status: status, HTTPStatus: o.HTTPStatus, Code: o.Code,
-			Steps: len(o.Steps), BilledCharacters: o.BilledCharacters, Latency: o.Duration,
-		}
-		for _, s := range o.Steps {
-			m.StepLatencies = append(m.StepLatencies, metrics.StepLatency{Service: s.Service, Latency: s.Duration})
-		}
-		rec.Run(m)
-	}
 }

@@ -5,7 +5,7 @@
 // What a Recorder writes is fixed by its types: route, status, error code and service name
 // (identifiers, checked against a narrow character set and a length cap), counts and durations.
 // There is no field for text of any kind, so nothing derived from a request's text other than
-// counts can reach the metrics (DESIGN.md §5).
+// counts can reach the metrics (docs/api.md, "The audit trace").
 //
 // Each run produces one document with the metrics Runs, Steps, BilledCharacters (Count) and
 // Latency (Milliseconds), in the dimension sets [Route] and [Route, Status], and one document per

@@ -1,7 +1,7 @@
 // Package usageplan attaches Sluice accounts to the API Gateway usage plan of their tier.
 //
 // On AWS, API Gateway usage plans (one per tier: free, standard, enterprise) are an outer,
-// best-effort shield in front of Sluice's own rate windows (DESIGN.md §4). Each account gets one
+// best-effort shield in front of Sluice's own rate windows (docs/api.md, "Rate limits"). Each account gets one
 // API Gateway API key, attached to the plan of its tier; the authorizer returns that key's value
 // as usageIdentifierKey, so API Gateway meters the request against the account's plan. The
 // API Gateway key is not a Sluice API key: clients never see or send it, and its value is random

@@ -93,7 +93,7 @@ func Start(ctx context.Context) (*Server, error) {
 
 // StartT starts a server for the test (failing it when that is impossible, never skipping),
 // stops it when the test and its subtests end, and returns its endpoint URL.
-func StartT(t *testing.T) string {
+func StartT(t testing.TB) string {
 	t.Helper()
 	s, err := Start(t.Context())
 	if err != nil {

@@ -1,0 +1,63 @@
+// Package apiapp builds the api.Server of the Lambda functions that run services (run, services):
+// the engine over the registry the main passes in, loaded once per container, and the metrics
+// observer. The authorizer does not import it, so it links no engine, model or service code.
+package apiapp
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/sluice-api/sluice/internal/api"
+	"github.com/sluice-api/sluice/internal/lambdaapp"
+	"github.com/sluice-api/sluice/internal/metrics"
+	"github.com/sluice-api/sluice/internal/pipeline"
+	"github.com/sluice-api/sluice/internal/services"
+	"github.com/sluice-api/sluice/internal/timing"
+)
+
+// New builds the api.Server over base with the services of reg; metricsOut receives EMF lines
+// (stdout on Lambda).
+func New(base *lambdaapp.Base, reg *services.Registry, metricsOut io.Writer) (*api.Server, error) {
+	engine, err := pipeline.New(reg, pipeline.WithLogger(base.Log))
+	if err != nil {
+		return nil, fmt.Errorf("apiapp: %w", err)
+	}
+	rec := metrics.New(metricsOut, base.Config.Namespace, map[string]string{"Function": base.Config.Function})
+	return api.NewServer(engine, base.Store, base.Accounts, base.Secrets.TokenKey, api.Config{
+		Region: base.Config.Region, Log: base.Log, Observe: Observer(rec), SettleReserve: timing.SettleReserve,
+	}), nil
+}
+
+// MustNew builds the base from the environment and the server over the registry that build
+// returns (builtin.New in the functions), or fails the function's init.
+func MustNew(build func() (*services.Registry, error)) *api.Server {
+	base := lambdaapp.MustNew()
+	reg, err := build()
+	if err != nil {
+		lambdaapp.Fail(fmt.Errorf("apiapp: %w", err))
+	}
+	srv, err := New(base, reg, os.Stdout)
+	if err != nil {
+		lambdaapp.Fail(err)
+	}
+	return srv
+}
+
+// Observer turns api observations into metrics.
+func Observer(rec *metrics.Recorder) func(api.Observation) {
+	return func(o api.Observation) {
+		status := o.RunStatus
+		if status == "" {
+			status = "rejected"
+		}
+		m := metrics.RunMetrics{
+			Route: o.Route, Status: status, HTTPStatus: o.HTTPStatus, Code: o.Code,
+			Steps: len(o.Steps), BilledCharacters: o.BilledCharacters, Latency: o.Duration,
+		}
+		for _, s := range o.Steps {
+			m.StepLatencies = append(m.StepLatencies, metrics.StepLatency{Service: s.Service, Latency: s.Duration})
+		}
+		rec.Run(m)
+	}
+}
