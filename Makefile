@@ -3,15 +3,18 @@ GO       ?= go
 ARGS     ?=
 PKGS     := ./...
 
-.PHONY: help run keyctl bench fuzz test vet fmt-check lint unit eval build npm-ci synth diff deploy infra-test cdk-cli
-FUNCTIONS := run services authorizer
+.PHONY: help run keyctl bench fuzz test vet fmt-check lint unit eval build npm-ci synth diff deploy infra-test cdk-cli browser-check browser-test
+FUNCTIONS := run services authorizer dashboard
+# CHROMIUM is the browser of the dashboard's browser test (Debian's chromium package).
+CHROMIUM ?= /usr/bin/chromium
 
 ## help: list every target with what it does
 help:
 	@awk '/^## [a-z][a-z0-9, -]*:/ { sub(/^## /, ""); split($$0, p, ": "); printf "  %-22s %s\n", p[1], substr($$0, length(p[1]) + 3); next } \
 	     /^## / { sub(/^## /, ""); printf "  %-22s %s\n", "", $$0 }' $(MAKEFILE_LIST)
 
-## run: start the local server on the embedded store; with SLUICE_KEY set, seed that key
+## run: start the local server on the embedded store and print a dashboard sign-in link; with
+## SLUICE_KEY set, seed that key
 ## (flags via ARGS="-addr 127.0.0.1:9090 ..."; the first run downloads modules and compiles)
 run:
 	@echo "Building the local server (the first time, Go downloads modules and compiles: a minute or two)..."
@@ -24,8 +27,9 @@ keyctl:
 	$(GO) build -o bin/keyctl ./scripts/keyctl
 
 ## test: formatting, vet, staticcheck, then every test with the race detector (includes the
-## end-to-end test that starts the local server as a process and drives it over HTTP)
-test: fmt-check vet lint npm-ci unit
+## end-to-end test that starts the local server as a process and drives it over HTTP, and the
+## dashboard's test in headless Chromium when Chromium is installed; it says when it skips it)
+test: fmt-check vet lint npm-ci browser-check unit
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -38,7 +42,21 @@ lint:
 	$(GO) tool staticcheck $(PKGS)
 
 unit:
-	$(GO) test -race -count=1 -timeout 12m $(PKGS)
+	SLUICE_CHROMIUM=$(CHROMIUM) $(GO) test -race -count=1 -timeout 12m $(PKGS)
+
+browser-check:
+	@if [ -x "$(CHROMIUM)" ]; then \
+		echo "Chromium found at $(CHROMIUM): the dashboard's browser test runs with the unit tests."; \
+	else \
+		echo "SKIPPING the dashboard's browser test: no Chromium at $(CHROMIUM)."; \
+		echo "  Install Debian's chromium package (apt-get install chromium; .ci/run does) or set CHROMIUM=/path."; \
+	fi
+
+## browser-test: only the dashboard's test in headless Chromium, verbose, with its figures
+## (page weight, first contentful paint) and screenshots kept in SHOTS (default .data/screenshots)
+SHOTS ?= .data/screenshots
+browser-test: npm-ci
+	SLUICE_CHROMIUM=$(CHROMIUM) SLUICE_SCREENSHOTS=$(abspath $(SHOTS)) $(GO) test -count=1 -v -run '^TestBrowser$$' ./internal/dashboard/browsertest/
 
 ## bench: measure this machine: services and the six-step pipeline (Go benchmarks, medians),
 ## binary sizes, the run function's cold start and memory, and the local server under load
@@ -59,7 +77,8 @@ build:
 			-ldflags "-s -w" -o dist/$$fn/bootstrap ./functions/$$fn || exit 1; \
 	done
 
-## npm-ci: the pinned Node tools (dynalite for the DynamoDB tests); the tests also run it if needed
+## npm-ci: the pinned Node tools (dynalite for the DynamoDB tests, playwright-core for the
+## browser test, the CDK CLI); the DynamoDB tests also run it if needed
 npm-ci:
 	npm ci --no-audit --no-fund
 

@@ -1,4 +1,4 @@
-// Package functions_test builds the three Lambda functions for this machine and drives each one
+// Package functions_test builds the four Lambda functions for this machine and drives each one
 // through the Lambda Runtime API with the fixtures in events/, against dynalite (DynamoDB) and a
 // Secrets Manager stand-in, exactly as Lambda would run them.
 package functions_test
@@ -39,6 +39,7 @@ const (
 type env struct {
 	dynamoURL, secretsURL string
 	bin                   string
+	pepper                []byte
 }
 
 func setup(t testing.TB) *env {
@@ -54,6 +55,7 @@ func setup(t testing.TB) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
+	e.pepper = sec.Pepper
 	sm := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var req struct{ SecretId string }
 		_ = json.NewDecoder(r.Body).Decode(&req)
@@ -98,7 +100,7 @@ func build(t testing.TB) string {
 		if buildErr != nil {
 			return
 		}
-		for _, fn := range []string{"run", "services", "authorizer"} {
+		for _, fn := range []string{"run", "services", "authorizer", "dashboard"} {
 			cmd := exec.Command("go", "build", "-tags", "lambda.norpc", "-trimpath", "-o", filepath.Join(buildDir, fn, "bootstrap"), "./"+fn)
 			var out bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, &out

@@ -96,6 +96,16 @@ var Routes = []Route{
 	{"GET", "/v1/openapi.json", FnServices},
 }
 
+// DashboardRoutes are the account dashboard's methods. They have no authorizer and need no API
+// key: the dashboard signs account holders in itself (single-use links, sessions) and never
+// takes an API key from a browser.
+var DashboardRoutes = []Route{
+	{"GET", "/dashboard", FnDashboard},
+	{"POST", "/dashboard", FnDashboard},
+	{"GET", "/dashboard/{proxy+}", FnDashboard},
+	{"POST", "/dashboard/{proxy+}", FnDashboard},
+}
+
 // accessLogFormat is one JSON line per request: ids, route, status and latencies, never a body.
 const accessLogFormat = `{"requestId":"$context.requestId","time":"$context.requestTimeEpoch","ip":"$context.identity.sourceIp",` +
 	`"method":"$context.httpMethod","resource":"$context.resourcePath","status":"$context.status",` +
@@ -165,6 +175,14 @@ func (s *ServiceStack) api(props *ServiceStackProps) awsapigateway.RestApi {
 	for _, path := range order {
 		methodNotAllowed(resource(path), path, strings.Join(allow[path], ", "))
 	}
+	for _, rt := range DashboardRoutes {
+		resource(rt.Path).AddMethod(jsii.String(rt.Method), awsapigateway.NewLambdaIntegration(s.Functions[rt.Function], &awsapigateway.LambdaIntegrationOptions{
+			AllowTestInvoke: jsii.Bool(false),
+		}), &awsapigateway.MethodOptions{
+			ApiKeyRequired:    jsii.Bool(false),
+			AuthorizationType: awsapigateway.AuthorizationType_NONE,
+		})
+	}
 
 	for _, gr := range GatewayResponses {
 		headers := map[string]*string{}
@@ -202,6 +220,10 @@ func (s *ServiceStack) api(props *ServiceStackProps) awsapigateway.RestApi {
 
 	awscdk.NewCfnOutput(s.Stack, jsii.String("ApiUrl"), &awscdk.CfnOutputProps{
 		Value: api.Url(), Description: jsii.String("base URL: POST <ApiUrl>v1/run"),
+	})
+	awscdk.NewCfnOutput(s.Stack, jsii.String("DashboardUrl"), &awscdk.CfnOutputProps{
+		Value:       jsii.String(*api.Url() + "dashboard/"),
+		Description: jsii.String("the account dashboard; sign-in links: keyctl dashboard-link ACCOUNT -base-url <ApiUrl without the trailing slash>"),
 	})
 	awscdk.NewCfnOutput(s.Stack, jsii.String("ApiId"), &awscdk.CfnOutputProps{Value: api.RestApiId()})
 	awscdk.NewCfnOutput(s.Stack, jsii.String("SecretName"), &awscdk.CfnOutputProps{Value: jsii.String(s.Names.Secret())})

@@ -32,15 +32,16 @@ func (s *ServiceStack) monitoring(api awsapigateway.RestApi, props *ServiceStack
 		topic.AddSubscription(awssnssubscriptions.NewEmailSubscription(jsii.String(props.AlarmEmail), nil))
 	}
 	five := awscdk.Duration_Minutes(jsii.Number(5))
-	run, services, authorizer := s.Functions[FnRun], s.Functions[FnServices], s.Functions[FnAuthorizer]
+	run, services, authorizer, dash := s.Functions[FnRun], s.Functions[FnServices], s.Functions[FnAuthorizer], s.Functions[FnDashboard]
 
 	rate5xx := api.MetricServerError(&awscloudwatch.MetricOptions{Statistic: jsii.String("Average"), Period: five})
 	throttles := awscloudwatch.NewMathExpression(&awscloudwatch.MathExpressionProps{
-		Expression: jsii.String("run + services + authorizer"),
+		Expression: jsii.String("run + services + authorizer + dashboard"),
 		UsingMetrics: &map[string]awscloudwatch.IMetric{
 			"run":        run.MetricThrottles(&awscloudwatch.MetricOptions{Statistic: jsii.String("Sum"), Period: five}),
 			"services":   services.MetricThrottles(&awscloudwatch.MetricOptions{Statistic: jsii.String("Sum"), Period: five}),
 			"authorizer": authorizer.MetricThrottles(&awscloudwatch.MetricOptions{Statistic: jsii.String("Sum"), Period: five}),
+			"dashboard":  dash.MetricThrottles(&awscloudwatch.MetricOptions{Statistic: jsii.String("Sum"), Period: five}),
 		},
 		Label:  jsii.String("Lambda throttles"),
 		Period: five,
@@ -80,7 +81,7 @@ func (s *ServiceStack) monitoring(api awsapigateway.RestApi, props *ServiceStack
 		return &awscloudwatch.MetricOptions{Statistic: jsii.String(stat), Period: awscdk.Duration_Minutes(jsii.Number(1))}
 	}
 	perFunction := func(f func(awslambda.Function) awscloudwatch.IMetric) *[]awscloudwatch.IMetric {
-		return &[]awscloudwatch.IMetric{f(run), f(services), f(authorizer)}
+		return &[]awscloudwatch.IMetric{f(run), f(services), f(authorizer), f(dash)}
 	}
 	graph := func(title string, left *[]awscloudwatch.IMetric) awscloudwatch.IWidget {
 		return awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{Title: jsii.String(title), Left: left, Width: jsii.Number(8)})

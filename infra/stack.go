@@ -33,7 +33,11 @@ const (
 	FnRun        = "run"
 	FnServices   = "services"
 	FnAuthorizer = "authorizer"
+	FnDashboard  = "dashboard"
 )
+
+// Functions lists every function of the stack.
+var Functions = []string{FnRun, FnServices, FnAuthorizer, FnDashboard}
 
 // functionSpec is the sizing of one function. The run function loads about 1 MB of models at
 // cold start and runs the pipeline on the CPU: Lambda gives CPU in proportion to memory, so
@@ -43,7 +47,8 @@ const (
 // integration limit, so the function, which honours its deadline, answers step_timeout itself
 // rather than API Gateway answering 504. services serves descriptors (it also loads the
 // models, as it builds the same server) and usage; the authorizer does an HMAC and two GetItem
-// calls on every request (its result is not cached).
+// calls on every request (its result is not cached). The dashboard renders pages and runs the
+// playground's pipelines with the same engine and models as run, so it is sized and timed alike.
 type functionSpec struct {
 	memoryMB   float64
 	timeoutSec float64
@@ -54,6 +59,7 @@ var functionSpecs = map[string]functionSpec{
 	FnRun:        {1024, timing.RunTimeout.Seconds(), "POST /v1/run: validates and runs a pipeline"},
 	FnServices:   {512, 10, "GET /v1/services/{name} and GET /v1/usage"},
 	FnAuthorizer: {256, 10, "REQUEST authorizer: API key -> account"},
+	FnDashboard:  {1024, timing.RunTimeout.Seconds(), "GET and POST /dashboard/...: the account dashboard"},
 }
 
 // LogRetention is how long the functions' and the API's logs are kept.
@@ -78,9 +84,11 @@ func (n Names) SecretSource(field string) string { return "sluice/" + n.Stage + 
 // Namespace is the CloudWatch namespace of the functions' metrics and the stack's own.
 func (n Names) Namespace() string { return "Sluice/" + n.Stage }
 
-// Tables are the four tables as the functions see them.
+// Tables are the tables as the functions see them.
 type Tables struct {
 	Accounts, Idempotency, Usage, RateWindows awsdynamodb.ITableV2
+	// Sessions holds the dashboard's sign-in links and sessions (regional, TTL).
+	Sessions awsdynamodb.ITableV2
 }
 
 // ServiceStack is one region of a Sluice deployment.
@@ -94,7 +102,8 @@ type ServiceStack struct {
 }
 
 // NewServiceStack builds one regional stack: the REST API with its authorizer, gateway
-// responses and usage plans, the three functions, the regional tables, and in the primary
+// responses and usage plans, the four functions (the dashboard's routes outside the
+// authorizer), the regional tables, and in the primary
 // region (props.Regions[0]) the global accounts table and the secret, both replicated to the
 // other regions; alarms and a dashboard.
 func NewServiceStack(scope constructs.Construct, id string, props *ServiceStackProps) awscdk.Stack {
@@ -121,7 +130,7 @@ func newServiceStack(scope constructs.Construct, id string, props *ServiceStackP
 	s.Tables = s.tables(replicas)
 	s.Secret = s.secret(replicas)
 	s.Functions = map[string]awslambda.Function{}
-	for _, fn := range []string{FnRun, FnServices, FnAuthorizer} {
+	for _, fn := range Functions {
 		s.Functions[fn] = s.function(fn, props)
 	}
 	s.grant()
@@ -180,6 +189,9 @@ func (s *ServiceStack) tables(replicas []string) Tables {
 		common(s.Names.Table("usage"), attr("pk", str), attr("sk", str), ""))
 	t.RateWindows = awsdynamodb.NewTableV2(s.Stack, jsii.String("RateWindows"),
 		common(s.Names.Table("rate_windows"), attr("pk", str), attr("sk", num), "expires"))
+	// Sign-in links (15 minutes) and sessions (12 hours idle) expire by TTL.
+	t.Sessions = awsdynamodb.NewTableV2(s.Stack, jsii.String("Sessions"),
+		common(s.Names.Table("sessions"), attr("pk", str), nil, "expires"))
 	return t
 }
 
@@ -232,7 +244,7 @@ func (s *ServiceStack) secret(replicas []string) awssecretsmanager.ISecret {
 // function creates one Lambda function from DistDir/<fn>/bootstrap (or a placeholder).
 func (s *ServiceStack) function(fn string, props *ServiceStackProps) awslambda.Function {
 	spec := functionSpecs[fn]
-	id := map[string]string{FnRun: "Run", FnServices: "Services", FnAuthorizer: "Authorizer"}[fn]
+	id := map[string]string{FnRun: "Run", FnServices: "Services", FnAuthorizer: "Authorizer", FnDashboard: "AccountDashboard"}[fn]
 	logs := awslogs.NewLogGroup(s.Stack, jsii.String(id+"Logs"), &awslogs.LogGroupProps{
 		Retention:     LogRetention,
 		RemovalPolicy: awscdk.RemovalPolicy_RETAIN,
@@ -259,6 +271,9 @@ func (s *ServiceStack) function(fn string, props *ServiceStackProps) awslambda.F
 			"SLUICE_SECRET_ID":          secretID,
 			"SLUICE_METRICS_NAMESPACE":  jsii.String(s.Names.Namespace()),
 		},
+	}
+	if fn == FnDashboard {
+		(*p.Environment)["SLUICE_TABLE_SESSIONS"] = s.Tables.Sessions.TableName()
 	}
 	if props.Tracing {
 		p.Tracing = awslambda.Tracing_ACTIVE
@@ -292,13 +307,18 @@ func (s *ServiceStack) code(fn, distDir string) awslambda.Code {
 }
 
 // Table actions each function uses (see internal/store/dynamo): exactly these, on exactly these
-// tables. The authorizer reads key and account items; run checks the rate window, reads the
-// month's usage, claims, settles and releases idempotency records (Claim reads and puts, marks
-// done and fences with UpdateItem; Settle updates both tables and reads usage); services checks
-// the rate window and reads usage for GET /v1/usage. No function queries the by_account index,
-// scans or writes accounts: that is the operator's policy (README.md).
+// tables. The authorizer reads key and account items, and records a key's last-used day on its
+// key item (UpdateItem, at most once per key per day, limited to key items by keyItemsOnly);
+// run checks the rate window, reads the month's usage, claims, settles and releases
+// idempotency records (Claim reads and puts, marks done and fences with UpdateItem; Settle
+// updates both tables and reads usage); services checks the rate window and reads usage for GET
+// /v1/usage. The dashboard manages its account's keys (AddKey and RevokeKey write account, key
+// and key-id items; ListKeys reads them and queries the by_account index, indexActions), reads
+// usage and runs playground pipelines without idempotency keys (rate window, Settle), and
+// keeps its sign-in links and sessions. No function scans, creates or updates accounts: that
+// is the operator's policy (README.md).
 var tableActions = map[string]map[string][]string{
-	FnAuthorizer: {"accounts": {"dynamodb:GetItem"}},
+	FnAuthorizer: {"accounts": {"dynamodb:GetItem", "dynamodb:UpdateItem"}},
 	FnRun: {
 		"idempotency":  {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"},
 		"usage":        {"dynamodb:GetItem", "dynamodb:UpdateItem"},
@@ -308,23 +328,54 @@ var tableActions = map[string]map[string][]string{
 		"usage":        {"dynamodb:GetItem"},
 		"rate_windows": {"dynamodb:UpdateItem"},
 	},
+	FnDashboard: {
+		"accounts":     {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"},
+		"usage":        {"dynamodb:GetItem", "dynamodb:UpdateItem"},
+		"rate_windows": {"dynamodb:UpdateItem"},
+		"sessions":     {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"},
+	},
 }
+
+// indexActions are the actions a function takes on the accounts table's by_account index.
+var indexActions = map[string][]string{FnDashboard: {"dynamodb:Query"}}
+
+// keyItemsOnly limits the authorizer's writes to key items (partition keys "key#<hash>"): it
+// records when a key was last used and can change nothing else.
+var keyItemsOnly = map[string]any{"ForAllValues:StringLike": map[string]any{"dynamodb:LeadingKeys": []string{"key#*"}}}
 
 func (s *ServiceStack) grant() {
 	byKind := map[string]awsdynamodb.ITableV2{
 		"accounts": s.Tables.Accounts, "idempotency": s.Tables.Idempotency,
-		"usage": s.Tables.Usage, "rate_windows": s.Tables.RateWindows,
+		"usage": s.Tables.Usage, "rate_windows": s.Tables.RateWindows, "sessions": s.Tables.Sessions,
 	}
-	for _, fn := range []string{FnAuthorizer, FnRun, FnServices} {
-		for _, kind := range []string{"accounts", "idempotency", "usage", "rate_windows"} {
+	for _, fn := range []string{FnAuthorizer, FnRun, FnServices, FnDashboard} {
+		for _, kind := range []string{"accounts", "idempotency", "usage", "rate_windows", "sessions"} {
 			actions := tableActions[fn][kind]
 			if len(actions) == 0 {
+				continue
+			}
+			if fn == FnAuthorizer && kind == "accounts" {
+				// Reads anywhere in the table; writes to key items only.
+				s.Functions[fn].AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+					Sid: jsii.String("Accounts"), Actions: jsii.Strings("dynamodb:GetItem"), Resources: jsii.Strings(*byKind[kind].TableArn()),
+				}))
+				s.Functions[fn].AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+					Sid: jsii.String("KeyLastUsed"), Actions: jsii.Strings("dynamodb:UpdateItem"), Resources: jsii.Strings(*byKind[kind].TableArn()),
+					Conditions: &keyItemsOnly,
+				}))
 				continue
 			}
 			s.Functions[fn].AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 				Sid:       jsii.String(sid(kind)),
 				Actions:   jsii.Strings(actions...),
 				Resources: jsii.Strings(*byKind[kind].TableArn()),
+			}))
+		}
+		if actions := indexActions[fn]; len(actions) > 0 {
+			s.Functions[fn].AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+				Sid:       jsii.String("AccountsIndex"),
+				Actions:   jsii.Strings(actions...),
+				Resources: jsii.Strings(*s.Tables.Accounts.TableArn() + "/index/by_account"),
 			}))
 		}
 		// Every function reads the secret at cold start (the pepper, and the tokenization key):
@@ -351,5 +402,5 @@ func (s *ServiceStack) secretARNForPolicies() *string {
 }
 
 func sid(kind string) string {
-	return map[string]string{"accounts": "Accounts", "idempotency": "Idempotency", "usage": "Usage", "rate_windows": "RateWindows"}[kind]
+	return map[string]string{"accounts": "Accounts", "idempotency": "Idempotency", "usage": "Usage", "rate_windows": "RateWindows", "sessions": "Sessions"}[kind]
 }

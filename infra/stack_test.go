@@ -27,7 +27,7 @@ import (
 //   - multi: stage "test", regions eu-west-1 (primary) and us-east-1, tracing on, an alarm
 //     e-mail, no account and no built functions (as `make test` in a fresh clone);
 //   - solo: stage "prod", one region given as a string, an explicit account, tracing off, and
-//     a dist directory with three (fake) bootstraps.
+//     a dist directory with four (fake) bootstraps.
 var (
 	multiOut, soloOut         string
 	multiStacks, soloStacks   []awscdk.Stack
@@ -60,7 +60,7 @@ func TestMain(m *testing.M) {
 			return 1
 		}
 		soloDist = filepath.Join(tmp, "dist")
-		for _, fn := range []string{FnRun, FnServices, FnAuthorizer} {
+		for _, fn := range Functions {
 			os.MkdirAll(filepath.Join(soloDist, fn), 0o755)
 			os.WriteFile(filepath.Join(soloDist, fn, "bootstrap"), []byte("fake "+fn), 0o755)
 		}
@@ -289,6 +289,11 @@ func TestRoutesNeedKeyAndAuthorizer(t *testing.T) {
 			}
 			authID, _ := only(t, tpl, "AWS::ApiGateway::Authorizer", func(map[string]any) bool { return true })
 			ms := methods(t, tpl)
+			for route := range ms {
+				if strings.HasPrefix(route, "/dashboard") {
+					delete(ms, route) // TestDashboardRoutes
+				}
+			}
 			want := map[string]string{
 				"/v1/run POST": "run", "/v1/services GET": "services", "/v1/services/{name} GET": "services",
 				"/v1/usage GET": "services", "/v1/openapi.json GET": "services",
@@ -466,7 +471,7 @@ func TestUsagePlans(t *testing.T) {
 	if n := len(resources(primaryT, "AWS::ApiGateway::UsagePlan")); n != 3 {
 		t.Errorf("%d usage plans, want 3", n)
 	}
-	for _, out := range []string{"ApiUrl", "ApiId", "SecretName", "AccountsTable"} {
+	for _, out := range []string{"ApiUrl", "ApiId", "SecretName", "AccountsTable", "DashboardUrl"} {
 		primary.HasOutput(jsii.String(out), map[string]any{})
 	}
 }
@@ -476,7 +481,7 @@ func TestFunctions(t *testing.T) {
 		fn      string
 		memory  float64
 		timeout float64
-	}{{"run", 1024, 23}, {"services", 512, 10}, {"authorizer", 256, 10}} {
+	}{{"run", 1024, 23}, {"services", 512, 10}, {"authorizer", 256, 10}, {"dashboard", 1024, 23}} {
 		t.Run(tc.fn, func(t *testing.T) {
 			for name, c := range map[string]struct {
 				tpl     map[string]any
@@ -502,6 +507,14 @@ func TestFunctions(t *testing.T) {
 				}
 				env := p["Environment"].(map[string]any)["Variables"].(map[string]any)
 				wantEnv := []string{"SLUICE_TABLE_ACCOUNTS", "SLUICE_TABLE_IDEMPOTENCY", "SLUICE_TABLE_USAGE", "SLUICE_TABLE_RATE_WINDOWS", "SLUICE_SECRET_ID", "SLUICE_METRICS_NAMESPACE"}
+				if tc.fn == FnDashboard {
+					// Only the dashboard knows the sessions table.
+					wantEnv = append(wantEnv, "SLUICE_TABLE_SESSIONS")
+					tid, _ := only(t, c.tpl, "AWS::DynamoDB::GlobalTable", named("TableName", "sluice-"+c.stage+"-sessions"))
+					if js(env["SLUICE_TABLE_SESSIONS"]) != js(map[string]any{"Ref": tid}) {
+						t.Errorf("%s: SLUICE_TABLE_SESSIONS = %s, want the sessions table", name, js(env["SLUICE_TABLE_SESSIONS"]))
+					}
+				}
 				if len(env) != len(wantEnv) {
 					t.Errorf("%s: env %s", name, js(env))
 				}
@@ -547,7 +560,7 @@ func TestAssets(t *testing.T) {
 	for _, s := range multiStacks {
 		assertions.Annotations_FromStack(s).HasWarning(jsii.String("*"), assertions.Match_StringLikeRegexp(jsii.String("make build")))
 	}
-	for _, fn := range []string{FnRun, FnServices, FnAuthorizer} {
+	for _, fn := range Functions {
 		b, err := os.ReadFile(filepath.Join(multiOut, "placeholder", fn, "bootstrap"))
 		if err != nil || string(b) != PlaceholderBootstrap {
 			t.Errorf("placeholder of %s: %q, %v", fn, b, err)
@@ -555,7 +568,7 @@ func TestAssets(t *testing.T) {
 	}
 	// A built dist: its bootstraps are the assets, and no warning.
 	assertions.Annotations_FromStack(soloStacks[0]).HasNoWarning(jsii.String("*"), assertions.Match_StringLikeRegexp(jsii.String("make build")))
-	for _, fn := range []string{FnRun, FnServices, FnAuthorizer} {
+	for _, fn := range Functions {
 		_, f := only(t, soloT, "AWS::Lambda::Function", named("FunctionName", "sluice-prod-"+fn))
 		key := props(f)["Code"].(map[string]any)["S3Key"].(string)
 		b, err := os.ReadFile(filepath.Join(soloOut, "asset."+strings.TrimSuffix(key, ".zip"), "bootstrap"))
@@ -577,6 +590,8 @@ func TestTables(t *testing.T) {
 		"idempotency":  {`[{"AttributeName":"pk","KeyType":"HASH"},{"AttributeName":"sk","KeyType":"RANGE"}]`, `[{"AttributeName":"pk","AttributeType":"S"},{"AttributeName":"sk","AttributeType":"S"}]`, "expires", false},
 		"usage":        {`[{"AttributeName":"pk","KeyType":"HASH"},{"AttributeName":"sk","KeyType":"RANGE"}]`, `[{"AttributeName":"pk","AttributeType":"S"},{"AttributeName":"sk","AttributeType":"S"}]`, "", false},
 		"rate_windows": {`[{"AttributeName":"pk","KeyType":"HASH"},{"AttributeName":"sk","KeyType":"RANGE"}]`, `[{"AttributeName":"pk","AttributeType":"S"},{"AttributeName":"sk","AttributeType":"N"}]`, "expires", false},
+		// The dashboard's links and sessions: deleted by TTL once expired.
+		"sessions": {`[{"AttributeName":"pk","KeyType":"HASH"}]`, `[{"AttributeName":"pk","AttributeType":"S"}]`, "expires", false},
 	}
 	for name, c := range map[string]struct {
 		tpl      map[string]any
@@ -750,7 +765,19 @@ func grants(t *testing.T, tpl map[string]any, stage string) map[string]map[strin
 				}
 				res := st["Resource"]
 				target := ""
+				index := regexp.MustCompile(`/index/([a-z_]+)"`).FindStringSubmatch(js(res))
 				switch {
+				case index != nil:
+					// An index of a table: Fn::Join of the table's ARN (GetAtt, or by name when
+					// imported) and /index/<name>.
+					if m := regexp.MustCompile(`:table/([A-Za-z0-9_.-]+)/index/`).FindStringSubmatch(js(res)); m != nil {
+						target = m[1] + "/index/" + index[1]
+					}
+					for id, name := range tables {
+						if strings.Contains(js(res), `"`+id+`"`) {
+							target = name + "/index/" + index[1]
+						}
+					}
 				case strings.HasPrefix(actions[0], "xray:"):
 					target = "xray" // X-Ray's API takes no resource: "*" is the only choice
 				case strings.HasPrefix(actions[0], "secretsmanager:"):
@@ -761,6 +788,9 @@ func grants(t *testing.T, tpl map[string]any, stage string) map[string]map[strin
 					} else if m := regexp.MustCompile(`:table/([A-Za-z0-9_.-]+)"`).FindStringSubmatch(js(res)); m != nil {
 						target = m[1]
 					}
+				}
+				if cond, ok := st["Condition"]; ok {
+					target += " if " + js(cond)
 				}
 				for _, a := range actions {
 					if a == "*" || strings.HasSuffix(a, ":*") {
@@ -791,7 +821,20 @@ func TestLeastPrivilege(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			tn := func(kind string) string { return "sluice-" + c.stage + "-" + kind }
 			want := map[string]map[string][]string{
-				"authorizer": {tn("accounts"): {"dynamodb:GetItem"}, "secret": secret},
+				"authorizer": {
+					tn("accounts"): {"dynamodb:GetItem"},
+					// Only key items: it records each key's last-used day.
+					tn("accounts") + ` if {"ForAllValues:StringLike":{"dynamodb:LeadingKeys":["key#*"]}}`: {"dynamodb:UpdateItem"},
+					"secret": secret,
+				},
+				"dashboard": {
+					tn("accounts"):                       {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"},
+					tn("accounts") + "/index/by_account": {"dynamodb:Query"},
+					tn("usage"):                          {"dynamodb:GetItem", "dynamodb:UpdateItem"},
+					tn("rate_windows"):                   {"dynamodb:UpdateItem"},
+					tn("sessions"):                       {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"},
+					"secret":                             secret,
+				},
 				"run": {
 					tn("idempotency"):  {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"},
 					tn("usage"):        {"dynamodb:GetItem", "dynamodb:UpdateItem"},
@@ -819,7 +862,9 @@ func TestLeastPrivilege(t *testing.T) {
 		})
 	}
 	// The replica region's grants name the replica of the global table and the secret replica.
-	_, pol := only(t, replicaT, "AWS::IAM::Policy", func(p map[string]any) bool { return strings.Contains(js(p), "table/sluice-test-accounts") })
+	_, pol := only(t, replicaT, "AWS::IAM::Policy", func(p map[string]any) bool {
+		return strings.Contains(js(p), "table/sluice-test-accounts") && strings.Contains(js(p["Roles"]), "Authorizer")
+	})
 	doc := js(props(pol))
 	if !strings.Contains(doc, `:secret:sluice/test/keys-??????`) {
 		t.Errorf("replica authorizer policy %s: want the replica secret by name", doc)
@@ -848,7 +893,7 @@ func TestAlarms(t *testing.T) {
 			}
 			p = alarm("LambdaThrottles")
 			m := js(p["Metrics"])
-			if strings.Count(m, `"MetricName":"Throttles"`) != 3 || !strings.Contains(m, `"Expression":"run + services + authorizer"`) {
+			if strings.Count(m, `"MetricName":"Throttles"`) != 4 || !strings.Contains(m, `"Expression":"run + services + authorizer + dashboard"`) {
 				t.Errorf("throttles alarm %s", m)
 			}
 			p = alarm("AuthorizerErrors")
@@ -877,6 +922,52 @@ func TestAlarms(t *testing.T) {
 	}
 	primary.HasResourceProperties(jsii.String("AWS::SNS::Subscription"), map[string]any{"Protocol": "email", "Endpoint": "ops@example.com"})
 	solo.ResourceCountIs(jsii.String("AWS::SNS::Subscription"), jsii.Number(0))
+}
+
+// TestDashboardRoutes: GET and POST on /dashboard and /dashboard/{proxy+} go to the dashboard
+// function with neither the key authorizer nor an API key (the dashboard signs holders in
+// itself), and API Gateway may invoke the function.
+func TestDashboardRoutes(t *testing.T) {
+	for name, tpl := range map[string]map[string]any{"primary": primaryT, "replica": replicaT, "solo": soloT} {
+		t.Run(name, func(t *testing.T) {
+			stage := "test"
+			if name == "solo" {
+				stage = "prod"
+			}
+			fid := functionID(t, tpl, "sluice-"+stage+"-dashboard")
+			ms := methods(t, tpl)
+			n := 0
+			for route, p := range ms {
+				if !strings.HasPrefix(route, "/dashboard") {
+					continue
+				}
+				n++
+				integ := p["Integration"].(map[string]any)
+				if p["AuthorizationType"] != "NONE" || p["ApiKeyRequired"] == true || p["AuthorizerId"] != nil ||
+					integ["Type"] != "AWS_PROXY" || !strings.Contains(js(integ["Uri"]), `"`+fid+`"`) {
+					t.Errorf("%s: %s; want AWS_PROXY to the dashboard without authorizer or API key", route, js(p))
+				}
+			}
+			for _, route := range []string{"/dashboard GET", "/dashboard POST", "/dashboard/{proxy+} GET", "/dashboard/{proxy+} POST"} {
+				if _, ok := ms[route]; !ok {
+					t.Errorf("no method %s", route)
+				}
+			}
+			if n != 4 {
+				t.Errorf("%d dashboard methods, want 4", n)
+			}
+			permitted := false
+			for _, perm := range resources(tpl, "AWS::Lambda::Permission") {
+				p := props(perm)
+				if js(p["FunctionName"]) == js(map[string]any{"Fn::GetAtt": []any{fid, "Arn"}}) && p["Principal"] == "apigateway.amazonaws.com" {
+					permitted = true
+				}
+			}
+			if !permitted {
+				t.Error("API Gateway may not invoke the dashboard function")
+			}
+		})
+	}
 }
 
 // TestRemoveRegionSteps checks the README's steps for removing a region against the stack:

@@ -126,14 +126,16 @@ type Manager struct {
 	pepper []byte
 	now    func() time.Time
 	ids    *IDs
+	use    *keyUse // nil unless st records key use
 }
 
-// NewManager returns a manager over st that hashes keys with pepper.
+// NewManager returns a manager over st that hashes keys with pepper. When st also implements
+// store.KeyUse, Authenticate records the day each key was last used (see keyUse).
 func NewManager(st store.Accounts, pepper []byte, now func() time.Time) *Manager {
 	if now == nil {
 		now = time.Now
 	}
-	return &Manager{store: st, pepper: pepper, now: now, ids: NewIDs()}
+	return &Manager{store: st, pepper: pepper, now: now, ids: NewIDs(), use: newKeyUse(st)}
 }
 
 // NewID returns prefix + "_" + a new ULID (time-sortable, 26 Crockford base32 characters) with
@@ -279,6 +281,7 @@ func (m *Manager) Authenticate(ctx context.Context, authorization string) (store
 	if a.Disabled {
 		return store.Account{}, invalidKey()
 	}
+	m.use.note(ctx, k, m.now())
 	return a, nil
 }
 

@@ -196,8 +196,8 @@ func (r *run) settle(ctx context.Context, out *pipeline.Outcome, month string) (
 	}
 	for range maxSettleAttempts {
 		after, admitted, err := s.store.Settle(ctx, store.Settlement{
-			Account: r.acct.ID, Month: month, Characters: out.Characters(), Limit: r.acct.Allowance,
-			TraceID: r.traceID, Idem: idem,
+			Account: r.acct.ID, Month: month, Day: r.start.UTC().Day(), Characters: out.Characters(),
+			Limit: r.acct.Allowance, TraceID: r.traceID, Idem: idem,
 		})
 		if errors.Is(err, store.ErrLeaseLost) {
 			// The run outlived its lease and a retry took the key over; that run bills instead.

@@ -26,11 +26,12 @@ import (
 // Environment variables the functions read (the CDK stack sets them).
 const (
 	EnvRegion      = "AWS_REGION"            // set by Lambda
-	EnvTablePrefix = "SLUICE_TABLE_PREFIX"   // table names default to prefix + accounts, idempotency, usage, rate_windows
+	EnvTablePrefix = "SLUICE_TABLE_PREFIX"   // table names default to prefix + accounts, idempotency, usage, rate_windows, sessions
 	EnvAccounts    = "SLUICE_TABLE_ACCOUNTS" // each table name may also be given on its own
 	EnvIdempotency = "SLUICE_TABLE_IDEMPOTENCY"
 	EnvUsage       = "SLUICE_TABLE_USAGE"
 	EnvRateWindows = "SLUICE_TABLE_RATE_WINDOWS"
+	EnvSessions    = "SLUICE_TABLE_SESSIONS"    // the dashboard's sign-in links and sessions
 	EnvSecretID    = "SLUICE_SECRET_ID"         // ARN or name of the secret with the pepper and tokenization key
 	EnvNamespace   = "SLUICE_METRICS_NAMESPACE" // CloudWatch namespace, default "Sluice"
 	EnvFunction    = "AWS_LAMBDA_FUNCTION_NAME" // set by Lambda; a metrics dimension
@@ -54,7 +55,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	}
 	for env, dst := range map[string]*string{
 		EnvAccounts: &c.Tables.Accounts, EnvIdempotency: &c.Tables.Idempotency,
-		EnvUsage: &c.Tables.Usage, EnvRateWindows: &c.Tables.RateWindows,
+		EnvUsage: &c.Tables.Usage, EnvRateWindows: &c.Tables.RateWindows, EnvSessions: &c.Tables.Sessions,
 	} {
 		if v := getenv(env); v != "" {
 			*dst = v

@@ -15,6 +15,7 @@ import (
 
 	"github.com/sluice-api/sluice/internal/account"
 	"github.com/sluice-api/sluice/internal/api"
+	"github.com/sluice-api/sluice/internal/dashboard"
 	"github.com/sluice-api/sluice/internal/pipeline"
 	"github.com/sluice-api/sluice/internal/secrets"
 	"github.com/sluice-api/sluice/internal/services"
@@ -73,7 +74,15 @@ func Run(ctx context.Context, cfg Config) error {
 		return fmt.Errorf("local: %w", err)
 	}
 	accounts := account.NewManager(st, sec.Pepper, time.Now)
+	defer accounts.WaitKeyUse() // before the store closes
 	srv := api.NewServer(engine, st, accounts, sec.TokenKey, api.Config{Region: cfg.Region, Log: cfg.Log})
+	dash, err := dashboard.New(dashboard.Config{
+		Store: st, Accounts: accounts, API: srv, Registry: cfg.Registry, Pepper: sec.Pepper,
+		Region: cfg.Region, Log: cfg.Log,
+	})
+	if err != nil {
+		return fmt.Errorf("local: %w", err)
+	}
 
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
@@ -85,9 +94,18 @@ func Run(ctx context.Context, cfg Config) error {
 		ln.Close()
 		return err
 	}
-	banner(cfg.Out, base, demoKey, cfg)
+	var dashText strings.Builder
+	ids, err := dashboardAccounts(ctx, cfg, st, sec.Pepper, demoKey)
+	if err == nil {
+		err = dashboardBanner(ctx, &dashText, st, sec.Pepper, base, ids, time.Now())
+	}
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	banner(cfg.Out, base, demoKey, dashText.String(), cfg)
 
-	hs := newHTTPServer(NewGateway(srv, cfg.RequestTimeout), cfg)
+	hs := newHTTPServer(withDashboard(NewGateway(srv, cfg.RequestTimeout), dash, cfg.RequestTimeout), cfg)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {
@@ -182,7 +200,9 @@ func seed(ctx context.Context, cfg Config, st interface {
 	return key, nil
 }
 
-func banner(w io.Writer, base, demoKey string, cfg Config) {
+// banner prints where the server listens, the demo key (once), the dashboard's sign-in links
+// (dash) and, last, the curl examples.
+func banner(w io.Writer, base, demoKey, dash string, cfg Config) {
 	where := "data in " + cfg.DataDir
 	if cfg.Store == StoreDynamoDB {
 		where = "DynamoDB tables " + cfg.TablePrefix + "*"
@@ -202,6 +222,7 @@ func banner(w io.Writer, base, demoKey string, cfg Config) {
 		fmt.Fprintf(w, "\nThe accounts in %s already have keys: use the one printed when it was first used, create one\n"+
 			"with bin/keyctl, or start again with SLUICE_KEY=sluice_live_... set (make run seeds it).\n", where)
 	}
+	fmt.Fprint(w, dash)
 	key := "$SLUICE_KEY"
 	fmt.Fprintf(w, `
 Try it:

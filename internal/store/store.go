@@ -1,5 +1,6 @@
 // Package store defines what Sluice needs from a database: accounts and API keys, per-account
-// rate windows, monthly usage counters guarded by the allowance, and idempotency records. The
+// rate windows, monthly usage counters guarded by the allowance, idempotency records, and the
+// dashboard's sign-in links and sessions. The
 // ports are plain interfaces; adapters live in sub-packages named after what they wrap
 // (store/sqlite) and all pass the one conformance suite in store/storetest.
 //
@@ -46,6 +47,9 @@ type Key struct {
 	Last4     string // the last four characters of the key, for humans
 	CreatedAt time.Time
 	RevokedAt time.Time // zero while the key is active
+	// LastUsed is the last day ("YYYY-MM-DD", UTC) the key authenticated a request; "" when it
+	// never did. It is recorded at most once a day (KeyUse).
+	LastUsed string
 }
 
 // Active reports whether the key has not been revoked.
@@ -144,6 +148,9 @@ type Settlement struct {
 	Month      string // "YYYY-MM", UTC
 	Characters int64  // billed characters of the run; may be 0
 	Limit      int64  // the account's allowance: usage after the charge must not exceed it
+	// Day is the day of Month (1 to 31, UTC) whose counter the characters are added to, in the
+	// same write as the month's (DailyUsage); 0 adds them to no day.
+	Day int
 	// TraceID is the run's trace id (required): the identity of the charge, with which an
 	// adapter whose writes can be retried after a lost answer charges a run once.
 	TraceID string
@@ -175,5 +182,8 @@ type Store interface {
 	RateWindows
 	Idempotency
 	Ledger
+	DailyUsage
+	Sessions
+	KeyUse
 	Close() error
 }

@@ -410,6 +410,7 @@ func decodeKey(item map[string]types.AttributeValue) (store.Key, error) {
 		Last4:     d.str("last4"),
 		CreatedAt: d.time(attrCreatedMS),
 		RevokedAt: d.time(attrRevokedMS),
+		LastUsed:  d.str(attrLastUsed),
 	}
 	if d.err != nil {
 		return store.Key{}, d.err

@@ -218,22 +218,26 @@ import (
 
 var _ store.Store = (*Store)(nil)
 
-// Tables names the four tables of the store.
+// Tables names the tables of the store.
 type Tables struct {
 	Accounts    string // global table: accounts and API keys
 	Idempotency string // regional
 	Usage       string // regional
 	RateWindows string // regional
+	// Sessions (regional) holds the dashboard's sign-in links and sessions; only the dashboard
+	// and keyctl use it, so it may be empty elsewhere.
+	Sessions string
 }
 
 // TablesWithPrefix returns the conventional names prefix+"accounts", prefix+"idempotency",
-// prefix+"usage" and prefix+"rate_windows".
+// prefix+"usage", prefix+"rate_windows" and prefix+"sessions".
 func TablesWithPrefix(prefix string) Tables {
 	return Tables{
 		Accounts:    prefix + "accounts",
 		Idempotency: prefix + "idempotency",
 		Usage:       prefix + "usage",
 		RateWindows: prefix + "rate_windows",
+		Sessions:    prefix + "sessions",
 	}
 }
 
@@ -278,16 +282,20 @@ type tableSpec struct {
 }
 
 func (s *Store) specs() []tableSpec {
-	return []tableSpec{
+	specs := []tableSpec{
 		{name: s.t.Accounts, byAcct: true, purpose: "accounts"},
 		{name: s.t.Idempotency, sk: types.ScalarAttributeTypeS, ttl: true, purpose: "idempotency"},
 		{name: s.t.Usage, sk: types.ScalarAttributeTypeS, purpose: "usage"},
 		{name: s.t.RateWindows, sk: types.ScalarAttributeTypeN, ttl: true, purpose: "rate windows"},
 	}
+	if s.t.Sessions != "" {
+		specs = append(specs, sessionsSpec(s.t.Sessions))
+	}
+	return specs
 }
 
 // CreateTables creates the tables that do not exist yet (on-demand billing, with their keys,
-// index and TTL attribute) and waits until all four are ACTIVE. It is meant for tests and for
+// index and TTL attribute) and waits until all are ACTIVE. It is meant for tests and for
 // local mode; deployed tables are created by the infrastructure code with the same layout.
 func (s *Store) CreateTables(ctx context.Context) error {
 	for _, sp := range s.specs() {

@@ -138,7 +138,7 @@ func TestCreateTablesIdempotent(t *testing.T) {
 
 func TestTablesWithPrefix(t *testing.T) {
 	got := TablesWithPrefix("prod-eu-")
-	want := Tables{Accounts: "prod-eu-accounts", Idempotency: "prod-eu-idempotency", Usage: "prod-eu-usage", RateWindows: "prod-eu-rate_windows"}
+	want := Tables{Accounts: "prod-eu-accounts", Idempotency: "prod-eu-idempotency", Usage: "prod-eu-usage", RateWindows: "prod-eu-rate_windows", Sessions: "prod-eu-sessions"}
 	if got != want {
 		t.Errorf("TablesWithPrefix = %+v, want %+v", got, want)
 	}

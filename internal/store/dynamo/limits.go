@@ -475,6 +475,9 @@ func (s *Store) Settle(ctx context.Context, st store.Settlement) (store.Usage, b
 	if st.Characters < 0 {
 		return store.Usage{}, false, fmt.Errorf("dynamo: settle: negative characters %d", st.Characters)
 	}
+	if err := store.ValidDay(st.Day); err != nil {
+		return store.Usage{}, false, fmt.Errorf("dynamo: settle: %w", err)
+	}
 	if st.Idem == nil {
 		return s.settleUnkeyed(ctx, st)
 	}
@@ -582,7 +585,12 @@ func (s *Store) settleCharge(ctx context.Context, st store.Settlement, id string
 		":n": attrN(st.Characters), ":one": attrN(1), ":max": attrN(st.Limit - st.Characters),
 		":charged": attrS(markCharged),
 	}
-	expr := "ADD #ch :n, #runs :one SET #p = :charged"
+	expr := "ADD #ch :n, #runs :one"
+	if st.Day > 0 { // the day's counter, in the same write as the month's
+		names["#day"] = dayAttr(st.Day)
+		expr += ", #day :n"
+	}
+	expr += " SET #p = :charged"
 	cond := "(attribute_not_exists(#ch) OR #ch <= :max) AND attribute_not_exists(#p)"
 	// A charge over the limit on its own can never fit: skip the write.
 	if st.Characters <= st.Limit {

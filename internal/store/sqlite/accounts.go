@@ -201,7 +201,7 @@ func insertKey(ctx context.Context, db execer, k store.Key) error {
 	return mapConstraint(err)
 }
 
-const keyColumns = `id, account, hash, prefix, last4, created_at, revoked_at`
+const keyColumns = `id, account, hash, prefix, last4, created_at, revoked_at, COALESCE(last_used, '')`
 
 type scanner interface{ Scan(dest ...any) error }
 
@@ -209,7 +209,7 @@ func scanKey(row scanner) (store.Key, error) {
 	var k store.Key
 	var created int64
 	var revoked sql.NullInt64
-	if err := row.Scan(&k.ID, &k.Account, &k.Hash, &k.Prefix, &k.Last4, &created, &revoked); err != nil {
+	if err := row.Scan(&k.ID, &k.Account, &k.Hash, &k.Prefix, &k.Last4, &created, &revoked, &k.LastUsed); err != nil {
 		return store.Key{}, err
 	}
 	k.CreatedAt = fromMS(created)

@@ -115,6 +115,9 @@ func (s *Store) Settle(ctx context.Context, st store.Settlement) (store.Usage, b
 	if st.Characters < 0 {
 		return store.Usage{}, false, fmt.Errorf("sqlite: settle: negative characters %d", st.Characters)
 	}
+	if err := store.ValidDay(st.Day); err != nil {
+		return store.Usage{}, false, fmt.Errorf("sqlite: settle: %w", err)
+	}
 	var after store.Usage
 	var admitted bool
 	err := s.withTx(ctx, func(tx *sql.Tx) error {
@@ -150,6 +153,9 @@ func (s *Store) Settle(ctx context.Context, st store.Settlement) (store.Usage, b
 			return err
 		}
 		admitted = true
+		if err := addDay(ctx, tx, st); err != nil {
+			return err
+		}
 		if st.Idem != nil {
 			_, err := tx.ExecContext(ctx, `UPDATE idempotency SET state = ?, trace_id = COALESCE(NULLIF(?, ''), trace_id)
 				WHERE account = ? AND key = ? AND lease = ?`,

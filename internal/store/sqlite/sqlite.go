@@ -29,8 +29,8 @@ import (
 var _ store.Store = (*Store)(nil)
 
 const (
-	// schemaVersion is stored in PRAGMA user_version.
-	schemaVersion = 1
+	// schemaVersion is stored in PRAGMA user_version: the number of migrations applied.
+	schemaVersion = 2
 	// busyTimeout is how long a connection waits for another connection's lock.
 	busyTimeout = 10 * time.Second
 	// readConns bounds the pool of read-only connections.
@@ -96,6 +96,9 @@ func (s *Store) Close() error {
 	return errors.Join(s.r.Close(), s.w.Close())
 }
 
+// migrations[i] brings a database from version i to version i+1. Only ever append.
+var migrations = [][]string{schema, dashboardSchema}
+
 var schema = []string{
 	`CREATE TABLE IF NOT EXISTS accounts (
 		id             TEXT PRIMARY KEY,
@@ -144,7 +147,7 @@ var schema = []string{
 	`CREATE INDEX IF NOT EXISTS idempotency_by_expires ON idempotency(expires)`,
 }
 
-// migrate creates the schema when the database is new and refuses a database written by a newer
+// migrate applies the migrations the database lacks and refuses a database written by a newer
 // version. It runs in one IMMEDIATE transaction, so processes opening one file at once agree.
 func migrate(db *sql.DB) error {
 	tx, err := db.Begin()
@@ -162,9 +165,11 @@ func migrate(db *sql.DB) error {
 	case v > schemaVersion:
 		return fmt.Errorf("migrate: database schema version %d is newer than this program's %d", v, schemaVersion)
 	}
-	for _, q := range schema {
-		if _, err := tx.Exec(q); err != nil {
-			return fmt.Errorf("migrate: %w", err)
+	for i := v; i < schemaVersion; i++ {
+		for _, q := range migrations[i] {
+			if _, err := tx.Exec(q); err != nil {
+				return fmt.Errorf("migrate to version %d: %w", i+1, err)
+			}
 		}
 	}
 	if _, err := tx.Exec(fmt.Sprintf(`PRAGMA user_version = %d`, schemaVersion)); err != nil {

@@ -17,6 +17,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("RateWindow", func(t *testing.T) { runRateWindow(t, open) })
 	t.Run("Idempotency", func(t *testing.T) { runIdempotency(t, open) })
 	t.Run("Ledger", func(t *testing.T) { runLedger(t, open) })
+	t.Run("Dashboard", func(t *testing.T) { runDashboard(t, open) })
 }
 
 // t0 has a sub-millisecond part and a non-UTC zone on purpose: stores keep milliseconds, UTC.

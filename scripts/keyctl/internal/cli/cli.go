@@ -112,6 +112,10 @@ Commands:
   key revoke KEY_ID              one key stops working at once
   key list ACCOUNT               key ids, first characters and last four; never a whole key
   usage ACCOUNT [-month YYYY-MM] characters, price band, cost, allowance left, runs
+  dashboard-link ACCOUNT [-base-url URL]
+                                 a single-use sign-in link to the account's dashboard, valid
+                                 15 minutes; URL is the server's base URL (default
+                                 http://127.0.0.1:8080; on AWS the API's URL with its stage)
 
 Global flags (before COMMAND; -json may also follow it):
   -data DIR                  data directory of the embedded store and the local secrets (default .data)

@@ -23,10 +23,11 @@ type command struct {
 	errOut io.Writer
 	env    Env
 
-	st   store.Store
-	mgr  *account.Manager
-	prov usageplan.Provisioner // nil unless -usage-plans
-	aws  *aws.Config           // nil on SQLite
+	st     store.Store
+	mgr    *account.Manager
+	pepper []byte                // set when the command needs it
+	prov   usageplan.Provisioner // nil unless -usage-plans
+	aws    *aws.Config           // nil on SQLite
 }
 
 func (c *command) dispatch(ctx context.Context, args []string) error {
@@ -36,6 +37,9 @@ func (c *command) dispatch(ctx context.Context, args []string) error {
 	}
 	if name == "usage" {
 		return c.usage(ctx, args[1:])
+	}
+	if name == "dashboard-link" {
+		return c.dashboardLink(ctx, args[1:])
 	}
 	if len(args) < 2 {
 		switch name {

@@ -77,6 +77,7 @@ func (c *command) open(ctx context.Context, n need) error {
 			return err
 		}
 	}
+	c.pepper = pepper
 	c.mgr = account.NewManager(c.st, pepper, c.env.now)
 	return nil
 }

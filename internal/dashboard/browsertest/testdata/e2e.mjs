@@ -1,0 +1,242 @@
+// The dashboard's end-to-end test in a real browser: headless Chromium (Debian's package)
+// driven by playwright-core, which never downloads a browser. browser_test.go starts the local
+// server and runs this script with:
+//
+//   SLUICE_BASE     the server's base URL (http://127.0.0.1:PORT)
+//   SLUICE_LINK     a sign-in link of the demo account, printed by the server
+//   SLUICE_CHROMIUM the browser executable
+//   SLUICE_SHOTS    a directory for screenshots
+//
+// It prints one JSON object on its last line: the checks it made and the figures it measured.
+// Any failed check throws, and the script exits non-zero with the reason on stderr.
+import { chromium } from 'playwright-core';
+import { strict as assert } from 'node:assert';
+import { join } from 'node:path';
+
+const base = process.env.SLUICE_BASE;
+const link = process.env.SLUICE_LINK;
+const shots = process.env.SLUICE_SHOTS;
+const text = 'Hi, I am Jane Doe, mail me at jane@example.com';
+const checks = [];
+const figures = { pages: {} };
+
+function check(name, ok, detail = '') {
+  assert.ok(ok, `${name}${detail ? ': ' + detail : ''}`);
+  checks.push(name);
+}
+
+async function api(key, value = 'Call me at home, Jane Doe.') {
+  const res = await fetch(`${base}/v1/run`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ input: { type: 'text', value }, pipeline: [{ id: 'pii', service: 'governance.pii.redact' }] }),
+  });
+  return { status: res.status, body: await res.json() };
+}
+
+async function shot(page, name) {
+  await page.screenshot({ path: join(shots, name + '.png'), fullPage: true });
+}
+
+// watch collects console errors and failed requests of a page (a CSP violation is a console
+// error).
+function watch(page, errors) {
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('requestfailed', (r) => {
+    // A navigation cancels what the page was still loading (often the icon): not a failure.
+    if (r.failure()?.errorText !== 'net::ERR_ABORTED') errors.push('failed ' + r.url() + ' ' + r.failure()?.errorText);
+  });
+}
+
+const browser = await chromium.launch({
+  executablePath: process.env.SLUICE_CHROMIUM,
+  headless: true,
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+    '--disable-component-update', '--no-first-run'],
+});
+try {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
+  const page = await context.newPage();
+  const errors = [];
+  watch(page, errors);
+
+  // Sign in: the link shows a confirmation; the button uses the link up.
+  await page.goto(link);
+  check('sign-in page names the account', await page.getByText(/signs you in to the Sluice dashboard of account acct_/).isVisible());
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(`${base}/dashboard/`);
+  check('signed in to the overview', await page.getByRole('heading', { level: 1, name: 'Overview' }).isVisible());
+  const cookies = await context.cookies();
+  const session = cookies.find((c) => c.name === 'sluice_session');
+  check('session cookie is HttpOnly and SameSite=Strict', session && session.httpOnly && session.sameSite === 'Strict',
+    JSON.stringify(cookies));
+  await shot(page, '01-overview-empty');
+
+  // Create a key: shown once, with a copy button and a warning, focus on it.
+  await page.getByRole('link', { name: 'API keys' }).click();
+  await page.getByRole('button', { name: 'Create key' }).click();
+  await page.getByRole('heading', { name: 'Your new key' }).waitFor();
+  check('focus moves to the new key', await page.evaluate(() => document.activeElement.id) === 'newkey-h');
+  const key = await page.getByLabel(/^API key key_/).inputValue();
+  check('the new key is shown whole', /^sluice_live_[0-9A-Za-z]{32}$/.test(key), key.slice(0, 16));
+  check('a warning says it is shown once', await page.getByText('This is the only time the whole key is shown.').isVisible());
+  await page.getByRole('button', { name: 'Copy key' }).click();
+  await page.getByText('Copied.').waitFor();
+  check('the copy button copies the key', await page.evaluate(() => navigator.clipboard.readText()) === key);
+  await shot(page, '02-key-created');
+
+  // The key works on the API at once.
+  let r = await api(key);
+  check('the new key runs a pipeline', r.status === 200 && r.body.status === 'completed', JSON.stringify(r));
+
+  // Rotate it: a dialog warns; Escape cancels and gives focus back; confirming rotates.
+  await page.goto(`${base}/dashboard/keys`); // the key list without the one-time display
+  const last4 = key.slice(-4);
+  const row = page.getByRole('row').filter({ hasText: '…' + last4 });
+  const rotate = row.getByRole('button', { name: 'Rotate key' });
+  await rotate.click();
+  const dialog = page.getByRole('dialog');
+  await dialog.waitFor();
+  check('the rotate dialog says the old key stops at once', await dialog.getByText('The old key stops working immediately.').isVisible());
+  check('the rotate dialog says to deploy the new key first', await dialog.getByText(/Deploy it first/).isVisible());
+  check('focus is in the dialog', await page.evaluate(() => document.activeElement.closest('dialog') !== null));
+  await shot(page, '03-rotate-dialog');
+  await page.keyboard.press('Escape');
+  await dialog.waitFor({ state: 'hidden' });
+  check('focus returns to the Rotate key button', await rotate.evaluate((b) => b === document.activeElement));
+  await rotate.click();
+  await dialog.getByRole('button', { name: 'Rotate key' }).click();
+  await page.getByRole('heading', { name: /Your new key \(it replaces/ }).waitFor();
+  const rotated = await page.getByLabel(/^API key key_/).inputValue();
+  check('rotation shows the new key', /^sluice_live_/.test(rotated) && rotated !== key);
+  // The very next request with the old key is refused; the new one works.
+  r = await api(key);
+  check('the old key gets 401 on the very next request', r.status === 401 && r.body.error.code === 'invalid_api_key', JSON.stringify(r));
+  r = await api(rotated);
+  check('the rotated key works', r.status === 200, JSON.stringify(r));
+  await shot(page, '04-key-rotated');
+
+  // The key list: the old key revoked; its last-used day recorded (written in the background).
+  let lastUsed = '';
+  for (let i = 0; i < 20 && !/\d{4}-\d{2}-\d{2}/.test(lastUsed); i++) {
+    await page.goto(`${base}/dashboard/keys`);
+    lastUsed = await page.getByRole('row').filter({ hasText: '…' + last4 }).getByRole('cell').nth(2).innerText();
+    if (!/\d{4}-\d{2}-\d{2}/.test(lastUsed)) await page.waitForTimeout(100);
+  }
+  check('the used key shows its last-used day', /^\d{4}-\d{2}-\d{2}$/.test(lastUsed), lastUsed);
+  check('the rotated key is listed as revoked', /Revoked/.test(await page.getByRole('row').filter({ hasText: '…' + last4 }).innerText()));
+
+  // Playground: defaults from the descriptor, a two-step pipeline, the bill, the trace, curl.
+  await page.getByRole('link', { name: 'Playground' }).click();
+  await page.getByLabel('Text', { exact: true }).fill(text);
+  await page.locator('#service2').selectOption('security.toxicity.flag');
+  const params2 = await page.locator('#params2').inputValue();
+  check('choosing a service fills its default params', JSON.parse(params2).threshold === 0.5, params2);
+  await page.locator('#stop2').selectOption('verdict:flag');
+  await page.getByRole('button', { name: 'Run pipeline' }).click();
+  await page.getByRole('heading', { name: /^Result: / }).waitFor();
+  const heading = await page.getByRole('heading', { name: /^Result: / }).innerText();
+  check('the playground run completes', /completed \(HTTP 200\)/.test(heading), heading);
+  const output = await page.locator('#output').innerText();
+  check('the output is redacted', output.includes('[REDACTED]') && !output.includes('jane@example.com'), output);
+  check('each result is shown', await page.getByRole('heading', { name: 'step1' }).isVisible() && await page.getByRole('heading', { name: 'step2' }).isVisible());
+  check('the bill is shown', await page.getByText(/Characters billed by this run: \d+/).isVisible());
+  check('the audit trace is shown', (await page.locator('pre').filter({ hasText: '"retention": "none"' }).count()) === 1);
+  const curl = await page.locator('#curl').innerText();
+  check('the curl command uses $SLUICE_KEY, never a key', curl.includes('Bearer $SLUICE_KEY') && !curl.includes('sluice_live_'), curl);
+  check('the page says playground runs are billed like API runs', await page.getByText(/same engine, rate window, allowance and billing/).isVisible());
+  await shot(page, '05-playground');
+
+  // The overview counts what was billed, per day too.
+  await page.getByRole('link', { name: 'Overview' }).click();
+  const chars = await page.locator('dl.stats div').filter({ has: page.getByRole('term').getByText('Characters', { exact: true }) }).locator('dd').innerText();
+  check('the overview shows this month\'s characters', Number(chars.replace(/,/g, '')) > 0, chars);
+  check('the chart has a bar for today', (await page.locator('figure.chart rect.day').count()) >= 1);
+  await shot(page, '06-overview-usage');
+
+  // Readable at 400 px: no page-wide horizontal scrolling on any page.
+  const narrow = await context.newPage();
+  watch(narrow, errors);
+  await narrow.setViewportSize({ width: 400, height: 860 });
+  for (const p of ['', 'keys', 'services', 'playground']) {
+    await narrow.goto(`${base}/dashboard/${p}`);
+    const width = await narrow.evaluate(() => document.documentElement.scrollWidth);
+    check(`/dashboard/${p} fits 400 px`, width <= 400, String(width));
+  }
+  await narrow.goto(`${base}/dashboard/`);
+  await shot(narrow, '07-overview-400px');
+  await narrow.goto(`${base}/dashboard/keys`);
+  await shot(narrow, '08-keys-400px');
+  await narrow.close();
+
+  // Without JavaScript every action is a plain form.
+  const nojs = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 1000, height: 900 } });
+  await nojs.addCookies(await context.cookies());
+  const plain = await nojs.newPage();
+  await plain.goto(`${base}/dashboard/keys`);
+  check('without JavaScript the copy button stays hidden', !(await plain.getByRole('button', { name: 'Copy key' }).count()));
+  await plain.getByRole('button', { name: 'Create key' }).click();
+  const plainKey = await plain.getByLabel(/^API key key_/).inputValue();
+  check('without JavaScript a key is created', /^sluice_live_/.test(plainKey));
+  await plain.goto(`${base}/dashboard/keys`);
+  await plain.getByRole('row').filter({ hasText: '…' + plainKey.slice(-4) }).getByRole('button', { name: 'Revoke key' }).click();
+  check('without JavaScript Revoke key opens a confirmation page', await plain.getByRole('heading', { level: 1, name: /^Revoke key/ }).isVisible());
+  await shot(plain, '09-nojs-revoke-confirm');
+  await plain.getByRole('button', { name: 'Revoke key' }).click();
+  check('without JavaScript the key is revoked', await plain.getByText(/was revoked: requests with it now get 401/).isVisible());
+  r = await api(plainKey);
+  check('the revoked key gets 401', r.status === 401, JSON.stringify(r));
+  await plain.goto(`${base}/dashboard/playground`);
+  await plain.getByLabel('Text', { exact: true }).fill(text);
+  await plain.getByRole('button', { name: 'Run pipeline' }).click();
+  check('without JavaScript the playground runs', /completed/.test(await plain.getByRole('heading', { name: /^Result: / }).innerText()));
+  await nojs.close();
+
+  // Page weight and time to first render, each page loaded with an empty cache.
+  for (const p of ['', 'keys', 'services', 'playground']) {
+    const fresh = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    await fresh.addCookies(await context.cookies());
+    const tab = await fresh.newPage();
+    const sizes = [];
+    tab.on('response', async (res) => {
+      try { sizes.push((await res.body()).length); } catch { /* redirects have no body */ }
+    });
+    await tab.goto(`${base}/dashboard/${p}`, { waitUntil: 'load' });
+    const t = await tab.evaluate(() => new Promise((resolve) => {
+      const nav = performance.getEntriesByType('navigation')[0];
+      const done = (fcp) => resolve({ fcp, dcl: nav.domContentLoadedEventEnd, load: nav.loadEventEnd, html: nav.decodedBodySize });
+      // The first contentful paint may be reported after the load event: wait for it.
+      new PerformanceObserver((list) => {
+        const e = list.getEntriesByName('first-contentful-paint')[0];
+        if (e) done(e.startTime);
+      }).observe({ type: 'paint', buffered: true });
+      setTimeout(() => done(null), 5000);
+    }));
+    await tab.waitForLoadState('networkidle');
+    figures.pages['/dashboard/' + p] = { bytes: sizes.reduce((a, b) => a + b, 0), requests: sizes.length, html: t.html,
+      fcp_ms: t.fcp, dom_content_loaded_ms: t.dcl, load_ms: t.load };
+    await fresh.close();
+  }
+
+  // Sign out: the session ends on the server, so a copy of the cookie no longer works either.
+  const saved = await context.cookies();
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByRole('heading', { name: 'You are signed out' }).waitFor();
+  await shot(page, '10-signed-out');
+  const replay = await browser.newContext();
+  await replay.addCookies(saved);
+  const stale = await replay.newPage();
+  await stale.goto(`${base}/dashboard/keys`);
+  check('a copy of the old session cookie is signed out', stale.url().endsWith('/dashboard/sign-in'), stale.url());
+  await replay.close();
+  check('no console errors, CSP violations or failed requests', errors.length === 0, errors.join(' | '));
+  await page.goto(link); // answered 404, which the console reports
+  check('a used sign-in link never works again', await page.getByText('This sign-in link does not work').isVisible());
+  await shot(page, '11-used-link');
+
+  console.log(JSON.stringify({ checks, figures }));
+} finally {
+  await browser.close();
+}
