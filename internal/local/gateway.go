@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -128,6 +129,8 @@ func write(w http.ResponseWriter, resp api.Response) {
 	for k, v := range resp.Header {
 		w.Header()[k] = v
 	}
+	// The body is complete: say how long it is rather than streaming it in chunks.
+	w.Header().Set("Content-Length", strconv.Itoa(len(resp.Body)))
 	w.WriteHeader(resp.Status)
 	_, _ = w.Write(resp.Body)
 }
