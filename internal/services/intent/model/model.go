@@ -1,7 +1,6 @@
 package model
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -47,6 +46,7 @@ type Model struct {
 	OutBias  []float32
 
 	index map[uint32]int32 // feature -> row, built by Decode
+	out   []float32        // Out times OutScale, built by Decode
 }
 
 // Classes is the number of classes: the intents, plus one for "none of these".
@@ -72,7 +72,7 @@ type Prediction struct {
 	Ranked     []Scored
 }
 
-// Predict classifies text, ranking the k most probable intents.
+// Predict classifies text, ranking the k (at least 1) most probable intents.
 func (m *Model) Predict(ctx context.Context, text string, k int) (Prediction, error) {
 	x, err := m.Spec.Extract(ctx, text)
 	if err != nil {
@@ -102,10 +102,10 @@ func (m *Model) Probabilities(x []Entry) []float64 {
 	hi := math.Inf(-1)
 	for c := range probs {
 		var s float32
-		for j, q := range m.Out[c*d : c*d+d] {
-			s += float32(q) * h[j]
+		for j, w := range m.out[c*d : c*d+d] {
+			s += w * h[j]
 		}
-		probs[c] = float64(m.OutBias[c]) + float64(m.OutScale[c])*float64(s)
+		probs[c] = float64(m.OutBias[c]) + float64(s)
 		hi = max(hi, probs[c])
 	}
 	var z float64
@@ -119,15 +119,27 @@ func (m *Model) Probabilities(x []Entry) []float64 {
 	return probs
 }
 
-// Decide turns class probabilities into a prediction with the k best intents ranked.
+// Decide turns class probabilities into a prediction with the k best intents ranked (ties go
+// to the lower intent index).
 func (m *Model) Decide(probs []float64, k int) Prediction {
 	n := len(m.Intents)
-	ranked := make([]Scored, n)
-	for i := range ranked {
-		ranked[i] = Scored{i, probs[i]}
+	k = min(max(k, 1), n)
+	ranked := make([]Scored, 0, k)
+	for i, p := range probs[:n] {
+		if len(ranked) == k && p <= ranked[k-1].Confidence {
+			continue
+		}
+		at := len(ranked)
+		for at > 0 && p > ranked[at-1].Confidence {
+			at--
+		}
+		if len(ranked) < k {
+			ranked = append(ranked, Scored{})
+		}
+		copy(ranked[at+1:], ranked[at:len(ranked)-1])
+		ranked[at] = Scored{i, p}
 	}
-	slices.SortStableFunc(ranked, func(a, b Scored) int { return cmp.Compare(b.Confidence, a.Confidence) })
-	p := Prediction{Intent: None, Ranked: ranked[:min(max(k, 0), n)]}
+	p := Prediction{Intent: None, Ranked: ranked}
 	best := ranked[0]
 	oos := 0.0
 	if m.OutOfScope {
@@ -183,6 +195,10 @@ func (m *Model) check() error {
 				return errors.New("non-finite weight")
 			}
 		}
+	}
+	m.out = make([]float32, len(m.Out))
+	for i, q := range m.Out {
+		m.out[i] = float32(q) * m.OutScale[i/d]
 	}
 	return nil
 }

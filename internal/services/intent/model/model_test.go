@@ -196,6 +196,40 @@ func TestPredict(t *testing.T) {
 	})
 }
 
+// Decide ranks like a stable sort by falling probability, for any k.
+func TestDecideRanking(t *testing.T) {
+	m := &Model{Intents: make([]string, 6), Threshold: 0.2}
+	for _, probs := range [][]float64{
+		{0.1, 0.3, 0.1, 0.3, 0.05, 0.15},
+		{0.5, 0.1, 0.1, 0.1, 0.1, 0.1},
+		{0, 0, 0, 0, 0, 1},
+		{1.0 / 6, 1.0 / 6, 1.0 / 6, 1.0 / 6, 1.0 / 6, 1.0 / 6},
+	} {
+		want := make([]Scored, len(probs))
+		for i, p := range probs {
+			want[i] = Scored{i, p}
+		}
+		slices.SortStableFunc(want, func(a, b Scored) int {
+			switch {
+			case a.Confidence > b.Confidence:
+				return -1
+			case a.Confidence < b.Confidence:
+				return 1
+			}
+			return 0
+		})
+		for k := 1; k <= 7; k++ {
+			p := m.Decide(probs, k)
+			if !slices.Equal(p.Ranked, want[:min(k, 6)]) {
+				t.Fatalf("Decide(%v, %d).Ranked = %v, want %v", probs, k, p.Ranked, want[:min(k, 6)])
+			}
+			if wantIntent := want[0].Intent; (want[0].Confidence >= 0.2) != (p.Intent == wantIntent) {
+				t.Fatalf("Decide(%v): intent %d", probs, p.Intent)
+			}
+		}
+	}
+}
+
 func TestEncodeDecode(t *testing.T) {
 	m := tiny(t)
 	b1, err := m.Encode()
