@@ -21,7 +21,7 @@ import (
 const Name = "routing.intent.map"
 
 // ModelID names the backend in descriptors and audit traces.
-const ModelID = "sluice-intent-centroid-v1"
+const ModelID = "sluice-intent-softmax-v2"
 
 // Catalogs.
 const (
@@ -70,11 +70,13 @@ const outputSchema = `{
 // Data is the extract result of one run.
 type Data struct {
 	Catalog string `json:"catalog"`
-	// Intent is nil when no intent of the catalog matches well enough.
+	// Intent is nil when the text is out of scope: no intent of the catalog fits.
 	Intent *string `json:"intent"`
-	// Confidence is the probability of Intent, or of "no intent" when Intent is nil.
+	// Confidence is the probability of Intent; when Intent is nil, the probability that the
+	// best intent of the catalog is not the right one (1 minus its probability).
 	Confidence float64 `json:"confidence"`
-	// Alternatives are up to three runner-up intents, best first.
+	// Alternatives are the next three intents by probability, best first: the runner-ups of
+	// Intent, or the three best intents when Intent is nil.
 	Alternatives []Alternative `json:"alternatives"`
 }
 
@@ -119,16 +121,22 @@ func (s *Service) Intents(catalog string) []string {
 	return append([]string(nil), m.Intents...)
 }
 
+// Model returns the loaded model of catalog, or nil for an unknown catalog. It is shared and
+// must not be changed; the evaluation command uses it to measure other thresholds.
+func (s *Service) Model(catalog string) *model.Model { return s.models[catalog] }
+
 // Descriptor returns the public description of the service.
 func (s *Service) Descriptor() services.Descriptor {
 	return services.Descriptor{
 		Name:    Name,
 		Kind:    services.KindExtract,
-		Version: 1,
+		Version: 2,
 		Description: "Maps a short English text to one intent of a catalog: assistant (150 CLINC150 " +
-			"intents across 10 domains) or banking (77 banking77 intents). intent is null when no " +
-			"intent matches well enough; confidence is the probability of the answer (of \"no " +
-			"intent\" when intent is null); alternatives lists up to three runner-ups.",
+			"intents across 10 domains) or banking (77 banking77 intents). intent is null when the " +
+			"text is out of scope for the catalog; confidence is the probability of intent (when " +
+			"intent is null, 1 minus the probability of the best intent); alternatives lists the " +
+			"next three intents by probability. Only the first 1,000 characters of a text are " +
+			"classified (cut back to a word boundary), at most 200 words.",
 		Accepts:     []string{services.TypeText},
 		Emits:       services.EmitsSame,
 		BillingUnit: "characters",
@@ -138,7 +146,7 @@ func (s *Service) Descriptor() services.Descriptor {
 				Type:        services.ParamString,
 				Default:     DefaultCatalog,
 				Allowed:     []string{CatalogAssistant, CatalogBanking},
-				Description: "Intent catalog to map to: assistant (CLINC150) or banking (banking77).",
+				Description: "Intent catalog to map to: assistant (150 CLINC150 intents) or banking (77 banking77 intents).",
 			},
 		},
 		OutputSchema: json.RawMessage(outputSchema),
@@ -160,16 +168,18 @@ func (s *Service) Run(ctx context.Context, req services.Request) (services.Resul
 	if !ok {
 		return services.Result{}, fmt.Errorf("%s: unknown catalog %q", Name, catalog)
 	}
-	p, err := m.Predict(ctx, req.Payload.Value, maxAlternatives)
+	p, err := m.Predict(ctx, req.Payload.Value, maxAlternatives+1)
 	if err != nil {
 		return services.Result{}, fmt.Errorf("%s: %w", Name, err)
 	}
-	d := Data{Catalog: catalog, Confidence: round(p.Confidence), Alternatives: make([]Alternative, 0, len(p.Alternatives))}
+	d := Data{Catalog: catalog, Confidence: round(p.Confidence), Alternatives: make([]Alternative, 0, maxAlternatives)}
+	alts := p.Ranked
 	if p.Intent != model.None {
 		name := m.Intents[p.Intent]
 		d.Intent = &name
+		alts = alts[1:]
 	}
-	for _, a := range p.Alternatives {
+	for _, a := range alts[:min(len(alts), maxAlternatives)] {
 		d.Alternatives = append(d.Alternatives, Alternative{Intent: m.Intents[a.Intent], Confidence: round(a.Confidence)})
 	}
 	return services.Result{Payload: req.Payload, Data: d}, nil

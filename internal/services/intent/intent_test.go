@@ -1,37 +1,44 @@
 package intent
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
+	"github.com/sluice-api/sluice/internal/errcode"
+	"github.com/sluice-api/sluice/internal/pipeline"
 	"github.com/sluice-api/sluice/internal/services"
+	"github.com/sluice-api/sluice/internal/services/intent/model"
+	"github.com/sluice-api/sluice/internal/services/servicetest"
 )
 
+var shared struct {
+	once sync.Once
+	svc  *Service
+	err  error
+}
+
+// newService loads the embedded models once for the whole test binary.
 func newService(t testing.TB) *Service {
 	t.Helper()
-	s, err := New()
-	if err != nil {
-		t.Fatalf("New: %v", err)
+	shared.once.Do(func() { shared.svc, shared.err = New() })
+	if shared.err != nil {
+		t.Fatalf("New: %v", shared.err)
 	}
-	return s
+	return shared.svc
 }
 
 func run(t testing.TB, s *Service, catalog, text string) Data {
 	t.Helper()
-	params := services.Params{}
-	if catalog != "" {
-		params["catalog"] = catalog
-	}
 	res, err := s.Run(context.Background(), services.Request{
 		Payload: services.Payload{Type: services.TypeText, Value: text},
-		Params:  params,
+		Params:  services.Params{"catalog": catalog},
 	})
 	if err != nil {
 		t.Fatalf("Run: %v", err)
@@ -40,77 +47,125 @@ func run(t testing.TB, s *Service, catalog, text string) Data {
 	if !ok {
 		t.Fatalf("Data is %T, want intent.Data", res.Data)
 	}
-	if res.Payload.Value != text {
-		t.Fatalf("payload changed")
-	}
 	return d
 }
 
 func intentOf(d Data) string {
 	if d.Intent == nil {
-		return "<null>"
+		return "null"
 	}
 	return *d.Intent
 }
 
-func TestDescriptor(t *testing.T) {
-	d := newService(t).Descriptor()
-	if d.Name != Name || d.Kind != services.KindExtract || d.Version != 1 || d.Emits != services.EmitsSame ||
-		d.BillingUnit != "characters" || d.Description == "" || d.Model.ID != ModelID || d.Model.License == "" {
-		t.Fatalf("descriptor incomplete: %+v", d)
+// checkData is what every answer must satisfy beyond the output schema: the catalog is echoed,
+// every name is an intent of that catalog, the answered intent is not among the alternatives,
+// alternatives are ordered and (with the answer) are the best intents, and confidences add up.
+func checkData(s *Service, catalog string) func(string, services.Result) error {
+	return func(_ string, res services.Result) error {
+		d, ok := res.Data.(Data)
+		if !ok {
+			return fmt.Errorf("data is %T", res.Data)
+		}
+		if d.Catalog != catalog {
+			return fmt.Errorf("catalog %q, want %q", d.Catalog, catalog)
+		}
+		names := s.Intents(catalog)
+		if len(d.Alternatives) != maxAlternatives {
+			return fmt.Errorf("%d alternatives, want %d", len(d.Alternatives), maxAlternatives)
+		}
+		prev := 1.0
+		if d.Intent != nil {
+			if !slices.Contains(names, *d.Intent) {
+				return fmt.Errorf("intent %q is not in catalog %s", *d.Intent, catalog)
+			}
+			prev = d.Confidence
+		}
+		total := 0.0
+		for _, a := range d.Alternatives {
+			if !slices.Contains(names, a.Intent) || (d.Intent != nil && a.Intent == *d.Intent) {
+				return fmt.Errorf("bad alternative %q", a.Intent)
+			}
+			if a.Confidence > prev {
+				return fmt.Errorf("alternatives out of order: %+v", d.Alternatives)
+			}
+			prev = a.Confidence
+			total += a.Confidence
+		}
+		if d.Intent != nil {
+			total += d.Confidence
+		}
+		if total > 1.0005 {
+			return fmt.Errorf("probabilities add up to %v", total)
+		}
+		if d.Intent == nil && d.Confidence+d.Alternatives[0].Confidence < 0.999 {
+			return fmt.Errorf("null confidence %v is not 1 - %v", d.Confidence, d.Alternatives[0].Confidence)
+		}
+		return nil
 	}
-	if len(d.Accepts) != 1 || d.Accepts[0] != services.TypeText || len(d.Languages) != 1 || d.Languages[0] != "en" {
-		t.Fatalf("accepts %v languages %v", d.Accepts, d.Languages)
-	}
-	p, ok := d.Params["catalog"]
-	if !ok || p.Type != services.ParamString || p.Default != DefaultCatalog || p.Description == "" ||
-		strings.Join(p.Allowed, ",") != "assistant,banking" {
-		t.Fatalf("catalog param = %+v", p)
-	}
-	compileSchema(t, d.OutputSchema)
 }
 
-func TestCatalogs(t *testing.T) {
+func TestConformance(t *testing.T) {
 	s := newService(t)
-	for _, tc := range []struct {
-		name, catalog, want string
-		intents             int
-	}{
-		{"Default", "", CatalogAssistant, 150},
-		{"Assistant", CatalogAssistant, CatalogAssistant, 150},
-		{"Banking", CatalogBanking, CatalogBanking, 77},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			d := run(t, s, tc.catalog, "please freeze my bank account")
-			if d.Catalog != tc.want {
-				t.Fatalf("catalog = %q, want %q", d.Catalog, tc.want)
-			}
-			if got := len(s.Intents(tc.want)); got != tc.intents {
-				t.Fatalf("%d intents, want %d", got, tc.intents)
-			}
-			names := map[string]bool{}
-			for _, n := range s.Intents(tc.want) {
-				names[n] = true
-			}
-			if d.Intent != nil && !names[*d.Intent] {
-				t.Fatalf("intent %q is not in catalog %s", *d.Intent, tc.want)
-			}
-			for _, a := range d.Alternatives {
-				if !names[a.Intent] {
-					t.Fatalf("alternative %q is not in catalog %s", a.Intent, tc.want)
-				}
-			}
+	for _, catalog := range []string{CatalogAssistant, CatalogBanking} {
+		t.Run(catalog, func(t *testing.T) {
+			servicetest.Run(t, s, servicetest.Config{
+				Params: services.Params{"catalog": catalog},
+				Inputs: []string{"set an alarm for 6 am", "my card has not arrived yet", "what's the weather in Paris?"},
+				Check:  checkData(s, catalog),
+			})
 		})
 	}
 }
 
-func TestUnknownCatalog(t *testing.T) {
-	_, err := newService(t).Run(context.Background(), services.Request{
-		Payload: services.Payload{Type: services.TypeText, Value: "hello"},
-		Params:  services.Params{"catalog": "travel"},
+func TestCatalogs(t *testing.T) {
+	s := newService(t)
+	if got := len(s.Intents(CatalogAssistant)); got != 150 {
+		t.Fatalf("assistant has %d intents, want 150", got)
+	}
+	if got := len(s.Intents(CatalogBanking)); got != 77 {
+		t.Fatalf("banking has %d intents, want 77", got)
+	}
+	if s.Intents("travel") != nil || s.Model("travel") != nil {
+		t.Fatal("unknown catalog has intents")
+	}
+	t.Run("DefaultIsAssistant", func(t *testing.T) {
+		res, err := s.Run(context.Background(), services.Request{Payload: services.Payload{Type: services.TypeText, Value: "play some jazz"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := res.Data.(Data); d.Catalog != CatalogAssistant {
+			t.Fatalf("catalog %q", d.Catalog)
+		}
 	})
-	if err == nil {
-		t.Fatal("unknown catalog accepted")
+	t.Run("UnknownCatalogRun", func(t *testing.T) {
+		_, err := s.Run(context.Background(), services.Request{
+			Payload: services.Payload{Type: services.TypeText, Value: "hello"},
+			Params:  services.Params{"catalog": "travel"},
+		})
+		if err == nil {
+			t.Fatal("unknown catalog accepted")
+		}
+	})
+}
+
+// The engine rejects an unknown catalog before the service runs, naming the known ones.
+func TestUnknownCatalogIsInvalidParams(t *testing.T) {
+	reg, err := services.NewRegistry(newService(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := pipeline.New(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, perr := e.Parse([]byte(`{"input":{"type":"text","value":"hi"},"pipeline":[{"id":"i","service":"routing.intent.map","params":{"catalog":"travel"}}]}`))
+	if perr == nil || perr.Code != errcode.InvalidParams || perr.Param != "/pipeline/0/params/catalog" {
+		t.Fatalf("error = %v, want invalid_params at /pipeline/0/params/catalog", perr)
+	}
+	for _, known := range []string{CatalogAssistant, CatalogBanking} {
+		if !strings.Contains(perr.Message, known) {
+			t.Fatalf("message %q does not list %q", perr.Message, known)
+		}
 	}
 }
 
@@ -122,15 +177,11 @@ func TestKnownUtterances(t *testing.T) {
 	}{
 		{"Weather", CatalogAssistant, "Will I need an umbrella in Lisbon tomorrow, is rain forecast?", "weather"},
 		{"Timer", CatalogAssistant, "start a countdown timer for twelve minutes", "timer"},
-		{"Joke", CatalogAssistant, "make me laugh with a funny joke", "tell_joke"},
 		{"Translate", CatalogAssistant, "how would you say good night in german", "translate"},
 		{"BookFlight", CatalogAssistant, "I need to book a flight from Boston to Denver next Friday", "book_flight"},
-		{"Balance", CatalogAssistant, "how much money is left in my checking account", "balance"},
 		{"Recipe", CatalogAssistant, "find me a recipe for vegetarian lasagna", "recipe"},
-		{"LostCard", CatalogAssistant, "I lost my credit card, please report it", "report_lost_card"},
 		{"CardArrival", CatalogBanking, "my new card still has not arrived in the post", "card_arrival"},
 		{"ChangePIN", CatalogBanking, "how can I change the PIN of my card", "change_pin"},
-		{"TopUpFailed", CatalogBanking, "my attempt to top up my account failed", "top_up_failed"},
 		{"Terminate", CatalogBanking, "I want to close my account for good", "terminate_account"},
 		{"ApplePay", CatalogBanking, "can I add my card to apple pay", "apple_pay_or_google_pay"},
 	} {
@@ -138,19 +189,6 @@ func TestKnownUtterances(t *testing.T) {
 			d := run(t, s, tc.catalog, tc.text)
 			if got := intentOf(d); got != tc.want {
 				t.Fatalf("intent = %s (%.3f), want %s; alternatives %+v", got, d.Confidence, tc.want, d.Alternatives)
-			}
-			if d.Confidence <= 0 || d.Confidence > 1 {
-				t.Fatalf("confidence %v out of (0, 1]", d.Confidence)
-			}
-			if len(d.Alternatives) != maxAlternatives {
-				t.Fatalf("%d alternatives, want %d", len(d.Alternatives), maxAlternatives)
-			}
-			prev := d.Confidence
-			for _, a := range d.Alternatives {
-				if a.Intent == tc.want || a.Confidence > prev {
-					t.Fatalf("alternatives not runner-ups in order: %+v", d.Alternatives)
-				}
-				prev = a.Confidence
 			}
 		})
 	}
@@ -163,171 +201,155 @@ func TestOutOfScope(t *testing.T) {
 	}{
 		{"Empty", CatalogAssistant, ""},
 		{"Punctuation", CatalogBanking, "?!... --- !!!"},
-		{"Biology", CatalogAssistant, "photosynthesis converts sunlight into chemical energy in chloroplasts"},
 		{"Gibberish", CatalogAssistant, "zorblax quintuple fnargle wibbit"},
 		{"CookingForBank", CatalogBanking, "how long should I roast a chicken in the oven"},
+		{"MusicForBank", CatalogBanking, "play my workout playlist"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			d := run(t, s, tc.catalog, tc.text)
-			if d.Intent != nil {
+			if d := run(t, s, tc.catalog, tc.text); d.Intent != nil {
 				t.Fatalf("intent = %q (%.3f), want null", *d.Intent, d.Confidence)
 			}
-			if d.Confidence <= 0 || d.Confidence > 1 {
-				t.Fatalf("confidence %v out of (0, 1]", d.Confidence)
-			}
 		})
 	}
 }
 
-func TestDataMatchesSchema(t *testing.T) {
+// A long text is classified on its first model.Window code points.
+func TestLongTextUsesWindow(t *testing.T) {
 	s := newService(t)
-	sch := compileSchema(t, s.Descriptor().OutputSchema)
-	for _, tc := range []struct{ name, catalog, text string }{
-		{"InScope", CatalogAssistant, "set an alarm for 6 am"},
-		{"Null", CatalogAssistant, ""},
-		{"Banking", CatalogBanking, "where is my card"},
-		{"NonLatin", CatalogAssistant, "Привет, как дела? 你好"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			b, err := json.Marshal(run(t, s, tc.catalog, tc.text))
-			if err != nil {
-				t.Fatal(err)
-			}
-			inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := sch.Validate(inst); err != nil {
-				t.Fatalf("%s does not validate: %v", b, err)
-			}
-		})
+	head := strings.Repeat("My new card still has not arrived in the post. ", model.Window/40)[:model.Window]
+	for _, tail := range []string{"", strings.Repeat(" play some jazz", 5000), strings.Repeat(" 4111 1111", 9000)} {
+		if got, want := run(t, s, CatalogBanking, head+tail), run(t, s, CatalogBanking, head); !equalData(got, want) {
+			t.Fatalf("text after the window changed the answer: %+v vs %+v", got, want)
+		}
 	}
-	t.Run("RejectsExtraField", func(t *testing.T) {
-		inst, err := jsonschema.UnmarshalJSON(strings.NewReader(
-			`{"catalog":"assistant","intent":null,"confidence":0.5,"alternatives":[],"text":"x"}`))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if sch.Validate(inst) == nil {
-			t.Fatal("schema accepted an extra property")
-		}
-	})
 }
 
-func compileSchema(t *testing.T, raw json.RawMessage) *jsonschema.Schema {
-	t.Helper()
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+func equalData(a, b Data) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return string(x) == string(y)
+}
+
+type heldoutCase struct {
+	Catalog string  `json:"catalog"`
+	Intent  *string `json:"intent"`
+	Text    string  `json:"text"`
+}
+
+// TestHeldOut guards the figures of the hand-written held-out set (never used for training or
+// tuning): at least 88% of the in-scope requests of each catalog mapped right, and at least 60%
+// of the out-of-scope requests answered null. scripts/eval/intent prints the full figures.
+func TestHeldOut(t *testing.T) {
+	s := newService(t)
+	raw, err := os.ReadFile("testdata/heldout.jsonl")
 	if err != nil {
-		t.Fatalf("schema is not JSON: %v", err)
-	}
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource("output.json", doc); err != nil {
 		t.Fatal(err)
 	}
-	sch, err := c.Compile("output.json")
-	if err != nil {
-		t.Fatalf("compile schema: %v", err)
-	}
-	return sch
-}
-
-func TestConcurrentRuns(t *testing.T) {
-	s := newService(t)
-	texts := []string{"what time is it in tokyo", "transfer 50 dollars to my savings", "", "play some jazz"}
-	want := make([]string, len(texts))
-	for i, txt := range texts {
-		b, _ := json.Marshal(run(t, s, "", txt))
-		want[i] = string(b)
-	}
-	var wg sync.WaitGroup
-	errs := make(chan string, 64)
-	for g := range 32 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range 20 {
-				i := (g + j) % len(texts)
-				res, err := s.Run(context.Background(), services.Request{Payload: services.Payload{Type: services.TypeText, Value: texts[i]}})
-				if err != nil {
-					errs <- err.Error()
-					return
-				}
-				if b, _ := json.Marshal(res.Data); string(b) != want[i] {
-					errs <- "result differs under concurrency: " + string(b)
-					return
-				}
+	type tally struct{ in, inOK, out, outOK int }
+	got := map[string]*tally{CatalogAssistant: {}, CatalogBanking: {}}
+	for i, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+		var c heldoutCase
+		if err := json.Unmarshal([]byte(line), &c); err != nil {
+			t.Fatalf("line %d: %v", i+1, err)
+		}
+		n := got[c.Catalog]
+		if n == nil {
+			t.Fatalf("line %d: unknown catalog %q", i+1, c.Catalog)
+		}
+		d := run(t, s, c.Catalog, c.Text)
+		switch {
+		case c.Intent == nil:
+			n.out++
+			if d.Intent == nil {
+				n.outOK++
 			}
-		}()
+		default:
+			if !slices.Contains(s.Intents(c.Catalog), *c.Intent) {
+				t.Fatalf("line %d: %q is not a %s intent", i+1, *c.Intent, c.Catalog)
+			}
+			n.in++
+			if d.Intent != nil && *d.Intent == *c.Intent {
+				n.inOK++
+			}
+		}
 	}
-	wg.Wait()
-	close(errs)
-	for e := range errs {
-		t.Error(e)
+	for catalog, n := range got {
+		inRate, outRate := float64(n.inOK)/float64(n.in), float64(n.outOK)/float64(n.out)
+		t.Logf("%s: %d/%d in scope right (%.1f%%), %d/%d out of scope null (%.1f%%)", catalog, n.inOK, n.in, 100*inRate, n.outOK, n.out, 100*outRate)
+		if n.in < 50 || n.out < 30 || inRate < 0.88 || outRate < 0.60 {
+			t.Errorf("%s: in-scope %.3f (n=%d), out-of-scope null %.3f (n=%d); want >= 0.88 and >= 0.60", catalog, inRate, n.in, outRate, n.out)
+		}
 	}
 }
 
-func TestCanceledContext(t *testing.T) {
+func TestCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := newService(t).Run(ctx, services.Request{Payload: services.Payload{Type: services.TypeText, Value: strings.Repeat("word ", 20000)}})
+	_, err := newService(t).Run(ctx, services.Request{Payload: services.Payload{Type: services.TypeText, Value: "where is my card"}})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
 }
 
-func TestLargeInput(t *testing.T) {
-	d := run(t, newService(t), CatalogBanking, largeInput())
-	if d.Confidence < 0 || d.Confidence > 1 || len(d.Alternatives) > maxAlternatives {
-		t.Fatalf("bad result for a large input: %+v", d)
+// FuzzRun runs any text through both catalogs: no panic, no error, and every answer passes the
+// conformance checks.
+func FuzzRun(f *testing.F) {
+	for _, s := range servicetest.Seeds() {
+		f.Add(s)
 	}
-}
-
-// largeInput is 100,000 code points of mixed text.
-func largeInput() string {
-	var b strings.Builder
-	for b.Len() < 100_000 {
-		b.WriteString("Hello, I would like to know why my card payment was declined at the shop yesterday. ")
-	}
-	return b.String()[:100_000]
-}
-
-func BenchmarkRunShort(b *testing.B) {
-	s := newService(b)
-	req := services.Request{Payload: services.Payload{Type: services.TypeText, Value: "can you set an alarm for seven thirty tomorrow morning"}}
-	ctx := context.Background()
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := s.Run(ctx, req); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-func BenchmarkRunShortParallel(b *testing.B) {
-	s := newService(b)
-	req := services.Request{Payload: services.Payload{Type: services.TypeText, Value: "my card has not arrived yet"}, Params: services.Params{"catalog": CatalogBanking}}
-	b.ReportAllocs()
-	b.RunParallel(func(pb *testing.PB) {
-		for pb.Next() {
-			if _, err := s.Run(context.Background(), req); err != nil {
-				b.Error(err)
-				return
+	s := newService(f)
+	d := s.Descriptor()
+	f.Fuzz(func(t *testing.T, in string) {
+		in = strings.ToValidUTF8(in, "\uFFFD")
+		for _, catalog := range []string{CatalogAssistant, CatalogBanking} {
+			cfg := servicetest.Config{Params: services.Params{"catalog": catalog}}
+			req := cfg.Request(d, in)
+			res, err := s.Run(context.Background(), req)
+			if err != nil {
+				t.Fatalf("%s: Run(%q): %v", catalog, in, err)
+			}
+			if err := servicetest.CheckResult(d, req, res); err != nil {
+				t.Fatalf("%s: Run(%q): %v", catalog, in, err)
+			}
+			if err := checkData(s, catalog)(in, res); err != nil {
+				t.Fatalf("%s: Run(%q): %v", catalog, in, err)
 			}
 		}
 	})
 }
 
-func BenchmarkRun100KB(b *testing.B) {
+func benchRun(b *testing.B, catalog, text string) {
 	s := newService(b)
-	req := services.Request{Payload: services.Payload{Type: services.TypeText, Value: largeInput()}}
+	req := services.Request{Payload: services.Payload{Type: services.TypeText, Value: text}, Params: services.Params{"catalog": catalog}}
 	ctx := context.Background()
-	b.SetBytes(int64(len(req.Payload.Value)))
+	b.SetBytes(int64(len(text)))
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := s.Run(ctx, req); err != nil {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkRunUtterance maps one everyday request.
+func BenchmarkRunUtterance(b *testing.B) {
+	b.Run("assistant", func(b *testing.B) {
+		benchRun(b, CatalogAssistant, "Can you set an alarm for seven thirty tomorrow morning?")
+	})
+	b.Run("banking", func(b *testing.B) {
+		benchRun(b, CatalogBanking, "I ordered a card two weeks ago and it still hasn't arrived.")
+	})
+}
+
+// BenchmarkRun100K maps 100,000 characters of prose (only the window is classified).
+func BenchmarkRun100K(b *testing.B) {
+	b.Run("assistant", func(b *testing.B) { benchRun(b, CatalogAssistant, servicetest.Prose(100_000)) })
+	b.Run("banking", func(b *testing.B) { benchRun(b, CatalogBanking, servicetest.Prose(100_000)) })
+}
+
+// BenchmarkAdversarial is the adversarial table: 100,000-character hostile inputs against prose.
+func BenchmarkAdversarial(b *testing.B) {
+	servicetest.Bench(b, newService(b), servicetest.Config{}, 100_000)
 }
 
 func BenchmarkNew(b *testing.B) {

@@ -1,12 +1,14 @@
 // Package model is the intent classifier behind routing.intent.map: text normalisation, hashed
-// TF-IDF features, sparse class prototypes compared by cosine similarity, and a softmax with a
-// fitted temperature and an explicit "no intent" class. The same code is used by the training
-// script, the evaluation command and the service, so what is measured is what ships.
+// word and character n-gram features, a linear softmax classifier with 8-bit weights, and an
+// out-of-scope rule (a probability threshold). The same code is used by the training command,
+// the evaluation command and the service, so what is measured is what ships.
 package model
 
 import (
 	"context"
 	"fmt"
+	"math"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -14,10 +16,37 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
-// Bits is the width of the hashed feature space.
-const Bits = 22
+// Window bounds the work on long texts: only the first Window code points of a text are
+// classified (cut back to the last word boundary), and of those at most MaxWords words. Intents
+// are stated early in a message, and the training utterances are all far shorter.
+const (
+	Window   = 1000
+	MaxWords = 200
+)
 
-const mask = 1<<Bits - 1
+// Spec says which features a model takes from a text. It is stored in the model file, so the
+// service always extracts what the model was trained on.
+type Spec struct {
+	// Bits is the width of the hashed feature space.
+	Bits uint8
+	// Bigrams adds word bigrams, including "<s> first" and "last </s>".
+	Bigrams bool
+	// CharMin and CharMax bound the character n-grams taken inside each word padded with '<' and
+	// '>' (0 disables them).
+	CharMin, CharMax uint8
+	// CharWeight scales character n-gram counts against word features (in 1/16).
+	CharWeight uint8
+}
+
+// DefaultSpec is the feature set of the shipped models.
+var DefaultSpec = Spec{Bits: 20, Bigrams: true, CharMin: 3, CharMax: 5, CharWeight: 8}
+
+func (s Spec) valid() error {
+	if s.Bits < 8 || s.Bits > 28 || s.CharMin > s.CharMax || s.CharMax > 8 || (s.CharMin == 0) != (s.CharMax == 0) {
+		return fmt.Errorf("invalid feature spec %+v", s)
+	}
+	return nil
+}
 
 // Feature kinds, mixed into the hash so that a word and a character n-gram never share a slot.
 const (
@@ -26,18 +55,8 @@ const (
 	kindChar   = 'c'
 )
 
-// Character n-gram lengths taken inside each padded word.
-const (
-	minGram = 3
-	maxGram = 5
-)
-
-// charWeight scales character n-gram counts relative to word features, so that the many n-grams
-// of a word do not drown the word itself.
-const charWeight = 0.5
-
 // checkEvery is how many words are processed between two ctx checks.
-const checkEvery = 512
+const checkEvery = 64
 
 // FNV-1a, 32 bit.
 const (
@@ -54,9 +73,29 @@ func hashString(h uint32, s string) uint32 {
 	return h
 }
 
-// Normalize folds text to the form features are taken from: NFKC, lower case, every digit
-// replaced by 0, apostrophes dropped ("don't" -> "dont") and every other non-letter, non-digit
-// rune turned into a separator. It returns the words.
+// Clip returns the part of text that is classified: its first Window code points, cut back to
+// the last whitespace when the cut falls inside a word (unless the window is one word).
+func Clip(text string) string {
+	n := 0
+	for i := range text {
+		if n == Window {
+			cut := text[:i]
+			r, _ := utf8.DecodeRuneInString(text[i:])
+			if !unicode.IsSpace(r) {
+				if j := strings.LastIndexFunc(cut, unicode.IsSpace); j > 0 {
+					cut = cut[:j]
+				}
+			}
+			return cut
+		}
+		n++
+	}
+	return text
+}
+
+// Normalize folds text to the words features are taken from: NFKC, lower case, every digit
+// replaced by 0, apostrophes dropped ("don't" -> "dont") and every other rune that is not a
+// letter, digit or combining mark turned into a separator. It returns at most MaxWords words.
 func Normalize(text string) []string {
 	text = norm.NFKC.String(text)
 	var b strings.Builder
@@ -70,36 +109,50 @@ func Normalize(text string) []string {
 		case r == '\'' || r == '’' || r == '`':
 			// dropped: joins the two halves of a contraction
 		case unicode.Is(unicode.Mn, r):
-			// combining marks stay with their letter
-			b.WriteRune(r)
+			b.WriteRune(r) // combining marks stay with their letter
 		default:
 			b.WriteByte(' ')
 		}
 	}
-	return strings.Fields(b.String())
+	words := strings.Fields(b.String())
+	return words[:min(len(words), MaxWords)]
 }
 
-// Counts returns the weighted term counts of text's features: word unigrams, word bigrams and
-// character n-grams (3 to 5 runes) of each word padded with '<' and '>'. It stops with ctx's
-// error when ctx is done.
-func Counts(ctx context.Context, text string) (map[uint32]float32, error) {
-	words := Normalize(text)
-	counts := make(map[uint32]float32, 8*len(words))
+// Entry is one non-zero component of a sparse feature vector.
+type Entry struct {
+	Feature uint32
+	Value   float32
+}
+
+// Extract returns the unit-length feature vector of text (after Clip), sorted by feature: each
+// feature's weighted count, dampened by TF, then L2-normalised. It stops with ctx's error when
+// ctx is done.
+func (s Spec) Extract(ctx context.Context, text string) ([]Entry, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("intent features: %w", err)
+	}
+	words := Normalize(Clip(text))
+	mask := uint32(1)<<s.Bits - 1
+	charW := float32(s.CharWeight) / 16
+	raw := make([]Entry, 0, 24*len(words)+1)
 	var (
 		buf    []byte
 		starts []int
 	)
+	prev := "<s>"
 	for i, w := range words {
-		if i%checkEvery == 0 {
+		if i%checkEvery == checkEvery-1 {
 			if err := ctx.Err(); err != nil {
 				return nil, fmt.Errorf("intent features: %w", err)
 			}
 		}
-		counts[hashString(hashByte(fnvOffset, kindWord), w)&mask]++
-		if i > 0 {
-			h := hashString(hashByte(fnvOffset, kindBigram), words[i-1])
-			h = hashByte(h, ' ')
-			counts[hashString(h, w)&mask]++
+		raw = append(raw, Entry{hashString(hashByte(fnvOffset, kindWord), w) & mask, 1})
+		if s.Bigrams {
+			raw = append(raw, Entry{bigram(prev, w) & mask, 1})
+		}
+		prev = w
+		if s.CharMax == 0 {
+			continue
 		}
 		buf = append(append(append(buf[:0], '<'), w...), '>')
 		starts = starts[:0]
@@ -110,15 +163,68 @@ func Counts(ctx context.Context, text string) (map[uint32]float32, error) {
 		}
 		starts = append(starts, len(buf))
 		runes := len(starts) - 1
-		for n := minGram; n <= maxGram; n++ {
-			for s := 0; s+n <= runes; s++ {
+		for n := int(s.CharMin); n <= int(s.CharMax); n++ {
+			for st := 0; st+n <= runes; st++ {
+				if n == runes && n > int(s.CharMin) {
+					break // the whole padded word is already a feature of its own
+				}
 				h := hashByte(fnvOffset, kindChar)
-				for _, c := range buf[starts[s]:starts[s+n]] {
+				for _, c := range buf[starts[st]:starts[st+n]] {
 					h = hashByte(h, c)
 				}
-				counts[h&mask] += charWeight
+				raw = append(raw, Entry{h & mask, charW})
 			}
 		}
 	}
-	return counts, nil
+	if s.Bigrams && len(words) > 0 {
+		raw = append(raw, Entry{bigram(prev, "</s>") & mask, 1})
+	}
+	return merge(raw), nil
+}
+
+func bigram(a, b string) uint32 {
+	h := hashString(hashByte(fnvOffset, kindBigram), a)
+	return hashString(hashByte(h, ' '), b)
+}
+
+// merge sums the values of equal features, dampens each sum with TF and scales the vector to
+// unit length. The result is sorted by feature, so it does not depend on map order.
+func merge(raw []Entry) []Entry {
+	slices.SortFunc(raw, func(a, b Entry) int {
+		switch {
+		case a.Feature < b.Feature:
+			return -1
+		case a.Feature > b.Feature:
+			return 1
+		}
+		return 0
+	})
+	out := raw[:0]
+	for _, e := range raw {
+		if n := len(out); n > 0 && out[n-1].Feature == e.Feature {
+			out[n-1].Value += e.Value
+			continue
+		}
+		out = append(out, e)
+	}
+	var sum float64
+	for i := range out {
+		out[i].Value = TF(out[i].Value)
+		sum += float64(out[i].Value) * float64(out[i].Value)
+	}
+	if sum > 0 {
+		inv := float32(1 / math.Sqrt(sum))
+		for i := range out {
+			out[i].Value *= inv
+		}
+	}
+	return out
+}
+
+// TF dampens a weighted count: linear up to 1, logarithmic above.
+func TF(c float32) float32 {
+	if c <= 1 {
+		return c
+	}
+	return 1 + float32(math.Log(float64(c)))
 }

@@ -2,12 +2,15 @@ package model
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
+	"io"
 	"math"
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestNormalize(t *testing.T) {
@@ -19,7 +22,7 @@ func TestNormalize(t *testing.T) {
 		{"Contraction", "Don't stop", []string{"dont", "stop"}},
 		{"Digits", "wake me at 7:45", []string{"wake", "me", "at", "0", "00"}},
 		{"FullWidth", "ＡＢＣ", []string{"abc"}},
-		{"Empty", "  \t ", nil},
+		{"Empty", "  \t ", []string{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := Normalize(tc.in); !slices.Equal(got, tc.want) {
@@ -27,89 +30,243 @@ func TestNormalize(t *testing.T) {
 			}
 		})
 	}
+	t.Run("AtMostMaxWords", func(t *testing.T) {
+		if got := len(Normalize(strings.Repeat("w ", 3*MaxWords))); got != MaxWords {
+			t.Fatalf("%d words, want %d", got, MaxWords)
+		}
+	})
 }
 
-func TestCounts(t *testing.T) {
-	ctx := context.Background()
-	t.Run("SameWordsSameFeatures", func(t *testing.T) {
-		a, _ := Counts(ctx, "Book a FLIGHT!")
-		b, _ := Counts(ctx, "book a flight")
-		if len(a) == 0 || len(a) != len(b) {
-			t.Fatalf("%d vs %d features", len(a), len(b))
-		}
-		for f, c := range a {
-			if b[f] != c {
-				t.Fatalf("feature %d: %v vs %v", f, c, b[f])
+func TestClip(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		in   string
+		want int // code points kept
+	}{
+		{"Short", "book a flight", 13},
+		{"ExactlyWindow", strings.Repeat("a", Window), Window},
+		{"SpaceAfterWindow", strings.Repeat("a", Window) + " tail", Window},
+		{"BackToWordBoundary", strings.Repeat("a", 10) + " " + strings.Repeat("b", 2*Window), 10},
+		{"OneLongWord", strings.Repeat("é", 3*Window), Window},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Clip(tc.in)
+			if n := utf8.RuneCountInString(got); n != tc.want {
+				t.Fatalf("kept %d code points, want %d", n, tc.want)
 			}
+			if !strings.HasPrefix(tc.in, got) || !utf8.ValidString(got) {
+				t.Fatal("Clip did not keep a valid prefix")
+			}
+		})
+	}
+}
+
+func TestExtract(t *testing.T) {
+	ctx := context.Background()
+	spec := DefaultSpec
+	get := func(t *testing.T, s string) []Entry {
+		t.Helper()
+		x, err := spec.Extract(ctx, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return x
+	}
+	t.Run("SortedUnitLength", func(t *testing.T) {
+		x := get(t, "Please book me a flight to Boston, a flight!")
+		var sum float64
+		for i, e := range x {
+			if i > 0 && e.Feature <= x[i-1].Feature {
+				t.Fatal("features not strictly increasing")
+			}
+			if e.Feature >= 1<<spec.Bits || e.Value <= 0 {
+				t.Fatalf("bad entry %+v", e)
+			}
+			sum += float64(e.Value) * float64(e.Value)
+		}
+		if math.Abs(sum-1) > 1e-5 {
+			t.Fatalf("squared length %v, want 1", sum)
+		}
+	})
+	t.Run("CaseAndPunctuationFolded", func(t *testing.T) {
+		if !slices.Equal(get(t, "Book a FLIGHT!"), get(t, "book a flight")) {
+			t.Fatal("case or punctuation changes the features")
 		}
 	})
 	t.Run("WordOrderMatters", func(t *testing.T) {
-		a, _ := Counts(ctx, "dog bites man")
-		b, _ := Counts(ctx, "man bites dog")
-		same := true
-		for f := range a {
-			if _, ok := b[f]; !ok {
-				same = false
-			}
-		}
-		if same {
+		if slices.Equal(get(t, "dog bites man"), get(t, "man bites dog")) {
 			t.Fatal("bigrams do not distinguish word order")
 		}
 	})
-	t.Run("Canceled", func(t *testing.T) {
+	t.Run("Empty", func(t *testing.T) {
+		if x := get(t, " ?! "); len(x) != 0 {
+			t.Fatalf("%d features for no words", len(x))
+		}
+	})
+	t.Run("OnlyTheWindowCounts", func(t *testing.T) {
+		head := strings.Repeat("where is my card ", Window/17+1)
+		if !slices.Equal(get(t, head+"transfer money"), get(t, head+"play jazz")) {
+			t.Fatal("text after the window changed the features")
+		}
+	})
+	t.Run("Cancelled", func(t *testing.T) {
 		c, cancel := context.WithCancel(ctx)
 		cancel()
-		if _, err := Counts(c, "a b c"); !errors.Is(err, context.Canceled) {
-			t.Fatalf("err = %v", err)
+		if _, err := spec.Extract(c, "a b c"); !errors.Is(err, context.Canceled) {
+			t.Fatalf("err = %v, want context.Canceled", err)
 		}
 	})
 }
 
-func tiny() *Model {
-	return &Model{
-		Catalog:     "test",
-		Intents:     []string{"greet", "bye"},
-		IDF:         map[uint32]float32{1: 1.5, 7: 2.5, 9: 3},
-		DefaultIDF:  3,
-		Temperature: 0.05,
-		Threshold:   0.3,
-		Prototypes: []Prototype{
-			{Intent: 0, Features: []uint32{1, 7}, Weights: []float32{0.8, 0.6}},
-			{Intent: 1, Features: []uint32{9}, Weights: []float32{1}},
-		},
+// tiny is a two-intent model with an out-of-scope class over a hand-made feature space: the
+// word "hello" means greet, "bye" means bye, "weather" is out of scope.
+func tiny(t *testing.T) *Model {
+	t.Helper()
+	spec := Spec{Bits: 16}
+	feat := func(w string) uint32 {
+		x, err := spec.Extract(context.Background(), w)
+		if err != nil || len(x) != 1 {
+			t.Fatalf("features of %q: %v %v", w, x, err)
+		}
+		return x[0].Feature
+	}
+	words := []string{"hello", "bye", "weather"}
+	slices.SortFunc(words, func(a, b string) int { return int(feat(a)) - int(feat(b)) })
+	m := &Model{Catalog: "test", Spec: spec, Intents: []string{"greet", "bye"}, OutOfScope: true,
+		Threshold: 0.5, Hidden: 3}
+	emb := make([]float32, 0, 9)
+	for _, w := range words {
+		m.Features = append(m.Features, feat(w))
+		row := map[string][]float32{"hello": {4, 0, 0}, "bye": {0, 4, 0}, "weather": {0, 0, 4}}[w]
+		emb = append(emb, row...)
+	}
+	m.Emb, m.EmbScale = QuantizeRows(emb, 3, EmbLevels)
+	m.HiddenBias = []float32{0, 0, 0}
+	m.Out, m.OutScale = QuantizeRows([]float32{2, 0, 0, 0, 2, 0, 0, 0, 2}, 3, OutLevels)
+	m.OutBias = []float32{0, 0, 0}
+	if err := m.check(); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func TestPredict(t *testing.T) {
+	m := tiny(t)
+	for _, tc := range []struct {
+		name, text string
+		intent     int
+	}{
+		{"Greet", "hello", 0},
+		{"Bye", "bye", 1},
+		{"OutOfScopeClassWins", "weather", None},
+		{"UnknownWordsBelowThreshold", "zebra", None},
+		{"Empty", "", None},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := m.Predict(context.Background(), tc.text, 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Intent != tc.intent {
+				t.Fatalf("intent %d, want %d (%+v)", p.Intent, tc.intent, p)
+			}
+			if len(p.Ranked) != 2 || p.Ranked[0].Confidence < p.Ranked[1].Confidence {
+				t.Fatalf("ranking %+v", p.Ranked)
+			}
+			want := p.Ranked[0].Confidence
+			if p.Intent == None {
+				want = 1 - want
+			} else if p.Ranked[0].Intent != p.Intent {
+				t.Fatal("the answered intent is not ranked first")
+			}
+			if p.Confidence != want {
+				t.Fatalf("confidence %v, want %v", p.Confidence, want)
+			}
+		})
+	}
+	t.Run("ProbabilitiesSumToOne", func(t *testing.T) {
+		x, _ := m.Spec.Extract(context.Background(), "hello bye")
+		var sum float64
+		for _, p := range m.Probabilities(x) {
+			sum += p
+		}
+		if math.Abs(sum-1) > 1e-9 {
+			t.Fatalf("sum %v", sum)
+		}
+	})
+}
+
+// Decide ranks like a stable sort by falling probability, for any k.
+func TestDecideRanking(t *testing.T) {
+	m := &Model{Intents: make([]string, 6), Threshold: 0.2}
+	for _, probs := range [][]float64{
+		{0.1, 0.3, 0.1, 0.3, 0.05, 0.15},
+		{0.5, 0.1, 0.1, 0.1, 0.1, 0.1},
+		{0, 0, 0, 0, 0, 1},
+		{1.0 / 6, 1.0 / 6, 1.0 / 6, 1.0 / 6, 1.0 / 6, 1.0 / 6},
+	} {
+		want := make([]Scored, len(probs))
+		for i, p := range probs {
+			want[i] = Scored{i, p}
+		}
+		slices.SortStableFunc(want, func(a, b Scored) int {
+			switch {
+			case a.Confidence > b.Confidence:
+				return -1
+			case a.Confidence < b.Confidence:
+				return 1
+			}
+			return 0
+		})
+		for k := 1; k <= 7; k++ {
+			p := m.Decide(probs, k)
+			if !slices.Equal(p.Ranked, want[:min(k, 6)]) {
+				t.Fatalf("Decide(%v, %d).Ranked = %v, want %v", probs, k, p.Ranked, want[:min(k, 6)])
+			}
+			if wantIntent := want[0].Intent; (want[0].Confidence >= 0.2) != (p.Intent == wantIntent) {
+				t.Fatalf("Decide(%v): intent %d", probs, p.Intent)
+			}
+		}
 	}
 }
 
 func TestEncodeDecode(t *testing.T) {
-	b1, err := tiny().Encode()
+	m := tiny(t)
+	b1, err := m.Encode()
 	if err != nil {
 		t.Fatal(err)
 	}
-	b2, _ := tiny().Encode()
+	b2, _ := tiny(t).Encode()
 	if !bytes.Equal(b1, b2) {
 		t.Fatal("Encode is not deterministic")
 	}
-	m, err := Decode(b1)
+	got, err := Decode(b1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Catalog != "test" || !slices.Equal(m.Intents, []string{"greet", "bye"}) || m.Threshold != 0.3 || m.Temperature != 0.05 {
-		t.Fatalf("header lost: %+v", m)
+	if got.Catalog != m.Catalog || got.Spec != m.Spec || !slices.Equal(got.Intents, m.Intents) ||
+		got.Threshold != m.Threshold || got.Hidden != m.Hidden || !got.OutOfScope ||
+		!slices.Equal(got.Features, m.Features) || !slices.Equal(got.Emb, m.Emb) ||
+		!slices.Equal(got.EmbScale, m.EmbScale) || !slices.Equal(got.Out, m.Out) ||
+		!slices.Equal(got.OutScale, m.OutScale) || !slices.Equal(got.OutBias, m.OutBias) {
+		t.Fatalf("round trip changed the model:\n got %+v\nwant %+v", got, m)
 	}
-	if math.Abs(float64(m.IDF[7]-2.5)) > 0.01 {
-		t.Fatalf("IDF[7] = %v", m.IDF[7])
-	}
-	sims := m.similarities([]Entry{{1, 0.8}, {7, 0.6}})
-	if math.Abs(sims[0]-1) > 0.01 || sims[1] != 0 {
-		t.Fatalf("similarities = %v", sims)
+	again, _ := got.Encode()
+	if !bytes.Equal(again, b1) {
+		t.Fatal("Encode(Decode(b)) != b")
 	}
 }
 
 func TestDecodeRejectsDamage(t *testing.T) {
-	good, _ := tiny().Encode()
-	bad := tiny()
-	bad.Prototypes[1].Intent = 5
-	outOfRange, _ := bad.Encode()
+	good, err := tiny(t).Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	unsorted := tiny(t)
+	unsorted.Features[0], unsorted.Features[1] = unsorted.Features[1], unsorted.Features[0]
+	if _, err := unsorted.Encode(); err == nil {
+		t.Fatal("Encode accepted unsorted features")
+	}
 	for _, tc := range []struct {
 		name string
 		data []byte
@@ -117,7 +274,9 @@ func TestDecodeRejectsDamage(t *testing.T) {
 		{"Empty", nil},
 		{"NotGzip", []byte("hello")},
 		{"Truncated", good[:len(good)/2]},
-		{"IntentOutOfRange", outOfRange},
+		{"BadMagic", gz(t, []byte("XXXX"))},
+		{"TrailingBytes", gz(t, append(gunzip(t, good), 0))},
+		{"ShortBody", gz(t, gunzip(t, good)[:40])},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if _, err := Decode(tc.data); err == nil {
@@ -127,53 +286,35 @@ func TestDecodeRejectsDamage(t *testing.T) {
 	}
 }
 
-func TestDecide(t *testing.T) {
-	m := tiny()
-	for _, tc := range []struct {
-		name   string
-		sims   []float64
-		intent int
-		alts   int
-	}{
-		{"Match", []float64{0.9, 0.1}, 0, 1},
-		{"OtherMatch", []float64{0.2, 0.5}, 1, 1},
-		{"BelowThreshold", []float64{0.29, 0.1}, None, 2},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			p := m.Decide(tc.sims, 3)
-			if p.Intent != tc.intent || len(p.Alternatives) != tc.alts {
-				t.Fatalf("prediction = %+v", p)
-			}
-			probs, none := m.Probabilities(tc.sims)
-			total := none
-			for _, q := range probs {
-				total += q
-			}
-			if math.Abs(total-1) > 1e-9 {
-				t.Fatalf("probabilities sum to %v", total)
-			}
-			if tc.intent == None && p.Confidence != none {
-				t.Fatalf("null confidence %v, want P(none) %v", p.Confidence, none)
-			}
-		})
+func TestQuantizeRows(t *testing.T) {
+	q, s := QuantizeRows([]float32{0.6, -1, 0.25, 0, 0, 0}, 3, EmbLevels)
+	if !slices.Equal(q, []int8{4, -7, 2, 0, 0, 0}) || s[1] != 0 || math.Abs(float64(s[0])-1.0/7) > 1e-7 {
+		t.Fatalf("q = %v, scales = %v", q, s)
 	}
 }
 
-func TestPredictLongText(t *testing.T) {
-	m, err := Decode(mustEncode(t, tiny()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := m.Predict(context.Background(), strings.Repeat("hello there ", 5000), 3); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func mustEncode(t *testing.T, m *Model) []byte {
+func gz(t *testing.T, b []byte) []byte {
 	t.Helper()
-	b, err := m.Encode()
+	var out bytes.Buffer
+	w := gzip.NewWriter(&out)
+	if _, err := w.Write(b); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes()
+}
+
+func gunzip(t *testing.T, b []byte) []byte {
+	t.Helper()
+	r, err := gzip.NewReader(bytes.NewReader(b))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return b
+	out, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
