@@ -25,7 +25,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 )
 
 // writeOps are the DynamoDB operations that change items.
@@ -85,9 +84,11 @@ func Start(upstream string, cfg Config) (*Proxy, error) {
 		ln: ln, upstream: host, share: cfg.Share,
 		client: &http.Client{
 			Transport: &http.Transport{
-				DisableCompression:  true, // forward the client's Accept-Encoding as it is
-				MaxIdleConnsPerHost: 64,
-				IdleConnTimeout:     30 * time.Second,
+				DisableCompression: true, // forward the client's Accept-Encoding as it is
+				// One connection per forwarded request: a kept-alive connection that the
+				// upstream closes as it idles (Node's 5 s keep-alive) fails the next POST, which
+				// the transport will not replay, and the client would see a loss nobody chose.
+				DisableKeepAlives: true,
 			},
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 		},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -111,13 +112,15 @@ func TestProxy(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			var errs []string
 			for i := range 200 {
-				if put(t.Context(), db, "tbl", fmt.Sprintf("seed-%d-%d", seed, i)) != nil {
+				if err := put(t.Context(), db, "tbl", fmt.Sprintf("seed-%d-%d", seed, i)); err != nil {
 					lost = append(lost, i)
+					errs = append(errs, err.Error())
 				}
 			}
 			if s := p.Stats(); s.Dropped != int64(len(lost)) || s.Writes != 200 {
-				t.Fatalf("stats = %+v, %d failed writes", s, len(lost))
+				t.Fatalf("stats = %+v, %d failed writes:\n%s", s, len(lost), strings.Join(errs, "\n"))
 			}
 			return lost
 		}
