@@ -15,7 +15,7 @@
 //
 // None of these sets is used for training (see scripts/train/pii).
 //
-// Usage: go run ./scripts/eval/pii [-data ../shared/data] [-seed 1]
+// Usage: go run ./scripts/eval/pii [-data DIR] [-seed 1]
 package main
 
 import (

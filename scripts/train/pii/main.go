@@ -8,7 +8,7 @@
 // ner/lener-br (pt). WikiGold and the presidio-research set are never read: they are evaluation
 // sets.
 //
-// Usage: go run ./scripts/train/pii [-data ../shared/data] [-seed 1] [-epochs 8] [-bits 20]
+// Usage: go run ./scripts/train/pii [-data DIR] [-seed 1] [-epochs 8] [-bits 20]
 package main
 
 import (
