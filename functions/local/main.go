@@ -7,6 +7,8 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net/http"
+	"net/http/pprof"
 	"os"
 	"os/signal"
 	"strings"
@@ -37,8 +39,12 @@ func main() {
 	flag.StringVar(&cfg.TablePrefix, "table-prefix", "sluice_", "table name prefix for -store dynamodb")
 	flag.DurationVar(&cfg.ReadTimeout, "read-timeout", local.DefaultReadTimeout, "how long a client may take to send a whole request; a late POST /v1/run body is answered 408 request_timeout")
 	flag.DurationVar(&cfg.RequestTimeout, "request-timeout", cfg.RequestTimeout, "deadline of each request's handling, counted from the moment its body has been read (API Gateway's integration timeout)")
+	pprofAddr := flag.String("pprof", "", "serve Go's profiler (net/http/pprof) on this address, e.g. 127.0.0.1:6060; off by default")
 	flag.Parse()
 	cfg.SeedKeys = seeds
+	if *pprofAddr != "" {
+		go servePprof(*pprofAddr)
+	}
 	cfg.Log = slog.New(slog.NewJSONHandler(os.Stderr, nil))
 
 	reg, err := builtin.New()
@@ -52,5 +58,18 @@ func main() {
 	if err := local.Run(ctx, cfg); err != nil {
 		fmt.Fprintln(os.Stderr, "sluice:", err)
 		os.Exit(1)
+	}
+}
+
+// servePprof serves the runtime profiles for `go tool pprof` (docs/PERFORMANCE.md says how).
+func servePprof(addr string) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	if err := srv.ListenAndServe(); err != nil {
+		fmt.Fprintln(os.Stderr, "sluice: pprof:", err)
 	}
 }

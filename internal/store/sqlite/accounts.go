@@ -20,7 +20,7 @@ func (s *Store) CreateAccount(ctx context.Context, a store.Account, first store.
 	if first.Account != a.ID {
 		return fmt.Errorf("sqlite: create account %q: first key belongs to account %q", a.ID, first.Account)
 	}
-	err := s.withTx(ctx, func(tx *sql.Tx) error {
+	err := s.withTx(ctx, func(tx *txn) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO accounts
 			(id, region, tier, rate_limit, allowance, disabled, usage_plan_key, created_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -172,7 +172,7 @@ func (s *Store) RotateKey(ctx context.Context, k store.Key, at time.Time) error 
 	if at.IsZero() {
 		return fmt.Errorf("sqlite: rotate key of %q: zero revocation time", k.Account)
 	}
-	err := s.withTx(ctx, func(tx *sql.Tx) error {
+	err := s.withTx(ctx, func(tx *txn) error {
 		if err := insertKey(ctx, tx, k); err != nil {
 			return err
 		}

@@ -47,7 +47,7 @@ func (s *Store) Hit(ctx context.Context, account string, start time.Time, limit 
 func (s *Store) Claim(ctx context.Context, c store.Claim) (*store.IdemRecord, error) {
 	now := ms(c.Now)
 	var existing *store.IdemRecord
-	err := s.withTx(ctx, func(tx *sql.Tx) error {
+	err := s.withTx(ctx, func(tx *txn) error {
 		r := store.IdemRecord{Account: c.Account, Key: c.Key}
 		var leaseExp, exp int64
 		err := tx.QueryRowContext(ctx, `SELECT fingerprint, state, lease, trace_id, lease_expires, expires
@@ -120,7 +120,7 @@ func (s *Store) Settle(ctx context.Context, st store.Settlement) (store.Usage, b
 	}
 	var after store.Usage
 	var admitted bool
-	err := s.withTx(ctx, func(tx *sql.Tx) error {
+	err := s.withTx(ctx, func(tx *txn) error {
 		if st.Idem != nil {
 			var held bool
 			err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM idempotency

@@ -53,7 +53,7 @@ func TestMigrateFromVersion1(t *testing.T) {
 		t.Fatalf("CreateLink after migration: %v", err)
 	}
 	var v int
-	if err := s.r.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil || v != schemaVersion {
+	if err := s.r.db.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil || v != schemaVersion {
 		t.Fatalf("user_version = %d, %v; want %d", v, err, schemaVersion)
 	}
 }

@@ -43,7 +43,7 @@ var dashboardSchema = []string{
 // its hash holds anything else. Links and sessions that expired are pruned on the way (reads
 // ignore them anyway).
 func (s *Store) CreateLink(ctx context.Context, l store.SignInLink) error {
-	err := s.withTx(ctx, func(tx *sql.Tx) error {
+	err := s.withTx(ctx, func(tx *txn) error {
 		now := ms(l.CreatedAt)
 		if _, err := tx.ExecContext(ctx, `DELETE FROM signin_links WHERE expires <= ?`, now); err != nil {
 			return fmt.Errorf("prune links: %w", err)
@@ -97,7 +97,7 @@ func (s *Store) Link(ctx context.Context, hash string, now time.Time) (store.Sig
 // DynamoDB, a repeat with the same session hash is accepted while the link is unexpired and
 // rewrites that same session; nothing else can overwrite a session.
 func (s *Store) StartSession(ctx context.Context, linkHash string, sess store.Session, now time.Time) (store.Session, error) {
-	err := s.withTx(ctx, func(tx *sql.Tx) error {
+	err := s.withTx(ctx, func(tx *txn) error {
 		var expires int64
 		var usedBy sql.NullString
 		err := tx.QueryRowContext(ctx, `SELECT account, expires, used_by FROM signin_links WHERE hash = ?`, linkHash).

@@ -44,8 +44,8 @@ const (
 // Store is the SQLite store. It is safe for concurrent use, and several Stores (in one process
 // or in several) may share one database file.
 type Store struct {
-	w *sql.DB // one connection; write transactions begin IMMEDIATE
-	r *sql.DB // read-only connections
+	w *pool // one connection; write transactions begin IMMEDIATE
+	r *pool // read-only connections
 }
 
 // Open opens (creating when missing) the database file at path and brings its schema up to
@@ -88,7 +88,7 @@ func Open(path string) (*Store, error) {
 		r.Close()
 		return nil, fmt.Errorf("sqlite: open %q: %w", path, err)
 	}
-	return &Store{w: w, r: r}, nil
+	return &Store{w: newPool(w), r: newPool(r)}, nil
 }
 
 // Close closes the database connections.
@@ -182,13 +182,17 @@ func migrate(db *sql.DB) error {
 }
 
 // withTx runs fn in a write transaction (IMMEDIATE) and commits when fn returns nil.
-func (s *Store) withTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	tx, err := s.w.BeginTx(ctx, nil)
+func (s *Store) withTx(ctx context.Context, fn func(tx *txn) error) error {
+	tx, err := s.w.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
-	defer tx.Rollback()
-	if err := fn(tx); err != nil {
+	t := &txn{tx: tx, p: s.w}
+	defer func() {
+		tx.Rollback()
+		s.w.prepareAll(context.WithoutCancel(ctx), t.missing)
+	}()
+	if err := fn(t); err != nil {
 		return err
 	}
 	if err := tx.Commit(); err != nil {

@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 
 	"github.com/sluice-api/sluice/internal/store"
@@ -10,7 +9,7 @@ import (
 
 // addDay adds a settlement's characters to its day, inside Settle's transaction: the same
 // write (commit) that charges the month.
-func addDay(ctx context.Context, tx *sql.Tx, st store.Settlement) error {
+func addDay(ctx context.Context, tx *txn, st store.Settlement) error {
 	if st.Day == 0 {
 		return nil
 	}
