@@ -32,8 +32,20 @@ func New(base *lambdaapp.Base, reg *services.Registry, metricsOut io.Writer) (*a
 // MustNew builds the base from the environment and the server over the registry that build
 // returns (builtin.New in the functions), or fails the function's init.
 func MustNew(build func() (*services.Registry, error)) *api.Server {
+	// The models load while the base fetches its configuration and secrets: a cold start waits
+	// for the longer of the two, not their sum.
+	type built struct {
+		reg *services.Registry
+		err error
+	}
+	models := make(chan built, 1)
+	go func() {
+		reg, err := build()
+		models <- built{reg, err}
+	}()
 	base := lambdaapp.MustNew()
-	reg, err := build()
+	b := <-models
+	reg, err := b.reg, b.err
 	if err != nil {
 		lambdaapp.Fail(fmt.Errorf("apiapp: %w", err))
 	}

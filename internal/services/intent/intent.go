@@ -35,9 +35,9 @@ const (
 const maxAlternatives = 3
 
 var (
-	//go:embed assistant.model.gz
+	//go:embed assistant.model
 	assistantModel []byte
-	//go:embed banking.model.gz
+	//go:embed banking.model
 	bankingModel []byte
 )
 

@@ -1,5 +1,5 @@
 // Command intent trains the routing.intent.map models, one file per catalog, written next to the
-// service (internal/services/intent/<catalog>.model.gz):
+// service (internal/services/intent/<catalog>.model):
 //
 //	go run ./scripts/train/intent
 //
@@ -109,7 +109,7 @@ func build(catalog string, s split, o options, dir string) error {
 	if b, err = shipped.Encode(); err != nil {
 		return err
 	}
-	path := filepath.Join(dir, catalog+".model.gz")
+	path := filepath.Join(dir, catalog+".model")
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		return fmt.Errorf("write model: %w", err)
 	}

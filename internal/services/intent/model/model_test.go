@@ -5,7 +5,6 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
-	"io"
 	"math"
 	"slices"
 	"strings"
@@ -262,6 +261,9 @@ func TestDecodeRejectsDamage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if m, err := Decode(gz(t, good)); err != nil || m.Catalog != tiny(t).Catalog {
+		t.Fatalf("a gzip of a model (the first shipped form): %v", err)
+	}
 	unsorted := tiny(t)
 	unsorted.Features[0], unsorted.Features[1] = unsorted.Features[1], unsorted.Features[0]
 	if _, err := unsorted.Encode(); err == nil {
@@ -272,11 +274,14 @@ func TestDecodeRejectsDamage(t *testing.T) {
 		data []byte
 	}{
 		{"Empty", nil},
-		{"NotGzip", []byte("hello")},
+		{"NotAModel", []byte("hello")},
 		{"Truncated", good[:len(good)/2]},
-		{"BadMagic", gz(t, []byte("XXXX"))},
-		{"TrailingBytes", gz(t, append(gunzip(t, good), 0))},
-		{"ShortBody", gz(t, gunzip(t, good)[:40])},
+		{"BadMagic", append([]byte("XXXX"), good[4:]...)},
+		{"TrailingBytes", append(slices.Clone(good), 0)},
+		{"ShortBody", good[:40]},
+		{"BrokenGzip", gz(t, good)[:30]},
+		{"GzipBadMagic", gz(t, []byte("XXXX"))},
+		{"GzipTrailingBytes", gz(t, append(slices.Clone(good), 0))},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if _, err := Decode(tc.data); err == nil {
@@ -304,17 +309,4 @@ func gz(t *testing.T, b []byte) []byte {
 		t.Fatal(err)
 	}
 	return out.Bytes()
-}
-
-func gunzip(t *testing.T, b []byte) []byte {
-	t.Helper()
-	r, err := gzip.NewReader(bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := io.ReadAll(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
 }
