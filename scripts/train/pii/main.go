@@ -1,5 +1,5 @@
 // Command pii trains the person-name tagger of governance.pii.redact and .tokenize and builds
-// its gazetteer, writing internal/services/pii/names/tagger.model.gz and gazetteer.bin.gz. The
+// its gazetteer, writing internal/services/pii/names/tagger.model and gazetteer.bin.gz. The
 // run is deterministic: the same data and flags give the same bytes.
 //
 // Training data: sentences generated from templates with names from names/* (faker, faker-js,
@@ -130,7 +130,7 @@ func run(data, out string, seed uint64, epochs int, bits uint, perLang, repeat i
 	if err := write(filepath.Join(out, "gazetteer.bin.gz"), gaz.WriteTo); err != nil {
 		return err
 	}
-	return write(filepath.Join(out, "tagger.model.gz"), m.WriteTo)
+	return write(filepath.Join(out, "tagger.model"), m.WriteTo)
 }
 
 func write(path string, to func(w io.Writer) (int64, error)) error {

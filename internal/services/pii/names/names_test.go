@@ -2,8 +2,11 @@ package names
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
+	"encoding/binary"
 	"errors"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -158,5 +161,56 @@ func TestRuneClasses(t *testing.T) {
 		if IsWordRune(r) {
 			t.Fatalf("IsWordRune(%q) = true", r)
 		}
+	}
+}
+
+func TestModelFile(t *testing.T) {
+	m := &Model{bits: 8, weights: make([]int16, 256*numLabels), scale: 0.5}
+	m.weights[0], m.weights[7], m.weights[len(m.weights)-1] = -3, 1200, 9
+	var sparse bytes.Buffer
+	if _, err := m.WriteTo(&sparse); err != nil {
+		t.Fatal(err)
+	}
+	// The first, dense form inside a gzip.
+	var dense, zipped bytes.Buffer
+	dense.WriteString(modelMagic1)
+	dense.WriteByte(8)
+	dense.Write(binary.LittleEndian.AppendUint32(nil, math.Float32bits(0.5)))
+	for _, v := range m.weights {
+		dense.Write(binary.LittleEndian.AppendUint16(nil, uint16(v)))
+	}
+	zw := gzip.NewWriter(&zipped)
+	zw.Write(dense.Bytes())
+	zw.Close()
+
+	for _, tc := range []struct {
+		name string
+		data []byte
+		ok   bool
+	}{
+		{"Sparse", sparse.Bytes(), true},
+		{"DenseGzip", zipped.Bytes(), true},
+		{"Empty", nil, false},
+		{"BadMagic", append([]byte("XXXXX"), sparse.Bytes()[5:]...), false},
+		{"CutShort", sparse.Bytes()[:sparse.Len()-1], false},
+		{"TrailingBytes", append(bytes.Clone(sparse.Bytes()), 0), false},
+		{"GapPastTheEnd", append(bytes.Clone(sparse.Bytes()[:10]), 1, 0xff, 0xff, 0x7f, 1, 0), false},
+		{"DenseCutShort", zipped.Bytes()[:zipped.Len()/2], false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := ReadModel(bytes.NewReader(tc.data))
+			if !tc.ok {
+				if err == nil {
+					t.Fatal("a damaged model file was accepted")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.bits != m.bits || got.scale != m.scale || !slices.Equal(got.weights, m.weights) {
+				t.Fatal("the model read differs from the one written")
+			}
+		})
 	}
 }
