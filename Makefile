@@ -3,14 +3,14 @@ GO       ?= go
 ARGS     ?=
 PKGS     := ./...
 
-.PHONY: help run keyctl bench fuzz test vet fmt-check lint unit eval build npm-ci synth diff deploy infra-test cdk-cli browser-check browser-test
+.PHONY: help run keyctl bench fuzz test vet fmt-check lint unit eval eval-% train-% build npm-ci synth diff deploy infra-test cdk-cli browser-check browser-test
 FUNCTIONS := run services authorizer dashboard
 # CHROMIUM is the browser of the dashboard's browser test (Debian's chromium package).
 CHROMIUM ?= /usr/bin/chromium
 
 ## help: list every target with what it does
 help:
-	@awk '/^## [a-z][a-z0-9, -]*:/ { sub(/^## /, ""); split($$0, p, ": "); printf "  %-22s %s\n", p[1], substr($$0, length(p[1]) + 3); next } \
+	@awk '/^## [a-z][a-zA-Z0-9, -]*:/ { sub(/^## /, ""); split($$0, p, ": "); printf "  %-22s %s\n", p[1], substr($$0, length(p[1]) + 3); next } \
 	     /^## / { sub(/^## /, ""); printf "  %-22s %s\n", "", $$0 }' $(MAKEFILE_LIST)
 
 ## run: start the local server on the embedded store and print a dashboard sign-in link; with
@@ -82,13 +82,21 @@ build:
 npm-ci:
 	npm ci --no-audit --no-fund
 
-## eval: accuracy of every built-in model on held-out data (needs ../shared/data)
-eval:
-	$(GO) run ./scripts/eval/langid
-	$(GO) run ./scripts/eval/shield
-	$(GO) run ./scripts/eval/toxicity
-	$(GO) run ./scripts/eval/pii
-	$(GO) run ./scripts/eval/intent
+## eval: accuracy of every built-in model on held-out data, as tables; the data sets are read
+## from DATA (default: shared/data beside the repository; docs/data.md lists them)
+DATA ?=
+DATA_FLAG = $(if $(DATA),-data $(DATA))
+MODELS := langid shield pii toxicity intent
+eval: $(addprefix eval-,$(MODELS))
+
+## eval-MODEL: one model's evaluation, MODEL one of langid shield pii toxicity intent
+eval-%:
+	$(GO) run ./scripts/eval/$* $(DATA_FLAG)
+
+## train-MODEL: rebuild one model's files from DATA, byte for byte (MODEL.md beside each model
+## says how long it takes and what it reads)
+train-%:
+	$(GO) run ./scripts/train/$* $(DATA_FLAG)
 
 ## synth, diff, deploy: the CDK app in infra/ through the pinned aws-cdk CLI (package-lock.json),
 ## one stack per region of cdk.json's context; pass CLI flags with CDK_ARGS, e.g.
