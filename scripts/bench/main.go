@@ -14,6 +14,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"math/big"
 	"os"
 	"os/exec"
@@ -46,9 +47,11 @@ func main() {
 	fmt.Fprintf(w, "# Sluice benchmarks\n\n%s on %s: %d cores, %s memory, %s, %s/%s.\n",
 		time.Now().UTC().Format("2006-01-02 15:04 UTC"), cpuModel(), runtime.NumCPU(), memTotal(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	if !skipped["go"] {
-		if err := goBenchmarks(w, *count); err != nil {
+		prose, err := goBenchmarks(w, *count)
+		if err != nil {
 			fail(err)
 		}
+		lambdaCost(w, prose["1000"], prose["100000"])
 	}
 	if !skipped["sizes"] {
 		if err := binarySizes(w, tmp); err != nil {
@@ -78,13 +81,14 @@ var benchLine = regexp.MustCompile(`^(Benchmark\S+?)(?:-\d+)?\s+\d+\s+([\d.]+) n
 type sample struct{ ns, bytes, allocs []float64 }
 
 // goBenchmarks runs the services' and the pipeline's benchmarks count times and prints medians.
-func goBenchmarks(w io.Writer, count int) error {
+// It returns the six-step pipeline's median on prose, in ns, by input size ("1000"...).
+func goBenchmarks(w io.Writer, count int) (map[string]float64, error) {
 	cmd := exec.Command("go", "test", "-run", "^$", "-bench", "BenchmarkService|BenchmarkPipeline",
 		"-benchmem", "-count", strconv.Itoa(count), "-timeout", "60m", "./internal/services/builtin/")
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return fmt.Errorf("go test -bench: %w\n%s", err, out)
+		return nil, fmt.Errorf("go test -bench: %w\n%s", err, out)
 	}
 	samples := map[string]*sample{}
 	var order []string
@@ -134,7 +138,40 @@ func goBenchmarks(w io.Writer, count int) error {
 		fmt.Fprintf(w, "| %s | %s | %s | %.0f | %s |\n", strings.TrimPrefix(name, "Benchmark"), dur(median(s.ns)),
 			bytesText(median(s.bytes)), median(s.allocs), ratio)
 	}
-	return nil
+	return prose, nil
+}
+
+// Lambda's price for arm64 functions (us-east-1, aws.amazon.com/lambda/pricing) and the memory
+// size at which a function gets one full vCPU.
+const (
+	pricePerGBSecond = 0.0000133334
+	pricePerMillion  = 0.20
+	fullVCPUMB       = 1769
+	// storeWaitMS is an assumption, not a measurement: a run makes three DynamoDB round trips
+	// (rate window, usage, settlement; four with an Idempotency-Key) of a few ms each in-region.
+	storeWaitMS = 15
+)
+
+// lambdaCost prints what a million runs of the six-step pipeline cost at a few memory sizes,
+// from the measured single-core time per run: below one full vCPU the CPU share, and so the
+// speed, scales with the memory size.
+func lambdaCost(w io.Writer, ns1k, ns100k float64) {
+	if ns1k == 0 || ns100k == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\n## Lambda memory size and cost per million six-step runs (from the medians above, plus %d ms of DynamoDB waits; arm64, us-east-1 prices)\n\n", storeWaitMS)
+	fmt.Fprintln(w, "| memory | 1,000 characters: duration | cost per million | 100,000 characters: duration | cost per million |")
+	fmt.Fprintln(w, "| ---: | ---: | ---: | ---: | ---: |")
+	for _, mb := range []float64{256, 512, 1024, 1769, 3008} {
+		cell := func(ns float64) (float64, float64) {
+			ms := ns/1e6*max(1, fullVCPUMB/mb) + storeWaitMS
+			billed := math.Ceil(ms)
+			return ms, pricePerMillion + 1e6*mb/1024*billed/1000*pricePerGBSecond
+		}
+		d1, c1 := cell(ns1k)
+		d2, c2 := cell(ns100k)
+		fmt.Fprintf(w, "| %.0f MB | %.1f ms | $%.2f | %.1f ms | $%.2f |\n", mb, d1, c1, d2, c2)
+	}
 }
 
 // binarySizes builds every Lambda function as make build does and prints its size.

@@ -188,19 +188,18 @@ func bigram(a, b string) uint32 {
 }
 
 // merge sums the values of equal features, dampens each sum with TF and scales the vector to
-// unit length. The result is sorted by feature, so it does not depend on map order.
+// unit length. The result is sorted by feature, so it does not depend on map order. The entries
+// are sorted as packed integers (feature, then the value's bits), several times faster than a
+// comparison function; values are multiples of 1/16, so their sums are exact in any order.
 func merge(raw []Entry) []Entry {
-	slices.SortFunc(raw, func(a, b Entry) int {
-		switch {
-		case a.Feature < b.Feature:
-			return -1
-		case a.Feature > b.Feature:
-			return 1
-		}
-		return 0
-	})
+	keys := make([]uint64, len(raw))
+	for i, e := range raw {
+		keys[i] = uint64(e.Feature)<<32 | uint64(math.Float32bits(e.Value))
+	}
+	slices.Sort(keys)
 	out := raw[:0]
-	for _, e := range raw {
+	for _, k := range keys {
+		e := Entry{Feature: uint32(k >> 32), Value: math.Float32frombits(uint32(k))}
 		if n := len(out); n > 0 && out[n-1].Feature == e.Feature {
 			out[n-1].Value += e.Value
 			continue
