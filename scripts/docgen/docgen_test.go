@@ -2,8 +2,12 @@ package main
 
 import (
 	"bytes"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/sluice-api/sluice/internal/services/builtin"
@@ -23,5 +27,80 @@ func TestServicesDocUpToDate(t *testing.T) {
 	}
 	if !bytes.Equal(old, Render(reg)) {
 		t.Fatalf("%s is out of date: run go run ./scripts/docgen", Target)
+	}
+}
+
+// TestReadmeAgreesWithRegistry checks the README's service list against the registry: every
+// service named once with its kind, and every language count it states equal to the descriptor's.
+func TestReadmeAgreesWithRegistry(t *testing.T) {
+	reg, err := builtin.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile(root("README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := regexp.MustCompile("(?m)^\\| `([a-z]+\\.[a-z.]+)` \\| ([a-z]+) \\| (.*) \\|$")
+	seen := map[string]bool{}
+	for _, m := range row.FindAllStringSubmatch(string(readme), -1) {
+		name, kind, rest := m[1], m[2], m[3]
+		_, d, ok := reg.Lookup(name)
+		if !ok {
+			t.Errorf("README lists %s, which the registry does not have", name)
+			continue
+		}
+		if seen[name] {
+			t.Errorf("README lists %s twice", name)
+		}
+		seen[name] = true
+		if kind != d.Kind {
+			t.Errorf("README says %s is %s; the descriptor says %s", name, kind, d.Kind)
+		}
+		for _, n := range regexp.MustCompile(`(\d+) languages`).FindAllStringSubmatch(rest, -1) {
+			if got, _ := strconv.Atoi(n[1]); got != len(d.Languages) {
+				t.Errorf("README says %s covers %d languages; the descriptor lists %d", name, got, len(d.Languages))
+			}
+		}
+	}
+	for _, name := range reg.Names() {
+		if !seen[name] {
+			t.Errorf("README's service list misses %s", name)
+		}
+	}
+}
+
+// TestNoDocSendsReadersOutside keeps the project's documents self-contained: nothing points to
+// the team's design inputs outside the repository.
+func TestNoDocSendsReadersOutside(t *testing.T) {
+	var files []string
+	err := filepath.WalkDir(root(), func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "node_modules" || d.Name() == "cdk.out" || strings.HasPrefix(d.Name(), ".")) && path != root() {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(path, ".md") {
+			files = append(files, path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) < 10 {
+		t.Fatalf("found only %v", files)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, bad := range []string{"../shared", "DESIGN.md", "spec/interface.md"} {
+			if strings.Contains(string(b), bad) {
+				t.Errorf("%s mentions %s; the project's docs must say what users need themselves", f, bad)
+			}
+		}
 	}
 }
