@@ -159,6 +159,8 @@ func devEval(file []byte, tr *trained, data, dump string) error {
 	if err != nil {
 		return err
 	}
+	// Accuracy does not depend on the calibration; the dump wants raw scores (temperature 1).
+	m.Params.Calibration = [8]float32{1}
 	d, err := model.NewDetector(m)
 	if err != nil {
 		return err

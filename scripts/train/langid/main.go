@@ -38,13 +38,15 @@ func main() {
 	flag.IntVar(&cfg.Budget, "budget", cfg.Budget, "n-grams of two to five characters kept per language")
 	flag.Float64Var(&cfg.Backoff, "backoff", cfg.Backoff, "score lost per order backed off (nats, negative)")
 	flag.Float64Var(&cfg.Unseen, "unseen", cfg.Unseen, "score of a character a language does not have (nats, negative)")
-	flag.Float64Var(&cfg.Temperature, "temperature", cfg.Temperature, "softmax temperature of the confidences")
 	flag.StringVar(&cfg.Cache, "cache", "", "directory to cache derived counts in between runs (for tuning)")
 	flag.IntVar(&cfg.MinOrder, "min-order", cfg.MinOrder, "shortest n-gram scored in words of more than one character")
 	flag.Float64Var(&cfg.Step, "step", cfg.Step, "quantisation step of the values (nats)")
 	dev := flag.Bool("dev", false, "after training, print accuracy on the synthetic and real development sets")
+	flag.Float64Var(&cfg.ChatWeight, "chat-weight", cfg.ChatWeight, "share of a language's letters its hand-written chat phrases stand for (0: none)")
+	flag.BoolVar(&cfg.NoPrior, "no-prior", false, "give every language the same prior")
 	dump := flag.String("dump", "", "with -dev, write every development result to this file (for calibration)")
 	data := flag.String("data", "", "data directory for -dev's real-text set (default ../shared/data)")
+	grid := flag.String("grid", "", "tuning: train several models in one pass, \"name:key=value,...;...\" (keys: budget, backoff, unseen, chat, minorder, prior); each goes to -out with _name before .bin")
 	flag.Parse()
 	cfg.Dev = *dev
 	dir := *lingua
@@ -57,21 +59,46 @@ func main() {
 	if err := checkSums(dir); err != nil {
 		log.Fatal(err)
 	}
-	tr, err := train(dir, cfg)
+	cfgs := []config{cfg}
+	names := []string{""}
+	if *grid != "" {
+		cfgs, names = nil, nil
+		for _, spec := range strings.Split(*grid, ";") {
+			name, sets, _ := strings.Cut(spec, ":")
+			c := cfg
+			if err := c.set(sets); err != nil {
+				log.Fatalf("-grid %q: %v", spec, err)
+			}
+			cfgs = append(cfgs, c)
+			names = append(names, name)
+		}
+	}
+	trs, err := train(dir, cfgs)
 	if err != nil {
 		log.Fatal(err)
 	}
-	var buf bytes.Buffer
-	if err := tr.encode(&buf); err != nil {
-		log.Fatal(err)
-	}
-	if err := os.WriteFile(*out, buf.Bytes(), 0o644); err != nil {
-		log.Fatal(err)
-	}
-	log.Printf("wrote %s: %d bytes, %d n-grams, %d postings", *out, buf.Len(), len(tr.entries), tr.postings)
-	if *dev {
-		if err := devEval(buf.Bytes(), tr, *data, *dump); err != nil {
+	for i, tr := range trs {
+		path := *out
+		if names[i] != "" {
+			path = strings.TrimSuffix(path, ".bin") + "_" + names[i] + ".bin"
+			fmt.Printf("\n# %s\n", names[i])
+		}
+		var buf bytes.Buffer
+		if err := tr.encode(&buf); err != nil {
 			log.Fatal(err)
+		}
+		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+			log.Fatal(err)
+		}
+		log.Printf("wrote %s: %d bytes, %d n-grams, %d postings", path, buf.Len(), len(tr.entries), tr.postings)
+		if *dev {
+			d := *dump
+			if d != "" && names[i] != "" {
+				d += "_" + names[i]
+			}
+			if err := devEval(buf.Bytes(), tr, *data, d); err != nil {
+				log.Fatal(err)
+			}
 		}
 	}
 }

@@ -4,12 +4,16 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/gob"
+	"fmt"
 	"io"
 	"log"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/sluice-api/sluice/internal/services/langid/model"
@@ -17,15 +21,17 @@ import (
 
 // config holds the training constants.
 type config struct {
-	Budget      int     // n-grams of order >= 2 kept per language
-	HanBudget   int     // characters kept for Chinese and Japanese
-	Backoff     float64 // nats per order backed off
-	Unseen      float64 // nats for a character a language lacks
-	Temperature float64
-	Step        float64 // quantisation step, nats
-	MinOrder    int     // shortest n-gram scored (single characters of Han and kana aside)
-	Dev         bool    // sample the synthetic development set
-	Cache       string  // directory caching the derived counts between runs (tuning only)
+	Budget      int        // n-grams of order >= 2 kept per language
+	HanBudget   int        // characters kept for Chinese and Japanese
+	Backoff     float64    // nats per order backed off
+	Unseen      float64    // nats for a character a language lacks
+	Calibration [4]float64 // softmax temperature: base, slope per letter, cap, letters before the slope starts
+	Step        float64    // quantisation step, nats
+	MinOrder    int        // shortest n-gram scored (single characters of Han and kana aside)
+	Dev         bool       // sample the synthetic development set
+	Cache       string     // directory caching the derived counts between runs (tuning only)
+	ChatWeight  float64    // share of a language's letters that its chat phrases stand for
+	NoPrior     bool       // give every language the same prior
 }
 
 // load reads lang's lingua tables and derives its padded counts (nil for Chinese and Japanese,
@@ -70,7 +76,7 @@ func load(dir, lang, cache string) (linguaTables, map[string]float64, error) {
 }
 
 func defaultConfig() config {
-	return config{Budget: 30000, HanBudget: 5000, Backoff: -1, Unseen: -12, Temperature: 1, Step: 0.1, MinOrder: 1}
+	return config{Budget: 30000, HanBudget: 5000, Backoff: -1, Unseen: -12, Calibration: [4]float64{1.1, 0.1, 2.5, 3}, Step: 0.1, MinOrder: 1, ChatWeight: 0.01}
 }
 
 // Scripts of the languages lingua-go has n-gram models for; every other is Latin.
@@ -120,58 +126,91 @@ type candidate struct {
 	loss float64
 }
 
-func train(dir string, cfg config) (*trained, error) {
-	tr := &trained{cfg: cfg}
-	grams := map[string][]model.Posting{}
+// train builds one model per configuration; all share one pass over lingua's tables (the
+// configurations differ only in how the counts are pruned and scored).
+func train(dir string, cfgs []config) ([]*trained, error) {
+	trs := make([]*trained, len(cfgs))
+	grams := make([]map[string][]model.Posting, len(cfgs))
+	for i, cfg := range cfgs {
+		trs[i] = &trained{cfg: cfg}
+		grams[i] = map[string][]model.Posting{}
+	}
+	base := cfgs[0]
 	for _, lang := range linguaLanguages {
 		if scriptOnly[lang] {
 			continue
 		}
-		t, counts, err := load(dir, lang, cfg.Cache)
+		t, counts, err := load(dir, lang, base.Cache)
 		if err != nil {
 			return nil, err
 		}
-		li := len(tr.langs)
-		tr.langs = append(tr.langs, lang)
-		tr.scripts = append(tr.scripts, scriptsOf(lang))
-		var kept []candidate
-		if lang == "zh" || lang == "ja" {
-			kept = unigrams(t, cfg.HanBudget)
-		} else {
-			kept = prune(counts, conditional(counts), cfg)
+		if base.Dev && counts != nil {
+			trs[0].synth = append(trs[0].synth, synthetic(lang, counts, uint64(len(trs[0].langs))+1)...)
 		}
-		if cfg.Dev && counts != nil {
-			tr.synth = append(tr.synth, synthetic(lang, counts, uint64(li)+1)...)
+		for i, cfg := range cfgs {
+			tr := trs[i]
+			li := len(tr.langs)
+			tr.langs = append(tr.langs, lang)
+			tr.scripts = append(tr.scripts, scriptsOf(lang))
+			var kept []candidate
+			if lang == "zh" || lang == "ja" {
+				kept = unigrams(t, cfg.HanBudget)
+			} else {
+				c := counts
+				if cfg.ChatWeight > 0 {
+					c = maps.Clone(counts)
+					addChat(c, lang, cfg.ChatWeight)
+				}
+				kept = prune(c, conditional(c), cfg)
+			}
+			for g, v := range additive(kept, cfg, lang == "zh" || lang == "ja") {
+				q := int8(min(max(math.Round(v/cfg.Step), -128), 127))
+				grams[i][g] = append(grams[i][g], model.Posting{Lang: uint8(li), Score: uint8(q)})
+			}
+			if i == 0 {
+				log.Printf("%s: %d n-grams kept", lang, len(kept))
+			}
 		}
-		for g, v := range additive(kept, cfg, lang == "zh" || lang == "ja") {
-			q := int8(min(max(math.Round(v/cfg.Step), -128), 127))
-			grams[g] = append(grams[g], model.Posting{Lang: uint8(li), Score: uint8(q)})
-		}
-		log.Printf("%s: %d n-grams kept", lang, len(kept))
 	}
-	keys := make([]string, 0, len(grams))
-	for g := range grams {
-		keys = append(keys, g)
+	for i, tr := range trs {
+		keys := make([]string, 0, len(grams[i]))
+		for g := range grams[i] {
+			keys = append(keys, g)
+		}
+		slices.Sort(keys)
+		tr.entries, tr.postings = dedupe(keys, grams[i])
+		tr.synth = trs[0].synth
 	}
-	slices.Sort(keys)
-	tr.entries, tr.postings = dedupe(keys, grams)
-	return tr, nil
+	return trs, nil
 }
 
 func (tr *trained) encode(w io.Writer) error {
 	p := model.Params{
 		Step: float32(tr.cfg.Step), Backoff: float32(tr.cfg.Backoff), Unseen: float32(tr.cfg.Unseen),
-		MinOrder: uint32(tr.cfg.MinOrder), Calibration: [8]float32{float32(tr.cfg.Temperature)},
+		MinOrder: uint32(tr.cfg.MinOrder),
 	}
-	floors := make([][model.MaxOrder]float32, len(tr.langs))
-	return model.Encode(w, tr.langs, tr.scripts, p, floors, tr.entries)
+	for i, v := range tr.cfg.Calibration {
+		p.Calibration[i] = float32(v)
+	}
+	prior := make([]float32, len(tr.langs))
+	if !tr.cfg.NoPrior {
+		for i, l := range tr.langs {
+			prior[i] = float32(priorOf(l))
+		}
+	}
+	return model.Encode(w, tr.langs, tr.scripts, prior, p, tr.entries)
 }
 
 // conditional returns every padded n-gram with the log probability of its last character given
 // the characters before it; unigrams are letters (and the end boundary) among all symbols.
 func conditional(counts map[string]float64) map[string]float64 {
 	words := counts[" "]
-	total := 1 + words // letters are normalised to 1
+	total := words
+	for g, c := range counts {
+		if g != " " && utf8.RuneCountInString(g) == 1 {
+			total += c
+		}
+	}
 	lp := make(map[string]float64, len(counts))
 	for g, c := range counts {
 		if c <= 0 {
@@ -250,35 +289,24 @@ func unigrams(t linguaTables, budget int) []candidate {
 // dedupe turns the n-grams into entries. Two n-grams sharing a fingerprint cannot both be looked
 // up: it keeps the one more languages have (the first in order on a tie).
 func dedupe(keys []string, grams map[string][]model.Posting) ([]model.Entry, int) {
-	n := len(keys)
-	for {
-		var es []model.Entry
-		byFP := map[uint64]int{}
-		for _, g := range keys {
-			fp := model.Fingerprint(model.HashString(g), n)
-			if i, dup := byFP[fp]; dup {
-				if len(grams[g]) > len(es[i].Postings) {
-					es[i] = model.Entry{Gram: g, Postings: grams[g]}
-				}
-				continue
+	var es []model.Entry
+	byFP := map[uint32]int{}
+	for _, g := range keys {
+		fp := model.Fingerprint(model.HashString(g))
+		if i, dup := byFP[fp]; dup {
+			if len(grams[g]) > len(es[i].Postings) {
+				es[i] = model.Entry{Gram: g, Postings: grams[g]}
 			}
-			byFP[fp] = len(es)
-			es = append(es, model.Entry{Gram: g, Postings: grams[g]})
+			continue
 		}
-		if bitsEqual(len(es), n) {
-			postings := 0
-			for _, e := range es {
-				postings += len(e.Postings)
-			}
-			return es, postings
-		}
-		n = len(es)
+		byFP[fp] = len(es)
+		es = append(es, model.Entry{Gram: g, Postings: grams[g]})
 	}
-}
-
-// bitsEqual reports whether models of a and b n-grams use the same fingerprint width.
-func bitsEqual(a, b int) bool {
-	return model.Fingerprint(^uint64(0), a) == model.Fingerprint(^uint64(0), b)
+	postings := 0
+	for _, e := range es {
+		postings += len(e.Postings)
+	}
+	return es, postings
 }
 
 // additive turns one language's kept n-grams into the values the detector adds up. The backoff
@@ -323,4 +351,38 @@ func additive(kept []candidate, cfg config, single bool) map[string]float64 {
 		out[c.gram] = c.lp - chain(c.gram[first:]) - cfg.Backoff
 	}
 	return out
+}
+
+// set applies "key=value,..." overrides (the -grid flag).
+func (c *config) set(spec string) error {
+	for _, kv := range strings.Split(spec, ",") {
+		if kv == "" {
+			continue
+		}
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return fmt.Errorf("%q is not key=value", kv)
+		}
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			return fmt.Errorf("%s: %w", k, err)
+		}
+		switch k {
+		case "budget":
+			c.Budget = int(f)
+		case "backoff":
+			c.Backoff = f
+		case "unseen":
+			c.Unseen = f
+		case "chat":
+			c.ChatWeight = f
+		case "minorder":
+			c.MinOrder = int(f)
+		case "prior":
+			c.NoPrior = f == 0
+		default:
+			return fmt.Errorf("unknown key %q", k)
+		}
+	}
+	return nil
 }

@@ -172,7 +172,7 @@ func (d *Detector) Detect(ctx context.Context, text string, cand Set) (Result, e
 	for i := range allowed {
 		allowed[i] = cand[i] & d.langsOf[script][i]
 	}
-	return d.score(ctx, text, script, allowed)
+	return d.score(ctx, text, script, counts[script], allowed)
 }
 
 // chooseScript returns the script with the most letters among those some candidate is written
@@ -200,13 +200,65 @@ func (d *Detector) chooseScript(counts *[NumScripts]int, cand Set) Script {
 // of the text under each language, up to a constant all languages share.
 type scorer struct {
 	m       *Model
+	budget  int // letters after which words are no longer scored; 0 = no limit
 	sum     [maxLangs]int32
 	letters int
 	buf     [MaxWordRunes*utf8.UTFMax + 2]byte
 	offs    [MaxWordRunes + 3]int
+	// Single characters repeat (a text has few distinct letters) and their postings are the
+	// longest, so they are counted first and added once per distinct character.
+	uni  [uniSlots]uniCount
+	nUni int
 }
 
-func (d *Detector) score(ctx context.Context, text string, script Script, allowed Set) (Result, error) {
+// uniCount is a single character's hash and how often it occurred.
+type uniCount struct {
+	h uint64
+	n int32
+}
+
+// uniSlots is the size of the table of single characters; it is emptied into the sums when it
+// is three quarters full.
+const uniSlots = 256
+
+// unigram counts one occurrence of the single character with hash h.
+func (sc *scorer) unigram(h uint64) {
+	i := h & (uniSlots - 1)
+	for sc.uni[i].n != 0 {
+		if sc.uni[i].h == h {
+			sc.uni[i].n++
+			return
+		}
+		i = (i + 1) & (uniSlots - 1)
+	}
+	sc.uni[i] = uniCount{h, 1}
+	sc.nUni++
+	if sc.nUni >= uniSlots*3/4 {
+		sc.flushUnigrams()
+	}
+}
+
+// flushUnigrams adds the counted single characters' postings to the sums.
+func (sc *scorer) flushUnigrams() {
+	for i := range sc.uni {
+		u := sc.uni[i]
+		if u.n == 0 {
+			continue
+		}
+		post := sc.m.Lookup(u.h)
+		for k := 0; k+1 < len(post); k += 2 {
+			sc.sum[post[k]&(maxLangs-1)] += u.n * int32(int8(post[k+1]))
+		}
+		sc.uni[i] = uniCount{}
+	}
+	sc.nUni = 0
+}
+
+// minSampled is the fewest letters the samples of a long text must hold; below it the whole text
+// is read instead.
+const minSampled = 64
+
+func (d *Detector) score(ctx context.Context, text string, script Script, letters int, allowed Set) (Result, error) {
 	sc := &scorer{m: d.m}
 	visit := func(part string) {
 		// The corpora are composed (NFC); decomposed accents would split words at their marks.
@@ -238,6 +290,22 @@ func (d *Detector) score(ctx context.Context, text string, script Script, allowe
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
 	}
+	if len(text) > SampleAbove && sc.letters < minSampled && sc.letters < letters {
+		// The samples missed the letters (a long text that is mostly digits or symbols, with
+		// the words in one place): read it all, scoring words until the budget is spent.
+		*sc = scorer{m: d.m, budget: SampleAbove}
+		for start := 0; start < len(text) && sc.letters < sc.budget; start += SampleAbove {
+			if err := ctx.Err(); err != nil {
+				return Result{}, err
+			}
+			end := min(start+SampleAbove, len(text))
+			for end < len(text) && !utf8.RuneStart(text[end]) {
+				end++
+			}
+			visit(trimPartialWords(text, max(start, 0), end))
+		}
+	}
+	sc.flushUnigrams()
 	if sc.letters == 0 {
 		return Result{}, nil
 	}
@@ -250,6 +318,9 @@ func (d *Detector) score(ctx context.Context, text string, script Script, allowe
 			continue
 		}
 		s := p.Step * float32(sc.sum[l])
+		if l < len(d.m.Prior) {
+			s += d.m.Prior[l]
+		}
 		logp[l] = s
 		best = max(best, s)
 		ranked = append(ranked, Scored{Lang: l})
@@ -257,11 +328,9 @@ func (d *Detector) score(ctx context.Context, text string, script Script, allowe
 	if len(ranked) == 0 {
 		return Result{}, nil
 	}
-	// Confidence: a softmax of the scores, tempered (the n-gram model is overconfident).
-	temp := float64(p.Calibration[0])
-	if temp <= 0 {
-		temp = 1
-	}
+	// Confidence: a softmax of the scores, tempered by the length of the text (the n-gram model
+	// grows overconfident as evidence that is not independent piles up).
+	temp := p.temperature(sc.letters)
 	var z float64
 	for i := range ranked {
 		e := math.Exp(float64(logp[ranked[i].Lang]-best) / temp)
@@ -372,6 +441,9 @@ func (sc *scorer) word(w []rune) {
 	offs = append(offs, len(b))
 	b = append(b, ' ')
 	offs = append(offs, len(b))
+	if sc.budget > 0 && sc.letters >= sc.budget {
+		return
+	}
 	sc.letters += len(w)
 	// Every n-gram of up to MaxOrder characters of the padded word that ends at a letter or at
 	// the final boundary (the start boundary alone predicts nothing). Each is hashed once,
@@ -391,10 +463,29 @@ func (sc *scorer) word(w []rune) {
 			if e == 0 || e-s+1 < minN {
 				continue
 			}
+			if e == s {
+				sc.unigram(mix(h))
+				continue
+			}
 			post := sc.m.Lookup(mix(h))
 			for k := 0; k+1 < len(post); k += 2 {
 				sc.sum[post[k]&(maxLangs-1)] += int32(int8(post[k+1]))
 			}
 		}
 	}
+}
+
+// temperature is the softmax temperature for a text of the given number of scored letters:
+// Calibration[0] + Calibration[1] per letter beyond Calibration[3], at most Calibration[2]
+// (fitted by scripts/train/langid on its development sets). A model without calibration gets 1.
+func (p Params) temperature(letters int) float64 {
+	t0, slope, tmax, off := float64(p.Calibration[0]), float64(p.Calibration[1]), float64(p.Calibration[2]), float64(p.Calibration[3])
+	if t0 <= 0 {
+		return 1
+	}
+	t := t0 + slope*max(float64(letters)-off, 0)
+	if tmax > 0 {
+		t = min(t, tmax)
+	}
+	return t
 }

@@ -25,7 +25,7 @@ func encode(t *testing.T, entries []Entry) []byte {
 	langs := []string{"en", "de", "ru"}
 	scripts := []uint32{1 << Latin, 1 << Latin, 1 << Cyrillic}
 	p := Params{Step: 0.1, Backoff: -1, Unseen: -12, MinOrder: 1, Calibration: [8]float32{1.5}}
-	if err := Encode(&buf, langs, scripts, p, make([][MaxOrder]float32, 3), entries); err != nil {
+	if err := Encode(&buf, langs, scripts, []float32{0, -0.5, 0}, p, entries); err != nil {
 		t.Fatalf("Encode: %v", err)
 	}
 	return buf.Bytes()
@@ -36,7 +36,7 @@ func TestEncodeLoadLookup(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Load: %v", err)
 	}
-	if !slices.Equal(m.Langs, []string{"en", "de", "ru"}) || m.Scripts[2] != 1<<Cyrillic || m.Params.Calibration[0] != 1.5 {
+	if !slices.Equal(m.Langs, []string{"en", "de", "ru"}) || m.Scripts[2] != 1<<Cyrillic || m.Prior[1] != -0.5 || m.Params.Calibration[0] != 1.5 {
 		t.Fatalf("header: langs %v scripts %v params %+v", m.Langs, m.Scripts, m.Params)
 	}
 	if m.Len() != len(testEntries()) {
@@ -76,7 +76,7 @@ func TestEncodeRejects(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var buf bytes.Buffer
-			err := Encode(&buf, []string{"en", "de", "ru"}, make([]uint32, 3), Params{}, make([][MaxOrder]float32, 3), tc.entries)
+			err := Encode(&buf, []string{"en", "de", "ru"}, make([]uint32, 3), make([]float32, 3), Params{}, tc.entries)
 			if err == nil {
 				t.Fatal("Encode accepted it")
 			}

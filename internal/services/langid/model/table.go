@@ -5,8 +5,8 @@
 // A model holds, for every kept n-gram of one to five characters (letters, with a boundary
 // marker ' ' before and after each word), the languages that have it and for each a quantised
 // score: how much more likely the language makes the n-gram's last character than its floor.
-// Load indexes the file (see Encode) in a table bucketed by a 64-bit hash of the n-gram, so a
-// lookup costs one hash and reads about one entry.
+// Load indexes the file (see Encode) in an open-addressing table keyed by a 64-bit hash of the
+// n-gram, so a lookup costs one hash and usually one slot.
 package model
 
 import (
@@ -64,17 +64,17 @@ type Model struct {
 	// Scripts[l] has bit 1<<s set for every Script s language l is written in.
 	Scripts []uint32
 	Params  Params
-	// Floors[l][n-1] is reserved for per-language, per-order constants (see package langid).
-	Floors [][MaxOrder]float32
+	// Prior[l] is the log prior probability of language l (nats, up to a constant): how much
+	// more often we expect it than the others before reading the text.
+	Prior []float32
 
-	// The n-grams are bucketed by the top bucketBits bits of their hash: bucket b holds
-	// ents[dir[b]:dir[b+1]], each the next 24 bits of the hash (high 32 bits of the entry) and
-	// the offset of its postings (low 32 bits). A lookup reads one bucket of about one entry.
-	bucketBits uint
-	dir        []uint32
-	ents       []uint64
-	posts      []byte // per n-gram: count, then count × (lang, score)
-	grams      int
+	// slots is an open-addressing table of the n-grams, at most half full: slot h&mask and the
+	// ones after it hold (fingerprint: high 32 bits of the hash) << 32 | offset of the postings.
+	// A lookup reads one slot, rarely a neighbour, then the postings.
+	mask  uint64
+	slots []uint64
+	posts []byte // per n-gram: count, then count × (lang, value)
+	grams int
 }
 
 // Hash is the 64-bit hash of an n-gram's UTF-8 bytes (FNV-1a, then a final mix so every bit is
@@ -105,52 +105,50 @@ func mix(h uint64) uint64 {
 	return h
 }
 
-// Fingerprint is the part of an n-gram's hash a lookup compares: the top 24 bits after the
-// bucket bits for a model of n n-grams. Two n-grams of one model must not share it.
-func Fingerprint(h uint64, n int) uint64 {
-	return h >> (64 - bucketBitsFor(n) - 24)
-}
+// Fingerprint is the part of an n-gram's hash a lookup compares. Two n-grams of one model must
+// not share it.
+func Fingerprint(h uint64) uint32 { return uint32(h >> 32) }
 
-func bucketBitsFor(n int) uint {
-	b := uint(bits.Len(uint(n)))
-	return min(max(b, 4), 30)
-}
+// empty marks a free slot: no n-gram has offset 2^32-1 (postings are shorter than 4 GB).
+const empty = ^uint64(0)
 
-// Lookup returns the postings of the n-gram with hash h: pairs of (language, score) bytes,
+// Lookup returns the postings of the n-gram with hash h: pairs of (language, value) bytes,
 // empty when the model does not hold it. A missing n-gram matches a held one by chance with
-// probability about 2^-24.
+// probability about 2^-31.
 func (m *Model) Lookup(h uint64) []byte {
-	b := h >> (64 - m.bucketBits)
-	key := uint32(h>>(64-m.bucketBits-24)) & (1<<24 - 1)
-	for _, e := range m.ents[m.dir[b]:m.dir[b+1]] {
-		if uint32(e>>32) == key {
-			off := uint32(e)
+	fp := h >> 32
+	for i := h & m.mask; ; i = (i + 1) & m.mask {
+		s := m.slots[i]
+		if s == empty {
+			return nil
+		}
+		if s>>32 == fp {
+			off := uint32(s)
 			n := uint32(m.posts[off])
 			return m.posts[off+1 : off+1+2*n]
 		}
 	}
-	return nil
 }
 
 // Len is the number of n-grams the model holds.
 func (m *Model) Len() int { return m.grams }
 
-// Encode writes a model file: header, languages, scripts, params, floors, the number of n-grams,
+// Encode writes a model file: header, languages, scripts, priors, params, the number of n-grams,
 // then the n-grams in order, front-coded (bytes shared with the previous one, bytes that
 // follow, those bytes), then for each n-gram its postings (count, then language and score
 // pairs). The file is not compressed: Load uses the postings where they lie, and git and the
 // deployment archive compress it anyway. No two grams may share a Fingerprint (the trainer drops
 // the rarer of such a pair); postings keep the given order.
-func Encode(w io.Writer, langs []string, scripts []uint32, p Params, floors [][MaxOrder]float32, entries []Entry) error {
+func Encode(w io.Writer, langs []string, scripts []uint32, prior []float32, p Params, entries []Entry) error {
 	if len(langs) == 0 || len(langs) > 128 {
 		return fmt.Errorf("model: %d languages", len(langs))
 	}
-	if len(floors) != len(langs) || len(scripts) != len(langs) {
-		return fmt.Errorf("model: %d floors and %d scripts for %d languages", len(floors), len(scripts), len(langs))
+	if len(prior) != len(langs) || len(scripts) != len(langs) {
+		return fmt.Errorf("model: %d priors and %d scripts for %d languages", len(prior), len(scripts), len(langs))
 	}
 	es := slices.Clone(entries)
 	slices.SortFunc(es, func(a, b Entry) int { return strings.Compare(a.Gram, b.Gram) })
-	fps := make(map[uint64]string, len(es))
+	fps := make(map[uint32]string, len(es))
 	for i, e := range es {
 		if i > 0 && e.Gram == es[i-1].Gram {
 			return fmt.Errorf("model: n-gram %q twice", e.Gram)
@@ -166,7 +164,7 @@ func Encode(w io.Writer, langs []string, scripts []uint32, p Params, floors [][M
 				return fmt.Errorf("model: n-gram %q has a posting for language %d of %d", e.Gram, p.Lang, len(langs))
 			}
 		}
-		fp := Fingerprint(HashString(e.Gram), len(es))
+		fp := Fingerprint(HashString(e.Gram))
 		if g, dup := fps[fp]; dup {
 			return fmt.Errorf("model: n-grams %q and %q share a fingerprint", g, e.Gram)
 		}
@@ -189,8 +187,8 @@ func Encode(w io.Writer, langs []string, scripts []uint32, p Params, floors [][M
 		bw.WriteString(l)
 	}
 	put(scripts)
+	put(prior)
 	put(p)
-	put(floors)
 	put(uint32(len(es)))
 	prev := ""
 	for _, e := range es {
@@ -236,9 +234,9 @@ func Load(file []byte) (*Model, error) {
 	}
 	m.Scripts = make([]uint32, nl)
 	r.read(m.Scripts)
+	m.Prior = make([]float32, nl)
+	r.read(m.Prior)
 	r.read(&m.Params)
-	m.Floors = make([][MaxOrder]float32, nl)
-	r.read(m.Floors)
 	var n32 uint32
 	r.read(&n32)
 	n := int(n32)
@@ -269,20 +267,15 @@ func Load(file []byte) (*Model, error) {
 		hashes[i] = Hash(gram[:glen])
 	}
 	m.posts = b[at:]
-	if len(m.posts) > math.MaxUint32 {
+	if len(m.posts) >= math.MaxUint32 {
 		return nil, errors.New("model: too large")
 	}
-	m.bucketBits = bucketBitsFor(n)
-	shift := 64 - m.bucketBits
-	m.dir = make([]uint32, 1<<m.bucketBits+1)
-	for _, h := range hashes {
-		m.dir[h>>shift+1]++
+	size := uint64(1) << bits.Len64(uint64(2*n))
+	m.mask = size - 1
+	m.slots = make([]uint64, size)
+	for i := range m.slots {
+		m.slots[i] = empty
 	}
-	for b := 1; b < len(m.dir); b++ {
-		m.dir[b] += m.dir[b-1]
-	}
-	fill := slices.Clone(m.dir[:len(m.dir)-1])
-	m.ents = make([]uint64, n)
 	off := 0
 	for _, h := range hashes {
 		if off >= len(m.posts) {
@@ -297,9 +290,14 @@ func Load(file []byte) (*Model, error) {
 				return nil, fmt.Errorf("model: posting for language %d of %d", m.posts[off+1+2*j], nl)
 			}
 		}
-		b := h >> shift
-		m.ents[fill[b]] = h>>(shift-24)&(1<<24-1)<<32 | uint64(off)
-		fill[b]++
+		i := h & m.mask
+		for m.slots[i] != empty {
+			if m.slots[i]>>32 == h>>32 {
+				return nil, errors.New("model: two n-grams share a fingerprint")
+			}
+			i = (i + 1) & m.mask
+		}
+		m.slots[i] = h>>32<<32 | uint64(off)
 		off += 1 + 2*c
 	}
 	if off != len(m.posts) {
