@@ -236,10 +236,7 @@ func runChild(name, dir string, w io.Writer) error {
 
 func print(w io.Writer, rs []report) {
 	fmt.Fprintf(w, "## Accuracy on lingua test data (an `und` answer counts as wrong)\n\n")
-	header := []string{"detector"}
-	for _, k := range kinds {
-		header = append(header, k)
-	}
+	header := append([]string{"detector"}, kinds...)
 	header = append(header, "mean", "µs per detection", "heap after load", "load time", "peak RSS")
 	var rows [][]string
 	for _, r := range rs {

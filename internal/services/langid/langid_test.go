@@ -209,6 +209,9 @@ func TestLongAndMixed(t *testing.T) {
 		{"MostlyCyrillic", "Hello! Мы встретились в кафе недалеко от вокзала.", "ru"},
 		{"JapaneseMixesHanAndKana", "東京駅の近くで友達と会いました", "ja"},
 		{"HanOnly", "我们在火车站附近的咖啡馆见面", "zh"},
+		{"SimplifiedShortWords", "学生来了", "zh"},
+		{"HanWithAnEnglishWord", "我的密码是 Piano，不要告诉别人", "zh"},
+		{"KanaWithAnEnglishWord", "秘密の鍵は Piano です", "ja"},
 		{"WordsInOnePlace", strings.Repeat("1234 ", 10000) + "Bonjour, je voudrais réserver une table pour deux personnes ce soir." + strings.Repeat(" 5678", 10000), "fr"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

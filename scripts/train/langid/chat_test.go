@@ -64,3 +64,27 @@ func TestAddChat(t *testing.T) {
 		t.Fatalf("letters add up to %v, want the weight 1", letters)
 	}
 }
+
+func TestSimplifiedChinese(t *testing.T) {
+	zh := map[string]float64{"國": 0.6, "的": 0.3, "們": 0.1}
+	ja := map[string]float64{"国": 0.1, "駅": 0.1, "の": 0.8}
+	got := simplifiedChinese(zh, ja)
+	// 国 (GB2312) takes twice its Japanese share, 赢 (GB2312, in neither table) rareHanzi;
+	// 駅 and の (not hanzi of GB2312) get nothing.
+	if got["国"] <= 0 || got["赢"] <= 0 || got["赢"] >= got["国"] || got["駅"] != 0 || got["の"] != 0 {
+		t.Fatalf("got 国 %v, 赢 %v, 駅 %v, の %v", got["国"], got["赢"], got["駅"], got["の"])
+	}
+	if r := got["國"] / got["国"]; r < 2.99 || r > 3.01 {
+		t.Fatalf("國/国 = %v, want 0.6/0.2", r)
+	}
+	if r := got["們"] / got["赢"]; r < 0.99e4 || r > 1.01e4 {
+		t.Fatalf("們/赢 = %v, want 0.1/rareHanzi", r)
+	}
+	sum := 0.0
+	for _, p := range got {
+		sum += p
+	}
+	if sum < 0.999 || sum > 1.001 {
+		t.Fatalf("frequencies sum to %v", sum)
+	}
+}

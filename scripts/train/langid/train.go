@@ -76,7 +76,7 @@ func load(dir, lang, cache string) (linguaTables, map[string]float64, error) {
 }
 
 func defaultConfig() config {
-	return config{Budget: 30000, HanBudget: 5000, Backoff: -1, Unseen: -12, Calibration: [4]float64{1.1, 0.1, 2.5, 3}, Step: 0.1, MinOrder: 1, ChatWeight: 0.01}
+	return config{Budget: 30000, HanBudget: 12000, Backoff: -1, Unseen: -12, Calibration: [4]float64{1.1, 0.1, 2.5, 3}, Step: 0.1, MinOrder: 1, ChatWeight: 0.01}
 }
 
 // Scripts of the languages lingua-go has n-gram models for; every other is Latin.
@@ -143,6 +143,13 @@ func train(dir string, cfgs []config) ([]*trained, error) {
 		t, counts, err := load(dir, lang, base.Cache)
 		if err != nil {
 			return nil, err
+		}
+		if lang == "zh" {
+			ja, _, err := load(dir, "ja", base.Cache)
+			if err != nil {
+				return nil, err
+			}
+			t[1] = simplifiedChinese(t[1], ja[1])
 		}
 		if base.Dev && counts != nil {
 			trs[0].synth = append(trs[0].synth, synthetic(lang, counts, uint64(len(trs[0].langs))+1)...)

@@ -175,14 +175,22 @@ func (d *Detector) Detect(ctx context.Context, text string, cand Set) (Result, e
 	return d.score(ctx, text, script, counts[script], allowed)
 }
 
+// cjkWeight is what one Han, kana or Hangul character counts for against letters of alphabets
+// when choosing the script: such a character carries about as much as a short word.
+const cjkWeight = 3
+
 // chooseScript returns the script with the most letters among those some candidate is written
-// in (the lower Script on a tie), or NoScript.
+// in (Han, kana and Hangul characters counting cjkWeight each; the lower Script on a tie), or
+// NoScript.
 func (d *Detector) chooseScript(counts *[NumScripts]int, cand Set) Script {
 	best, bestN := NoScript, 0
 	for s := Script(1); s < NumScripts; s++ {
 		n := counts[s]
 		if s == Han {
 			n += counts[Kana] // Japanese mixes both; see Detect
+		}
+		if s.SingleCharWords() {
+			n *= cjkWeight
 		}
 		if n <= bestN {
 			continue
