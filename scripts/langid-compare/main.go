@@ -102,7 +102,7 @@ func main() {
 	print(os.Stdout, reports)
 }
 
-// defaultDataDir is ../shared/data beside the Sluice repository: it walks up from the working
+// defaultDataDir is the data sets directory beside the Sluice repository: it walks up from the working
 // directory to the go.mod of module github.com/sluice-api/sluice (this command's own go.mod is a
 // nested module, so evalkit's default would stop one level too early).
 func defaultDataDir() string {
