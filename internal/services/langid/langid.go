@@ -1,85 +1,57 @@
-// Package langid implements routing.language.detect, a language identifier built on
-// github.com/abadojack/whatlanggo (trigram profiles for script-shared languages, script
-// detection for single-language scripts).
+// Package langid implements routing.language.detect, an extract service that identifies the
+// language of a text: an ISO 639-1 code (or "und"), a calibrated confidence and up to three
+// alternatives.
 //
-// Confidence. whatlanggo scores the best language against the runner-up with a number c in
-// [0, 1] (1 = the best profile is clearly closer than the second; single-script languages such
-// as Greek or Japanese get 1). Alternatives are found by re-running the detector with the
-// previous winners removed from the allowed set; run k yields language L_k and its confidence
-// c_k against the languages still left. The reported confidences are p_1 = c_1 and
-// p_k = p_{k-1} * (1 - c_{k-1}): an alternative is as plausible as the language before it,
-// discounted by how sure the detector was in preferring that one. They are in [0, 1] and never
-// increase down the list; they are scores, not a distribution, so they need not sum to 1.
-// Alternatives with p_k below MinAlternative are left out.
-//
-// The answer is "und" with confidence 0 when the text has fewer than MinLetters letters (one
-// letter suffices for CJK, Hangul and kana), when no allowed language matches, or when c_1 is
-// below MinConfidence. Only the first MaxAnalyzed code points are analysed.
+// The model (package model, file model.bin) is Sluice's own: character n-grams of one to five
+// characters of words padded with boundaries, distilled from lingua-go's Leipzig-trained tables
+// by scripts/train/langid and compiled in with go:embed; MODEL.md says how it was built and what
+// it achieved. Languages that own their script (Greek, Hangul, Thai, ...) are told by the script
+// alone. The model is loaded once per process, on first use.
 package langid
 
 import (
 	"context"
+	_ "embed"
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
-	"sort"
-	"unicode"
-
-	"github.com/abadojack/whatlanggo"
+	"sync"
 
 	"github.com/sluice-api/sluice/internal/services"
+	"github.com/sluice-api/sluice/internal/services/langid/model"
 )
 
 // Name is the service name.
 const Name = "routing.language.detect"
 
-// Tuning constants, documented in the descriptor.
+// ModelID names the backend in descriptors and audit traces.
+const ModelID = "sluice-langid-ngram-v2"
+
+// Version is the service version in descriptors and audit traces.
+const Version = 2
+
+// Result constants, documented in the descriptor.
 const (
-	// MinConfidence is the detector confidence below which the answer is "und".
-	MinConfidence = 0.05
-	// MinAlternative is the smallest alternative confidence reported.
+	// MinConfidence is the confidence below which the answer is "und".
+	MinConfidence = 0.2
+	// MinAlternative is the smallest confidence an alternative is listed with.
 	MinAlternative = 0.01
-	// MaxAlternatives is the most alternatives reported.
+	// MaxAlternatives is the most alternatives listed.
 	MaxAlternatives = 3
-	// MinLetters is the fewest letters needed for an answer (alphabetic scripts).
-	MinLetters = 3
-	// MaxAnalyzed is how many code points of the text are analysed; the detector's
-	// accuracy does not improve beyond a few thousand.
-	MaxAnalyzed = 10000
 )
 
-// iso6391 maps whatlanggo's ISO 639-3 languages to ISO 639-1. Macrolanguage members are mapped
-// to their macrolanguage's code as whatlanggo itself does for arb->ar and azj->az (pes->fa,
-// ydd->yi, cmn->zh). Languages without a current 639-1 code (ceb, ilo, mai, skr, and bho whose
-// "bh" was withdrawn) are not offered.
-var iso6391 = func() map[whatlanggo.Lang]string {
-	m := map[whatlanggo.Lang]string{whatlanggo.Pes: "fa", whatlanggo.Ydd: "yi"}
-	for l := whatlanggo.Afr; l <= whatlanggo.Zul; l++ {
-		if c := l.Iso6391(); c != "" && c != "bh" {
-			m[l] = c
-		}
-	}
-	return m
-}()
+//go:embed model.bin
+var modelFile []byte
 
-// byCode is the inverse of iso6391.
-var byCode = func() map[string]whatlanggo.Lang {
-	m := make(map[string]whatlanggo.Lang, len(iso6391))
-	for l, c := range iso6391 {
-		m[c] = l
+// load decodes the embedded model once per process.
+var load = sync.OnceValues(func() (*model.Detector, error) {
+	m, err := model.Load(modelFile)
+	if err != nil {
+		return nil, fmt.Errorf("langid: %w", err)
 	}
-	return m
-}()
-
-// Codes returns the supported ISO 639-1 codes, sorted.
-func Codes() []string {
-	cs := make([]string, 0, len(byCode))
-	for c := range byCode {
-		cs = append(cs, c)
-	}
-	sort.Strings(cs)
-	return cs
-}
+	return model.NewDetector(m)
+})
 
 // Alternative is one runner-up language.
 type Alternative struct {
@@ -96,7 +68,12 @@ type Detection struct {
 
 // Service is routing.language.detect. It is safe for concurrent use.
 type Service struct {
-	desc services.Descriptor
+	det    *model.Detector
+	index  map[string]int // code -> detector language
+	all    model.Set
+	codes  []string // sorted
+	desc   services.Descriptor
+	byLang []string // detector language -> code
 }
 
 var _ services.Service = (*Service)(nil)
@@ -125,153 +102,101 @@ const outputSchema = `{
   }
 }`
 
-// New returns the service.
+// New returns the service, loading the embedded model on the first call in the process.
 func New() (*Service, error) {
-	if !json.Valid([]byte(outputSchema)) {
-		return nil, fmt.Errorf("langid: output schema is not valid JSON")
+	det, err := load()
+	if err != nil {
+		return nil, err
 	}
-	codes := Codes()
-	return &Service{desc: services.Descriptor{
+	s := &Service{det: det, index: map[string]int{}, all: det.All(), byLang: det.Codes()}
+	for i, c := range s.byLang {
+		s.index[c] = i
+	}
+	s.codes = slices.Sorted(func(yield func(string) bool) {
+		for _, c := range s.byLang {
+			if !yield(c) {
+				return
+			}
+		}
+	})
+	s.desc = services.Descriptor{
 		Name:    Name,
 		Kind:    services.KindExtract,
-		Version: 1,
-		Description: fmt.Sprintf("Identifies the language of the text (ISO 639-1, or \"und\"). "+
-			"Confidence is whatlanggo's confidence of the best language against the runner-up; "+
-			"alternatives (up to %d) come from re-running with earlier winners excluded; each gets the "+
-			"previous confidence times (1 - the detector's confidence in preferring the previous). Answers \"und\" with "+
-			"confidence 0 for text with fewer than %d letters (1 for CJK, kana, Hangul), no letters, "+
-			"no matching candidate, or confidence below %.2f. Only the first %d characters are analysed.",
-			MaxAlternatives, MinLetters, MinConfidence, MaxAnalyzed),
+		Version: Version,
+		Description: fmt.Sprintf("Identifies the language of the text among %d languages (ISO 639-1) with Sluice's "+
+			"own character n-gram model; a script that only one supported language uses (Greek, Hangul, "+
+			"kana, Thai, ...) decides alone. confidence is the calibrated probability that language is "+
+			"right, given that the text is in one of the candidates; alternatives lists up to %d runner-ups "+
+			"with confidence at least %.2f, best first. language is \"und\" with confidence 0 and no "+
+			"alternatives when the text has no letters of a script a candidate is written in, or when the "+
+			"best confidence is below %.2f. Texts over %d bytes are judged on %d evenly spaced samples of "+
+			"%d bytes.",
+			len(s.codes), MaxAlternatives, MinAlternative, MinConfidence, model.SampleAbove, model.Windows, model.WindowBytes),
 		Accepts:     []string{services.TypeText},
 		Emits:       services.EmitsSame,
 		BillingUnit: "characters",
-		Languages:   codes,
+		Languages:   s.codes,
 		Params: map[string]services.Param{
 			"candidates": {
 				Type:        services.ParamArray,
 				Items:       services.ParamString,
 				Default:     []string{},
-				Allowed:     codes,
+				Allowed:     s.codes,
+				MaxLength:   services.Ptr(len(s.codes)),
 				Description: "ISO 639-1 codes the answer is restricted to; [] means every supported language.",
 			},
 		},
 		OutputSchema: json.RawMessage(outputSchema),
-		Model:        services.Model{ID: "whatlanggo-1.0.1", License: "MIT"},
-	}}, nil
+		Model:        services.Model{ID: ModelID, License: "Apache-2.0"},
+	}
+	return s, nil
 }
 
 // Descriptor returns the service descriptor.
 func (s *Service) Descriptor() services.Descriptor { return s.desc }
+
+// Codes returns the supported ISO 639-1 codes, sorted.
+func (s *Service) Codes() []string { return slices.Clone(s.codes) }
 
 // Run detects the language of the payload.
 func (s *Service) Run(ctx context.Context, req services.Request) (services.Result, error) {
 	if err := ctx.Err(); err != nil {
 		return services.Result{}, err
 	}
-	allowed, err := allowedSet(req.Params.Strings("candidates"))
+	cand := s.all
+	if cs := req.Params.Strings("candidates"); len(cs) > 0 {
+		cand = model.Set{}
+		for _, c := range cs {
+			i, ok := s.index[c]
+			if !ok {
+				return services.Result{}, fmt.Errorf("langid: unsupported candidate %q", c)
+			}
+			cand.Add(i)
+		}
+	}
+	r, err := s.det.Detect(ctx, req.Payload.Value, cand)
 	if err != nil {
 		return services.Result{}, err
 	}
-	d, err := Detect(ctx, req.Payload.Value, allowed)
-	if err != nil {
-		return services.Result{}, err
-	}
-	return services.Result{Payload: req.Payload, Data: d}, nil
+	return services.Result{Payload: req.Payload, Data: s.detection(r)}, nil
 }
 
-// allowedSet turns candidate codes into detector languages; empty means all.
-func allowedSet(candidates []string) (map[whatlanggo.Lang]bool, error) {
-	set := make(map[whatlanggo.Lang]bool, len(iso6391))
-	if len(candidates) == 0 {
-		for l := range iso6391 {
-			set[l] = true
-		}
-		return set, nil
+// detection turns a detector result into the service's data.
+func (s *Service) detection(r model.Result) Detection {
+	d := Detection{Language: "und", Alternatives: []Alternative{}}
+	if len(r.Ranked) == 0 || r.Ranked[0].Confidence < MinConfidence {
+		return d
 	}
-	for _, c := range candidates {
-		l, ok := byCode[c]
-		if !ok {
-			return nil, fmt.Errorf("langid: unsupported candidate %q", c)
-		}
-		set[l] = true
-	}
-	return set, nil
-}
-
-// undetermined is the answer when no language can be given.
-func undetermined() Detection {
-	return Detection{Language: "und", Alternatives: []Alternative{}}
-}
-
-// Detect identifies the language of text among the allowed languages.
-func Detect(ctx context.Context, text string, allowed map[whatlanggo.Lang]bool) (Detection, error) {
-	text, letters, ideographic := prepare(text)
-	if letters == 0 || letters < MinLetters && !ideographic {
-		return undetermined(), nil
-	}
-	left := make(map[whatlanggo.Lang]bool, len(allowed))
-	for l := range allowed {
-		left[l] = true
-	}
-	var (
-		langs []whatlanggo.Lang
-		confs []float64
-		next  float64 // confidence the next alternative gets
-	)
-	for len(langs) <= MaxAlternatives && len(left) > 0 {
-		if err := ctx.Err(); err != nil {
-			return Detection{}, err
-		}
-		info := whatlanggo.DetectWithOptions(text, whatlanggo.Options{Whitelist: left})
-		// Single-language scripts ignore the whitelist; check the answer ourselves.
-		if info.Lang < 0 || !left[info.Lang] || slices.Contains(langs, info.Lang) {
+	d.Language = s.byLang[r.Ranked[0].Lang]
+	d.Confidence = round(r.Ranked[0].Confidence)
+	for _, a := range r.Ranked[1:] {
+		if len(d.Alternatives) == MaxAlternatives || a.Confidence < MinAlternative {
 			break
 		}
-		c := min(max(info.Confidence, 0), 1)
-		p := c
-		if len(langs) == 0 {
-			if c < MinConfidence {
-				return undetermined(), nil
-			}
-		} else {
-			p = next
-			if p < MinAlternative {
-				break
-			}
-		}
-		langs = append(langs, info.Lang)
-		confs = append(confs, p)
-		next = p * (1 - c)
-		delete(left, info.Lang)
+		d.Alternatives = append(d.Alternatives, Alternative{Language: s.byLang[a.Lang], Confidence: round(a.Confidence)})
 	}
-	if len(langs) == 0 {
-		return undetermined(), nil
-	}
-	d := Detection{Language: iso6391[langs[0]], Confidence: round(confs[0]), Alternatives: []Alternative{}}
-	for i := 1; i < len(langs); i++ {
-		d.Alternatives = append(d.Alternatives, Alternative{Language: iso6391[langs[i]], Confidence: round(confs[i])})
-	}
-	return d, nil
-}
-
-// prepare truncates text to MaxAnalyzed code points and counts its letters.
-func prepare(text string) (out string, letters int, ideographic bool) {
-	n := 0
-	for i, r := range text {
-		if n == MaxAnalyzed {
-			text = text[:i]
-			break
-		}
-		n++
-		if unicode.IsLetter(r) {
-			letters++
-			if unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) {
-				ideographic = true
-			}
-		}
-	}
-	return text, letters, ideographic
+	return d
 }
 
 // round keeps four decimals so answers are stable and compact.
-func round(f float64) float64 { return float64(int64(f*10000+0.5)) / 10000 }
+func round(f float64) float64 { return math.Round(f*10000) / 10000 }

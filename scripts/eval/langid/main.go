@@ -1,7 +1,19 @@
-// Command langid evaluates routing.language.detect on the lingua test data
-// (langid/lingua-testdata: sentences, word-pairs, single-words) and prints a markdown table of
-// accuracy per input kind, overall and per language, for the languages both the data and the
-// detector cover. An "und" answer counts as wrong.
+// Command langid evaluates routing.language.detect through its service, with the params a client
+// would send (candidates: []):
+//
+//   - accuracy on the lingua test data (langid/lingua-testdata: sentences, word pairs and single
+//     words in 75 languages) per category and overall, with the share of "und" answers;
+//   - calibration on the same data: a reliability table of the top confidence against being right,
+//     and per category how many answers with confidence >= 0.9 are right;
+//   - accuracy on our own held-out set (internal/services/langid/testdata/heldout.tsv: sentences
+//     and short phrases in 27 languages, written by hand and never used to train or tune);
+//   - with -adversarial, the adversarial table: the median time of every hostile 100,000-character
+//     input and its ratio to ordinary prose.
+//
+// The side-by-side comparison with lingua-go and whatlanggo is scripts/langid-compare, a module of
+// its own so those libraries stay out of Sluice's binaries.
+//
+//	go run ./scripts/eval/langid [-data DIR] [-heldout FILE] [-adversarial]
 package main
 
 import (
@@ -12,125 +24,224 @@ import (
 	"log"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
+	"time"
 
-	"github.com/sluice-api/sluice/internal/services"
 	"github.com/sluice-api/sluice/internal/services/langid"
+	"github.com/sluice-api/sluice/internal/services/servicetest"
+	"github.com/sluice-api/sluice/scripts/internal/evalkit"
 )
 
 var kinds = []string{"sentences", "word-pairs", "single-words"}
 
-type tally struct{ n, ok, und int }
+type tally struct{ n, ok, und, sure, sureOK int }
 
-func (t tally) acc() string {
-	if t.n == 0 {
-		return "-"
+func (t *tally) add(got, want string, conf float64) {
+	t.n++
+	switch got {
+	case want:
+		t.ok++
+	case "und":
+		t.und++
 	}
-	return fmt.Sprintf("%.1f%%", 100*float64(t.ok)/float64(t.n))
+	if conf >= 0.9 {
+		t.sure++
+		if got == want {
+			t.sureOK++
+		}
+	}
+}
+
+func (t tally) acc() float64 { return ratio(t.ok, t.n) }
+
+func ratio(a, b int) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
 }
 
 func main() {
-	data := flag.String("data", "../shared/data", "path to the shared data directory")
+	log.SetFlags(0)
+	data := evalkit.DataFlag()
+	heldout := flag.String("heldout", filepath.Join("internal", "services", "langid", "testdata", "heldout.tsv"), "our held-out set (language, kind, text per line)")
+	adversarial := flag.Bool("adversarial", false, "also print the adversarial timing table (100,000-character hostile inputs)")
 	flag.Parse()
-	if err := run(*data); err != nil {
+	svc, err := langid.New()
+	if err != nil {
 		log.Fatal(err)
+	}
+	dir, err := evalkit.Require(*data, "langid", "lingua-testdata")
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := lingua(svc, dir); err != nil {
+		log.Fatal(err)
+	}
+	if err := heldOut(svc, *heldout); err != nil {
+		log.Fatal(err)
+	}
+	if *adversarial {
+		rows, err := servicetest.Table(svc, servicetest.Config{}, 100_000, 21)
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("\n## Adversarial inputs (100,000 code points, median of 21 runs)\n\n")
+		var out [][]string
+		for _, r := range rows {
+			out = append(out, []string{r.Case, r.Median.Round(time.Microsecond).String(), fmt.Sprintf("%.2f", r.ToProse)})
+		}
+		evalkit.Table(os.Stdout, []string{"input", "median", "× prose"}, out)
 	}
 }
 
-func run(data string) error {
-	svc, err := langid.New()
+// detect runs the service on text with the default params.
+func detect(svc *langid.Service, text string) (langid.Detection, error) {
+	req := servicetest.Config{}.Request(svc.Descriptor(), text)
+	res, err := svc.Run(context.Background(), req)
 	if err != nil {
-		return fmt.Errorf("new service: %w", err)
+		return langid.Detection{}, err
 	}
-	dir := filepath.Join(data, "langid", "lingua-testdata")
-	per := map[string]map[string]*tally{} // lang -> kind -> tally
+	d, ok := res.Data.(langid.Detection)
+	if !ok {
+		return langid.Detection{}, fmt.Errorf("data is %T", res.Data)
+	}
+	return d, nil
+}
+
+func lingua(svc *langid.Service, dir string) error {
 	overall := map[string]*tally{}
+	var rel evalkit.Reliability
+	var all tally
+	perLang := map[string]map[string]*tally{}
 	for _, k := range kinds {
 		overall[k] = &tally{}
-	}
-	for _, code := range langid.Codes() {
-		for _, k := range kinds {
-			lines, err := readLines(filepath.Join(dir, k, code+".txt"))
-			if os.IsNotExist(err) {
-				continue
-			}
+		files, err := filepath.Glob(filepath.Join(dir, k, "*.txt"))
+		if err != nil {
+			return err
+		}
+		for _, f := range files {
+			lang := strings.TrimSuffix(filepath.Base(f), ".txt")
+			lines, err := evalkit.ReadLines(f)
 			if err != nil {
 				return err
 			}
-			if per[code] == nil {
-				per[code] = map[string]*tally{}
+			if perLang[lang] == nil {
+				perLang[lang] = map[string]*tally{}
 			}
 			t := &tally{}
-			per[code][k] = t
+			perLang[lang][k] = t
 			for _, line := range lines {
-				res, err := svc.Run(context.Background(), services.Request{
-					Payload: services.Payload{Type: services.TypeText, Value: line},
-					Params:  services.Params{"candidates": []string{}},
-				})
+				d, err := detect(svc, line)
 				if err != nil {
-					return fmt.Errorf("run %s/%s: %w", k, code, err)
+					return fmt.Errorf("%s/%s: %w", k, lang, err)
 				}
-				got := res.Data.(langid.Detection).Language
-				t.n++
-				overall[k].n++
-				switch got {
-				case code:
-					t.ok++
-					overall[k].ok++
-				case "und":
-					t.und++
-					overall[k].und++
-				}
+				t.add(d.Language, lang, d.Confidence)
+				overall[k].add(d.Language, lang, d.Confidence)
+				all.add(d.Language, lang, d.Confidence)
+				rel.Add(d.Confidence, d.Language == lang)
 			}
 		}
 	}
-	langs := make([]string, 0, len(per))
-	for c := range per {
-		langs = append(langs, c)
+	fmt.Printf("## routing.language.detect on the lingua test data (%d languages)\n\n", len(perLang))
+	var rows [][]string
+	for _, k := range append(slices.Clone(kinds), "all") {
+		t := all
+		if k != "all" {
+			t = *overall[k]
+		}
+		rows = append(rows, []string{k, fmt.Sprint(t.n), evalkit.Pct(t.acc()), evalkit.Pct(ratio(t.und, t.n)),
+			fmt.Sprintf("%s (%d)", evalkit.Pct(ratio(t.sure, t.n)), t.sure), evalkit.Pct(ratio(t.sureOK, t.sure))})
 	}
-	sort.Strings(langs)
-
-	fmt.Printf("Languages evaluated (in data and detector): %d (%s)\n\n", len(langs), strings.Join(langs, " "))
-	fmt.Println("| input kind | lines | accuracy | und rate |")
-	fmt.Println("| --- | ---: | ---: | ---: |")
-	for _, k := range kinds {
-		t := overall[k]
-		fmt.Printf("| %s | %d | %s | %.1f%% |\n", k, t.n, t.acc(), 100*float64(t.und)/float64(max(t.n, 1)))
+	evalkit.Table(os.Stdout, []string{"category", "texts", "accuracy", "und", "confidence >= 0.9", "right when >= 0.9"}, rows)
+	fmt.Printf("\n### Reliability of the confidence (all categories; und counts as confidence 0 and wrong)\n\n")
+	rel.Write(os.Stdout)
+	fmt.Printf("\n### Accuracy per language\n\n")
+	langs := make([]string, 0, len(perLang))
+	for l := range perLang {
+		langs = append(langs, l)
 	}
-	fmt.Println()
-	fmt.Println("| language | sentences | word-pairs | single-words |")
-	fmt.Println("| --- | ---: | ---: | ---: |")
-	for _, c := range langs {
-		row := []string{c}
+	slices.Sort(langs)
+	rows = nil
+	for _, l := range langs {
+		row := []string{l}
 		for _, k := range kinds {
-			t := tally{}
-			if p := per[c][k]; p != nil {
-				t = *p
+			if t := perLang[l][k]; t != nil {
+				row = append(row, evalkit.Pct(t.acc()))
+			} else {
+				row = append(row, "-")
 			}
-			row = append(row, t.acc())
 		}
-		fmt.Printf("| %s |\n", strings.Join(row, " | "))
+		rows = append(rows, row)
 	}
+	evalkit.Table(os.Stdout, append([]string{"language"}, kinds...), rows)
 	return nil
 }
 
-func readLines(path string) ([]string, error) {
+func heldOut(svc *langid.Service, path string) error {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return fmt.Errorf("held-out set: %w", err)
 	}
 	defer f.Close()
-	var out []string
+	by := map[string]*tally{}
+	perLang := map[string]map[string]*tally{}
+	var misses []string
 	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
-		if l := strings.TrimSpace(sc.Text()); l != "" {
-			out = append(out, l)
+		line := sc.Text()
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		p := strings.Split(line, "\t")
+		if len(p) != 3 {
+			return fmt.Errorf("held-out set: bad line %q", line)
+		}
+		lang, kind, text := p[0], p[1], p[2]
+		d, err := detect(svc, text)
+		if err != nil {
+			return err
+		}
+		if by[kind] == nil {
+			by[kind] = &tally{}
+		}
+		by[kind].add(d.Language, lang, d.Confidence)
+		if perLang[lang] == nil {
+			perLang[lang] = map[string]*tally{"sentence": {}, "phrase": {}}
+		}
+		if t := perLang[lang][kind]; t != nil {
+			t.add(d.Language, lang, d.Confidence)
+		}
+		if d.Language != lang {
+			misses = append(misses, fmt.Sprintf("| %s | %s | %s | %s %.2f |", lang, kind, text, d.Language, d.Confidence))
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		return err
 	}
-	return out, nil
+	fmt.Printf("\n## Our held-out set (%s), through the service\n\n", path)
+	var rows [][]string
+	for _, k := range []string{"sentence", "phrase"} {
+		t := by[k]
+		if t == nil {
+			continue
+		}
+		rows = append(rows, []string{k, fmt.Sprint(t.n), fmt.Sprint(t.ok), evalkit.Pct(t.acc()), evalkit.Pct(ratio(t.sureOK, t.sure))})
+	}
+	evalkit.Table(os.Stdout, []string{"kind", "texts", "right", "accuracy", "right when confidence >= 0.9"}, rows)
+	fmt.Printf("\n| language | sentences | phrases |\n| --- | ---: | ---: |\n")
+	langs := make([]string, 0, len(perLang))
+	for l := range perLang {
+		langs = append(langs, l)
+	}
+	slices.Sort(langs)
+	for _, l := range langs {
+		s, p := perLang[l]["sentence"], perLang[l]["phrase"]
+		fmt.Printf("| %s | %d/%d | %d/%d |\n", l, s.ok, s.n, p.ok, p.n)
+	}
+	if len(misses) > 0 {
+		fmt.Printf("\nMisses:\n\n| language | kind | text | answer |\n| --- | --- | --- | --- |\n%s\n", strings.Join(misses, "\n"))
+	}
+	return nil
 }

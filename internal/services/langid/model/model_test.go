@@ -1,0 +1,239 @@
+package model
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func testEntries() []Entry {
+	return []Entry{
+		{"a", []Posting{{0, 10}, {1, 20}}},
+		{" ab", []Posting{{1, 3}}},
+		{"ab ", []Posting{{0, 100}}},
+		{"щ", []Posting{{2, 7}}},
+		{" ж ", []Posting{{2, 1}}},
+	}
+}
+
+func encode(t *testing.T, entries []Entry) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	langs := []string{"en", "de", "ru"}
+	scripts := []uint32{1 << Latin, 1 << Latin, 1 << Cyrillic}
+	p := Params{Step: 0.1, Backoff: -1, Unseen: -12, MinOrder: 1, Calibration: [8]float32{1.5}}
+	if err := Encode(&buf, langs, scripts, []float32{0, -0.5, 0}, p, entries); err != nil {
+		t.Fatalf("Encode: %v", err)
+	}
+	return buf.Bytes()
+}
+
+func TestEncodeLoadLookup(t *testing.T) {
+	m, err := Load(encode(t, testEntries()))
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	if !slices.Equal(m.Langs, []string{"en", "de", "ru"}) || m.Scripts[2] != 1<<Cyrillic || m.Prior[1] != -0.5 || m.Params.Calibration[0] != 1.5 {
+		t.Fatalf("header: langs %v scripts %v params %+v", m.Langs, m.Scripts, m.Params)
+	}
+	if m.Len() != len(testEntries()) {
+		t.Fatalf("Len = %d, want %d", m.Len(), len(testEntries()))
+	}
+	for _, e := range testEntries() {
+		t.Run(e.Gram, func(t *testing.T) {
+			got := m.Lookup(HashString(e.Gram))
+			var want []byte
+			for _, p := range e.Postings {
+				want = append(want, p.Lang, p.Score)
+			}
+			if !bytes.Equal(got, want) {
+				t.Fatalf("Lookup(%q) = %v, want %v", e.Gram, got, want)
+			}
+		})
+	}
+	for _, g := range []string{"b", "ab", " a", "", "щщ"} {
+		if got := m.Lookup(HashString(g)); got != nil {
+			t.Errorf("Lookup(%q) = %v, want nothing", g, got)
+		}
+	}
+	if Hash([]byte(" ab")) != HashString(" ab") {
+		t.Error("Hash and HashString disagree")
+	}
+}
+
+func TestEncodeRejects(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		entries []Entry
+	}{
+		{"Duplicate", []Entry{{"a", []Posting{{0, 1}}}, {"a", []Posting{{1, 1}}}}},
+		{"NoPostings", []Entry{{"a", nil}}},
+		{"EmptyGram", []Entry{{"", []Posting{{0, 1}}}}},
+		{"UnknownLanguage", []Entry{{"a", []Posting{{3, 1}}}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			err := Encode(&buf, []string{"en", "de", "ru"}, make([]uint32, 3), make([]float32, 3), Params{}, tc.entries)
+			if err == nil {
+				t.Fatal("Encode accepted it")
+			}
+		})
+	}
+}
+
+func TestLoadRejectsDamagedFiles(t *testing.T) {
+	good := encode(t, testEntries())
+	for _, tc := range []struct {
+		name string
+		file []byte
+	}{
+		{"Empty", nil},
+		{"BadMagic", append([]byte("XXXX"), good[4:]...)},
+		{"BadVersion", append(append([]byte(magic), 99), good[5:]...)},
+		{"Truncated", good[:len(good)-3]},
+		{"TrailingBytes", append(slices.Clone(good), 0)},
+		{"TruncatedHeader", good[:20]},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := Load(tc.file); err == nil {
+				t.Fatal("Load accepted it")
+			}
+		})
+	}
+	// Every prefix must fail cleanly, never panic.
+	for i := range len(good) {
+		if _, err := Load(good[:i]); err == nil {
+			t.Fatalf("Load accepted the first %d of %d bytes", i, len(good))
+		}
+	}
+}
+
+func TestScriptOf(t *testing.T) {
+	for _, tc := range []struct {
+		r    rune
+		want Script
+	}{
+		{'a', Latin}, {'Z', Latin}, {'ß', Latin}, {'ő', Latin}, {'ｗ', Latin},
+		{'я', Cyrillic}, {'ї', Cyrillic}, {'λ', Greek}, {'ա', Armenian}, {'ქ', Georgian},
+		{'ש', Hebrew}, {'ع', Arabic}, {'ک', Arabic}, {'क', Devanagari}, {'ক', Bengali},
+		{'ਕ', Gurmukhi}, {'ક', Gujarati}, {'க', Tamil}, {'క', Telugu}, {'ก', Thai},
+		{'한', Hangul}, {'あ', Kana}, {'カ', Kana}, {'中', Han}, {'𠀀', Han},
+		{'1', NoScript}, {' ', NoScript}, {'!', NoScript}, {'😀', NoScript}, {'\u200b', NoScript},
+		{'\u093e', NoScript}, // a Devanagari vowel sign is a mark, not a letter
+		{'・', NoScript}, {'ᚠ', OtherScript},
+	} {
+		if got := ScriptOf(tc.r); got != tc.want {
+			t.Errorf("ScriptOf(%q) = %v, want %v", tc.r, got, tc.want)
+		}
+	}
+}
+
+func TestForWords(t *testing.T) {
+	long := strings.Repeat("x", MaxWordRunes+10)
+	for _, tc := range []struct {
+		name, text string
+		script     Script
+		want       []string
+	}{
+		{"Latin", "Hello, World! l'été", Latin, []string{"hello", "world", "l", "été"}},
+		{"OtherScriptSkipped", "Привет hello мир", Cyrillic, []string{"привет", "мир"}},
+		{"DigitsSplit", "abc123def", Latin, []string{"abc", "def"}},
+		{"LongWordCut", long + " ok", Latin, []string{long[:MaxWordRunes], "ok"}},
+		{"HanSingle", "中文ok字", Han, []string{"中", "文", "字"}},
+		{"HanWithKana", "日本語です", Han, []string{"日", "本", "語", "で", "す"}},
+		{"Empty", "", Latin, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			forWords(tc.text, tc.script, func(w []rune) { got = append(got, string(w)) })
+			if !slices.Equal(got, tc.want) {
+				t.Fatalf("words = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestTrimPartialWords(t *testing.T) {
+	text := "alpha beta gamma delta"
+	for _, tc := range []struct {
+		name       string
+		start, end int
+		want       string
+	}{
+		{"Whole", 0, len(text), text},
+		{"CutBoth", 2, 13, " beta "},
+		{"OnBoundaries", 5, 11, " beta "},
+		{"InsideOneWord", 7, 9, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := trimPartialWords(text, tc.start, tc.end); got != tc.want {
+				t.Fatalf("trimPartialWords(%d, %d) = %q, want %q", tc.start, tc.end, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestDetectOnTinyModel(t *testing.T) {
+	m, err := Load(encode(t, testEntries()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := NewDetector(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	codes := d.Codes()
+	code := func(r Result) string {
+		if len(r.Ranked) == 0 {
+			return "und"
+		}
+		return codes[r.Ranked[0].Lang]
+	}
+	idx := func(c string) int { return slices.Index(codes, c) }
+	var enDe Set
+	enDe.Add(idx("en"))
+	enDe.Add(idx("de"))
+	for _, tc := range []struct {
+		name string
+		text string
+		cand Set
+		want string
+	}{
+		{"UnigramDecides", "a a a", d.All(), "de"},
+		{"BoundariesDecide", "ab", d.All(), "en"},
+		{"CyrillicScript", "щ ж", d.All(), "ru"},
+		{"GreekByScript", "καλημέρα", d.All(), "el"},
+		{"KanaByScript", "ありがとう", d.All(), "ja"},
+		{"NoLetters", "123 !!! 😀", d.All(), "und"},
+		{"NoCandidateScript", "щ ж", enDe, "und"},
+		{"MinorityScriptOfCandidates", "щщщщ a", enDe, "de"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := d.Detect(context.Background(), tc.text, tc.cand)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := code(r); got != tc.want {
+				t.Fatalf("Detect(%q) = %s (%+v), want %s", tc.text, got, r, tc.want)
+			}
+			sum := 0.0
+			for i, s := range r.Ranked {
+				sum += s.Confidence
+				if !tc.cand.Has(s.Lang) || i > 0 && s.Confidence > r.Ranked[i-1].Confidence {
+					t.Fatalf("ranking %+v", r.Ranked)
+				}
+			}
+			if len(r.Ranked) > 0 && (sum < 0.999 || sum > 1.001) {
+				t.Fatalf("confidences sum to %v", sum)
+			}
+		})
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := d.Detect(ctx, "a a a", d.All()); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Detect with a cancelled context: %v", err)
+	}
+}
