@@ -3,7 +3,7 @@ GO       ?= go
 ARGS     ?=
 PKGS     := ./...
 
-.PHONY: help run keyctl bench fuzz test vet fmt-check lint unit eval eval-% train-% build npm-ci synth diff deploy infra-test cdk-cli browser-check browser-test
+.PHONY: help run keyctl bench fuzz test vet fmt-check lint unit eval eval-% train-% compare-langid train-langid build npm-ci synth diff deploy infra-test cdk-cli browser-check browser-test
 FUNCTIONS := run services authorizer dashboard
 # CHROMIUM is the browser of the dashboard's browser test (Debian's chromium package).
 CHROMIUM ?= /usr/bin/chromium
@@ -92,6 +92,16 @@ eval: $(addprefix eval-,$(MODELS))
 ## eval-MODEL: one model's evaluation, MODEL one of langid shield pii toxicity intent
 eval-%:
 	$(GO) run ./scripts/eval/$* $(DATA_FLAG)
+
+## compare-langid: Sluice's language detection side by side with lingua-go (low and high
+## accuracy) and whatlanggo on the lingua test data (its own Go module; about 6 min, 2.2 GB)
+compare-langid:
+	cd scripts/langid-compare && $(GO) run . $(DATA_FLAG)
+
+## train-langid: rebuild the language model from lingua-go v1.4.0's tables in the module cache
+train-langid:
+	cd scripts/langid-compare && $(GO) mod download github.com/pemistahl/lingua-go
+	$(GO) run ./scripts/train/langid
 
 ## train-MODEL: rebuild one model's files from DATA, byte for byte (MODEL.md beside each model
 ## says how long it takes and what it reads)
