@@ -221,8 +221,10 @@ type Window struct {
 	Count int
 	// Flags are the textnorm flags of the window's words, ORed.
 	Flags textnorm.Flag
-	// Segment is 0 for the text itself and i for its i-th decoded blob.
-	Segment int
+	// Segment is 0 for the text itself and i for its i-th decoded blob; Start and End are the
+	// window's word range [Start, End) in the normalized text (segments follow each other).
+	Segment    int
+	Start, End int
 	// Text is the window's words in normal form.
 	Text string
 }
@@ -247,7 +249,7 @@ func (s Spec) Windows(ctx context.Context, text string) ([]Window, error) {
 				return nil, err
 			}
 			clear(counts)
-			w := Window{Segment: si}
+			w := Window{Segment: si, Start: sp[0], End: sp[1]}
 			for i := sp[0]; i < sp[1]; i++ {
 				for _, h := range p.wordFeatures(sg, i) {
 					counts[h]++
