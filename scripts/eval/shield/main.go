@@ -11,7 +11,7 @@
 // MultiJail (harmful requests, which the shield is not meant to flag) and of the lingua
 // sentences (ordinary text in 20 languages). None of these is used in training.
 //
-//	go run ./scripts/eval/shield [-data ../shared/data] [-reliability] [-adversarial]
+//	go run ./scripts/eval/shield [-data <data dir>] [-reliability] [-adversarial]
 package main
 
 import (

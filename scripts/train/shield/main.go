@@ -1,6 +1,6 @@
 // Command shield trains the model of security.jailbreak.shield and writes it next to the service:
 //
-//	go run ./scripts/train/shield            # -data ../shared/data -out internal/services/shield/shield.model.gz
+//	go run ./scripts/train/shield            # -data <data dir> (default: the data sets beside the repository) -out internal/services/shield/shield.model.gz
 //
 // It reads only training data: llm-warden train, the training half of CyberSecEval (per
 // language), BIPIA train attacks inserted into BIPIA train e-mails and into hand-written
