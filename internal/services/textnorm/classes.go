@@ -36,6 +36,9 @@ func classOf(r rune) class {
 	if r >= 0 && r < classTableSize {
 		return classTable[r]
 	}
+	if r >= symbolTableBase && r < symbolTableBase+symbolTableSize {
+		return symbolTable[r-symbolTableBase]
+	}
 	switch {
 	case r >= 0x4E00 && r <= 0x9FFF: // CJK ideographs
 		return cLetter | cDense
@@ -44,6 +47,22 @@ func classOf(r rune) class {
 	}
 	return computeClass(r)
 }
+
+// symbolTable covers the supplementary symbol blocks (mahjong and playing cards, enclosed
+// alphanumerics, emoji, pictographs, transport and map symbols, supplemental symbols), so that
+// a text of emoji costs a table look-up per rune as Latin text does.
+const (
+	symbolTableBase = 0x1F000
+	symbolTableSize = 0xC00
+)
+
+// symbolTable is filled once at start-up and only read afterwards.
+var symbolTable = func() (t [symbolTableSize]class) {
+	for i := range rune(symbolTableSize) {
+		t[i] = computeClass(symbolTableBase + i)
+	}
+	return t
+}()
 
 // denseScripts are written without spaces between words: Normalize makes each of their
 // characters (with its combining marks) a word, so that word n-grams become character n-grams.
