@@ -169,7 +169,7 @@ var asciiWord = func() (t [utf8.RuneSelf]bool) {
 	for c := range utf8.RuneSelf {
 		r := rune(c)
 		t[c] = 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '\'' || r == '*'
-		if _, ok := leet[r]; ok {
+		if _, ok := leetOf(r); ok {
 			t[c] = true
 		}
 	}
@@ -182,7 +182,7 @@ func isLeetOrApostrophe(r rune) bool {
 	if r == '’' {
 		return true
 	}
-	_, ok := leet[r]
+	_, ok := leetOf(r)
 	return ok
 }
 
@@ -376,7 +376,7 @@ func (w *Words) foldSymbol(rs []rune, i, letters int, flags *Flag) []byte {
 		return w.Text
 	}
 	digit := r >= '0' && r <= '9' || r >= utf8.RuneSelf && classOf(r)&cDigit != 0
-	m, isLeet := leet[r]
+	m, isLeet := leetOf(r)
 	interior := leetLetterAt(rs, i-1) || leetLetterAt(rs, i+1)
 	if isLeet && letters >= 2 && interior && (digit || r == '@' || r == '$' || r == '€' || leetLetterAt(rs, i+1)) {
 		*flags |= FlagLeet
@@ -405,7 +405,7 @@ func leetLetterAt(rs []rune, i int) bool {
 	if isLetter(rs[i]) {
 		return true
 	}
-	_, ok := leet[rs[i]]
+	_, ok := leetOf(rs[i])
 	return ok && rs[i] >= '0' && rs[i] <= '9' && (i > 0 && isLetter(rs[i-1]) || i+1 < len(rs) && isLetter(rs[i+1]))
 }
 

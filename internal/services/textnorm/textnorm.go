@@ -53,6 +53,27 @@ var leet = map[rune]rune{
 	'@': 'a', '$': 's', '!': 'i', '|': 'l', '+': 't', '€': 'e', '£': 'l',
 }
 
+// leetASCII is leet for ASCII runes as an array (0: not a leet symbol), filled once at
+// start-up: digit runs are common and a map look-up per digit dominated their cost.
+var leetASCII = func() (t [utf8.RuneSelf]byte) {
+	for k, v := range leet {
+		if k < utf8.RuneSelf {
+			t[k] = byte(v)
+		}
+	}
+	return t
+}()
+
+// leetOf returns the letter a leet symbol stands for.
+func leetOf(r rune) (rune, bool) {
+	if r >= 0 && r < utf8.RuneSelf {
+		m := leetASCII[r]
+		return rune(m), m != 0
+	}
+	m, ok := leet[r]
+	return m, ok
+}
+
 // IsInvisible reports whether r is a zero-width, format or filler code point that renders as
 // nothing (and is commonly used to hide words from filters).
 func IsInvisible(r rune) bool {
@@ -119,7 +140,7 @@ func isWordRune(r rune) bool {
 	case '\'', '’', '*':
 		return true
 	}
-	_, ok := leet[r]
+	_, ok := leetOf(r)
 	return ok
 }
 
@@ -158,7 +179,7 @@ func foldWord(w string, f *Folded) string {
 				b.WriteRune('*')
 			}
 		default: // digit or leet symbol
-			m, isLeet := leet[r]
+			m, isLeet := leetOf(r)
 			interior := letterAt(rs, i-1) || letterAt(rs, i+1)
 			if isLeet && letters >= 2 && interior && (unicode.IsDigit(r) || r == '@' || r == '$' || r == '€' || letterAt(rs, i+1)) {
 				f.Leet++
@@ -179,7 +200,7 @@ func letterAt(rs []rune, i int) bool {
 	if unicode.IsLetter(rs[i]) {
 		return true
 	}
-	_, ok := leet[rs[i]]
+	_, ok := leetOf(rs[i])
 	return ok && unicode.IsDigit(rs[i]) && (i > 0 && unicode.IsLetter(rs[i-1]) || i+1 < len(rs) && unicode.IsLetter(rs[i+1]))
 }
 
