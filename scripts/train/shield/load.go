@@ -17,7 +17,7 @@ var budgets = map[string]float64{
 	// attacks
 	"llm-warden-train/attack": 0.18,
 	"cyberseceval":            0.30,
-	"bipia":                   0.14,
+	"bipia":                   0.28,
 	"jbb":                     0.12,
 	"hand/attack":             0.22,
 	"hand/injected":           0.12,
