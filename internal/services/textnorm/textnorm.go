@@ -1,8 +1,13 @@
-// Package textnorm folds text into a canonical form for the rule-based guardrail services
-// (shield, toxicity): NFKC, case folding, removal of invisible characters, undoing of common
-// homoglyphs and leetspeak, re-joining of letter-spaced words and whitespace collapsing.
+// Package textnorm puts text into a canonical form for the guardrail classifiers (shield,
+// toxicity), so that disguises do not change what they see: NFKC, case folding, removal of
+// invisible characters, accents removed from Latin letters, Cyrillic and Greek homoglyphs and
+// leetspeak undone, letter-spaced words re-joined, and a look inside base64 and hex blobs.
 //
-// The folded form is meant for matching only; it is never returned to a client.
+// Normalize is the fast, linear, context-aware form the trained classifiers use (package
+// textclass): it yields words with flags saying what was undone. Fold is the older one-string
+// form kept for rule-based callers. DecodeBlobs finds the readable text hidden in encoded blobs.
+//
+// The normal form is meant for matching and scoring only; it is never returned to a client.
 package textnorm
 
 import (

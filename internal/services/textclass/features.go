@@ -1,0 +1,271 @@
+package textclass
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"unicode/utf8"
+
+	"github.com/sluice-api/sluice/internal/services/textnorm"
+)
+
+// Spec says how a text becomes hashed features and windows. It is stored in the model file, so
+// a model is always scored with the features it was trained on.
+type Spec struct {
+	// WordNgrams is the longest word n-gram used: 1 for single words, 2 adds pairs of adjacent
+	// words, 3 adds triples (0 turns word features off).
+	WordNgrams int `json:"word_ngrams"`
+	// CharMin and CharMax bound the character n-grams taken inside each word, with "<" and ">"
+	// marking its ends (so "<ig" and "re>" tell a word's start and end); 0 turns them off.
+	CharMin int `json:"char_min"`
+	CharMax int `json:"char_max"`
+	// Window is how many words one scoring window holds, and Stride how many words apart two
+	// windows start. A text of at most Window words is one window.
+	Window int `json:"window"`
+	Stride int `json:"stride"`
+	// DecodeBlobs also scores the text of base64 and hex blobs that decode to readable text
+	// (textnorm.DecodeBlobs); their words carry textnorm.FlagEncoded.
+	DecodeBlobs bool `json:"decode_blobs"`
+}
+
+// Validate reports the first way s is unusable.
+func (s Spec) Validate() error {
+	switch {
+	case s.WordNgrams < 0 || s.WordNgrams > 3:
+		return fmt.Errorf("textclass: word_ngrams %d, want 0 to 3", s.WordNgrams)
+	case s.CharMin < 0 || s.CharMax > 8 || s.CharMin > s.CharMax || (s.CharMin == 0) != (s.CharMax == 0):
+		return fmt.Errorf("textclass: char n-grams %d to %d, want 1 <= min <= max <= 8 or both 0", s.CharMin, s.CharMax)
+	case s.WordNgrams == 0 && s.CharMax == 0:
+		return errors.New("textclass: no features")
+	case s.Window < 1 || s.Stride < 1 || s.Stride > s.Window:
+		return fmt.Errorf("textclass: window %d, stride %d, want 1 <= stride <= window", s.Window, s.Stride)
+	}
+	return nil
+}
+
+// Feature is one hashed feature of a window with its value: its count in the window divided by
+// the square root of the window's total feature count. A head with b bits looks it up at ID(b).
+type Feature struct {
+	Hash  uint64
+	Value float32
+}
+
+// ID is the feature's slot in a head's table of 1<<bits weights.
+func (f Feature) ID(bits int) uint32 { return slot(f.Hash, bits) }
+
+func slot(h uint64, bits int) uint32 { return uint32(h >> (64 - bits)) }
+
+// Hashing: FNV-1a over the bytes, with a distinct seed per feature kind, then a 64-bit finalizer
+// (splitmix64) so that the top bits used as slots are well mixed. These constants are part of
+// the model format: changing them invalidates every trained model.
+const (
+	fnvOffset   = 14695981039346656037
+	fnvPrime    = 1099511628211
+	seedWord    = 0x9E3779B97F4A7C15
+	seedChar    = 0xC2B2AE3D27D4EB4F
+	seedUnigram = 0x165667B19E3779F9
+	seedBigram  = 0xD6E8FEB86659FD93
+	seedTrigram = 0xA0761D6478BD642F
+)
+
+func finalize(h uint64) uint64 {
+	h ^= h >> 30
+	h *= 0xBF58476D1CE4E5B9
+	h ^= h >> 27
+	h *= 0x94D049BB133111EB
+	h ^= h >> 31
+	return h
+}
+
+// wordHash identifies a word; the word n-gram features are built from it.
+func wordHash(w []byte) uint64 {
+	h := uint64(fnvOffset ^ seedWord)
+	for _, c := range w {
+		h ^= uint64(c)
+		h *= fnvPrime
+	}
+	return h
+}
+
+// featurizer turns the words of a segment into feature hashes. It keeps scratch buffers, so one
+// featurizer serves one goroutine.
+type featurizer struct {
+	spec   Spec
+	marked []byte // "<" + word + ">"
+	starts []int  // rune offsets in marked, plus len(marked)
+}
+
+// appendWord appends the hashes of the features word contributes, given the word hashes of the
+// word itself (h0) and of the one and two words before it in the same segment (h1, h2; 0 when
+// there is none). Word n-grams are credited to their last word.
+func (f *featurizer) appendWord(dst []uint64, word []byte, h0, h1, h2 uint64) []uint64 {
+	s := f.spec
+	if s.WordNgrams >= 1 {
+		dst = append(dst, finalize(h0^seedUnigram))
+	}
+	if s.WordNgrams >= 2 && h1 != 0 {
+		dst = append(dst, finalize(finalize(h1^seedBigram)^h0))
+	}
+	if s.WordNgrams >= 3 && h2 != 0 && h1 != 0 {
+		dst = append(dst, finalize(finalize(finalize(h2^seedTrigram)^h1)^h0))
+	}
+	if s.CharMax == 0 {
+		return dst
+	}
+	f.marked = append(append(append(f.marked[:0], '<'), word...), '>')
+	f.starts = f.starts[:0]
+	for i := 0; i < len(f.marked); {
+		f.starts = append(f.starts, i)
+		if f.marked[i] < utf8.RuneSelf {
+			i++
+		} else {
+			_, n := utf8.DecodeRune(f.marked[i:])
+			i += n
+		}
+	}
+	n := len(f.starts)
+	f.starts = append(f.starts, len(f.marked))
+	for a := 0; a < n; a++ {
+		h := uint64(fnvOffset ^ seedChar)
+		for b := a; b < n && b-a < s.CharMax; b++ {
+			for _, c := range f.marked[f.starts[b]:f.starts[b+1]] {
+				h ^= uint64(c)
+				h *= fnvPrime
+			}
+			if b-a+1 >= s.CharMin {
+				dst = append(dst, finalize(h))
+			}
+		}
+	}
+	return dst
+}
+
+// segment is a range of words scored on its own: the text, or one decoded blob.
+type segment struct{ first, end int }
+
+// prepared is a text normalized into words, with each word's hash and the segments.
+type prepared struct {
+	words    textnorm.Words
+	hashes   []uint64
+	segments []segment
+	feats    []uint64 // scratch
+	fz       featurizer
+}
+
+// prepare normalizes text (and, when the spec says so, the readable text of its encoded blobs)
+// into p.
+func (p *prepared) prepare(ctx context.Context, spec Spec, text string) error {
+	p.words.Reset()
+	p.segments = p.segments[:0]
+	p.fz.spec = spec
+	if err := textnorm.Normalize(ctx, text, &p.words, 0); err != nil {
+		return err
+	}
+	p.segments = append(p.segments, segment{0, p.words.Len()})
+	if spec.DecodeBlobs {
+		for _, blob := range textnorm.DecodeBlobs(text) {
+			first := p.words.Len()
+			if err := textnorm.Normalize(ctx, blob, &p.words, textnorm.FlagEncoded); err != nil {
+				return err
+			}
+			if p.words.Len() > first {
+				p.segments = append(p.segments, segment{first, p.words.Len()})
+			}
+		}
+	}
+	p.hashes = p.hashes[:0]
+	for i := range p.words.Len() {
+		p.hashes = append(p.hashes, wordHash(p.words.Word(i)))
+	}
+	return nil
+}
+
+// wordFeatures returns the feature hashes word i of segment sg contributes (valid until the next
+// call).
+func (p *prepared) wordFeatures(sg segment, i int) []uint64 {
+	var h1, h2 uint64
+	if i-1 >= sg.first {
+		h1 = p.hashes[i-1]
+	}
+	if i-2 >= sg.first {
+		h2 = p.hashes[i-2]
+	}
+	p.feats = p.fz.appendWord(p.feats[:0], p.words.Word(i), p.hashes[i], h1, h2)
+	return p.feats
+}
+
+// windows returns the word ranges scored in segment sg: one range when it has at most
+// spec.Window words, otherwise ranges of spec.Window words starting every spec.Stride words,
+// the last one ending at the segment's end.
+func windows(spec Spec, sg segment, dst [][2]int) [][2]int {
+	n := sg.end - sg.first
+	if n <= spec.Window {
+		return append(dst, [2]int{sg.first, sg.end})
+	}
+	for start := 0; ; start += spec.Stride {
+		if start+spec.Window >= n {
+			return append(dst, [2]int{sg.end - spec.Window, sg.end})
+		}
+		dst = append(dst, [2]int{sg.first + start, sg.first + start + spec.Window})
+	}
+}
+
+// Window is one window of a text as a model sees it, with its features: what a trainer needs to
+// fit weights that score exactly as Model.Score will.
+type Window struct {
+	// Features are the window's distinct hashed features, sorted by Hash.
+	Features []Feature
+	// Count is the number of feature occurrences in the window (the divisor's square).
+	Count int
+	// Flags are the textnorm flags of the window's words, ORed.
+	Flags textnorm.Flag
+	// Segment is 0 for the text itself and i for its i-th decoded blob.
+	Segment int
+	// Text is the window's words in normal form.
+	Text string
+}
+
+// Windows returns every window spec scores in text, with its features. It checks ctx as
+// Normalize does and between windows.
+func (s Spec) Windows(ctx context.Context, text string) ([]Window, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	var p prepared
+	if err := p.prepare(ctx, s, text); err != nil {
+		return nil, err
+	}
+	var out []Window
+	var spans [][2]int
+	counts := map[uint64]int{}
+	for si, sg := range p.segments {
+		spans = windows(s, sg, spans[:0])
+		for _, sp := range spans {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			clear(counts)
+			w := Window{Segment: si}
+			for i := sp[0]; i < sp[1]; i++ {
+				for _, h := range p.wordFeatures(sg, i) {
+					counts[h]++
+					w.Count++
+				}
+				w.Flags |= p.words.Flags[i]
+			}
+			if sp[1] > sp[0] {
+				w.Text = string(p.words.Text[p.words.Start(sp[0]):p.words.Ends[sp[1]-1]])
+			}
+			norm := 1 / math.Sqrt(float64(max(w.Count, 1)))
+			w.Features = make([]Feature, 0, len(counts))
+			for h, c := range counts {
+				w.Features = append(w.Features, Feature{Hash: h, Value: float32(float64(c) * norm)})
+			}
+			sort.Slice(w.Features, func(a, b int) bool { return w.Features[a].Hash < w.Features[b].Hash })
+			out = append(out, w)
+		}
+	}
+	return out, nil
+}

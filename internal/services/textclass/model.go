@@ -1,0 +1,311 @@
+package textclass
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"sync"
+)
+
+// Model is a trained classifier: a Spec and one or more heads over the same features. Heads[0]
+// is the primary head (the one Score maximizes over windows); the others are typically one
+// per label, judged on the primary head's best window. A Model from Decode is read-only and safe
+// for concurrent use.
+type Model struct {
+	// ID names the model (it goes into a service's descriptor).
+	ID   string
+	Spec Spec
+	// Heads hold the weights; their names are distinct.
+	Heads []Head
+	// Meta is free-form provenance (training command, data, seed) stored in the file.
+	Meta map[string]string
+
+	pool sync.Pool // *scratch
+}
+
+// Levels is the number of distinct weights a head can hold: weights are quantized to one byte
+// each, an index into the head's codebook.
+const Levels = 256
+
+// Head is one linear classifier over the hashed features. For a window whose distinct features
+// f have values v_f (count / sqrt(total count)), its raw score is
+//
+//	z = Bias + sum_f Codebook[Codes[f.ID(Bits)]] * v_f
+//
+// and its calibrated probability is 1 / (1 + exp(-(PlattA*z + PlattB))).
+type Head struct {
+	Name string
+	// Bits is the log2 of the number of weight slots.
+	Bits int
+	Bias float64
+	// PlattA and PlattB calibrate the raw score into a probability (Platt scaling).
+	PlattA, PlattB float64
+	// Codebook holds the weight of each code; Codebook[0] is 0 (unseen features).
+	Codebook [Levels]float32
+	// Codes holds one code per slot (1<<Bits of them).
+	Codes []uint8
+}
+
+// Probability maps a raw score z to the head's calibrated probability.
+func (h *Head) Probability(z float64) float64 {
+	return 1 / (1 + math.Exp(-(h.PlattA*z + h.PlattB)))
+}
+
+// Weight returns the (quantized) weight of a feature.
+func (h *Head) Weight(f Feature) float64 {
+	return float64(h.Codebook[h.Codes[f.ID(h.Bits)]])
+}
+
+// Raw returns the raw score of a window's features.
+func (h *Head) Raw(fs []Feature) float64 {
+	z := 0.0
+	for _, f := range fs {
+		z += h.Weight(f) * float64(f.Value)
+	}
+	return h.Bias + z
+}
+
+// MinBits and MaxBits bound a head's table size.
+const (
+	MinBits = 8
+	MaxBits = 26
+)
+
+// NewHead builds a head from float weights (one per slot, len 1<<bits) by quantizing them to
+// Levels values: 0 stays exactly 0, and the non-zero weights are clustered into Levels-1 values
+// by one-dimensional k-means (Lloyd's algorithm from a fixed start, at most 100 rounds), which
+// is deterministic.
+func NewHead(name string, bits int, weights []float64, bias, plattA, plattB float64) (Head, error) {
+	if bits < MinBits || bits > MaxBits {
+		return Head{}, fmt.Errorf("textclass: head %q: bits %d out of [%d, %d]", name, bits, MinBits, MaxBits)
+	}
+	if len(weights) != 1<<bits {
+		return Head{}, fmt.Errorf("textclass: head %q: %d weights for %d bits", name, len(weights), bits)
+	}
+	h := Head{Name: name, Bits: bits, Bias: bias, PlattA: plattA, PlattB: plattB, Codes: make([]uint8, len(weights))}
+	centers := kmeans1D(weights, Levels-1)
+	for i, c := range centers {
+		h.Codebook[i+1] = float32(c)
+	}
+	// Assign each weight to the nearest center: centers are sorted, so compare with midpoints.
+	mids := make([]float64, max(len(centers)-1, 0))
+	for i := range mids {
+		mids[i] = (centers[i] + centers[i+1]) / 2
+	}
+	for i, w := range weights {
+		if w == 0 {
+			continue
+		}
+		k, _ := slices.BinarySearch(mids, w)
+		h.Codes[i] = uint8(k + 1)
+	}
+	return h, nil
+}
+
+// kmeans1D returns at most k sorted cluster centers of the non-zero values of xs.
+func kmeans1D(xs []float64, k int) []float64 {
+	var v []float64
+	for _, x := range xs {
+		if x != 0 && !math.IsNaN(x) {
+			v = append(v, x)
+		}
+	}
+	if len(v) == 0 {
+		return nil
+	}
+	slices.Sort(v)
+	distinct := slices.Compact(slices.Clone(v))
+	if len(distinct) <= k {
+		return distinct
+	}
+	// Start from centers spread evenly in sign(x)*sqrt(|x|), which puts more of them where the
+	// weights are dense (near 0) without leaving the rare large weights, the ones that decide
+	// scores, to a single center; then refine with Lloyd's algorithm.
+	comp := func(x float64) float64 { return math.Copysign(math.Sqrt(math.Abs(x)), x) }
+	lo, hi := comp(v[0]), comp(v[len(v)-1])
+	centers := make([]float64, k)
+	for i := range centers {
+		c := lo + (hi-lo)*(float64(i)+0.5)/float64(k)
+		centers[i] = math.Copysign(c*c, c)
+	}
+	centers = slices.Compact(centers)
+	sum := make([]float64, len(centers))
+	cnt := make([]int, len(centers))
+	for range 100 {
+		clear(sum)
+		clear(cnt)
+		j := 0
+		for _, x := range v { // v is sorted, so the nearest center only moves right
+			for j+1 < len(centers) && math.Abs(centers[j+1]-x) <= math.Abs(centers[j]-x) {
+				j++
+			}
+			sum[j] += x
+			cnt[j]++
+		}
+		moved := false
+		for i := range centers {
+			if cnt[i] > 0 {
+				if c := sum[i] / float64(cnt[i]); c != centers[i] {
+					centers[i], moved = c, true
+				}
+			}
+		}
+		if !moved {
+			break
+		}
+	}
+	slices.Sort(centers)
+	return slices.Compact(centers)
+}
+
+// magic opens every model file.
+const magic = "SLUICE-TEXTCLASS 1\n"
+
+type fileHeader struct {
+	ID    string            `json:"id"`
+	Spec  Spec              `json:"spec"`
+	Heads []fileHead        `json:"heads"`
+	Meta  map[string]string `json:"meta,omitempty"`
+}
+
+type fileHead struct {
+	Name   string  `json:"name"`
+	Bits   int     `json:"bits"`
+	Bias   float64 `json:"bias"`
+	PlattA float64 `json:"platt_a"`
+	PlattB float64 `json:"platt_b"`
+}
+
+// Encode writes m as a gzip stream: the magic line, a little-endian uint32 length and a JSON
+// header (id, spec, heads' names, bits, biases and calibration, meta), then per head its
+// codebook (Levels little-endian float32) and its codes (one byte per slot). The same model
+// always gives the same bytes.
+func (m *Model) Encode(w io.Writer) error {
+	if err := m.check(); err != nil {
+		return err
+	}
+	hdr := fileHeader{ID: m.ID, Spec: m.Spec, Meta: m.Meta}
+	for _, h := range m.Heads {
+		hdr.Heads = append(hdr.Heads, fileHead{h.Name, h.Bits, h.Bias, h.PlattA, h.PlattB})
+	}
+	js, err := json.Marshal(hdr)
+	if err != nil {
+		return fmt.Errorf("textclass: encode header: %w", err)
+	}
+	zw, err := gzip.NewWriterLevel(w, gzip.BestCompression)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriter(zw)
+	bw.WriteString(magic)
+	binary.Write(bw, binary.LittleEndian, uint32(len(js)))
+	bw.Write(js)
+	for _, h := range m.Heads {
+		binary.Write(bw, binary.LittleEndian, h.Codebook[:])
+		bw.Write(h.Codes)
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("textclass: encode: %w", err)
+	}
+	if err := zw.Close(); err != nil {
+		return fmt.Errorf("textclass: encode: %w", err)
+	}
+	return nil
+}
+
+// maxHeader bounds the JSON header a file may declare.
+const maxHeader = 1 << 20
+
+// Decode reads a model written by Encode.
+func Decode(data []byte) (*Model, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("textclass: decode: %w", err)
+	}
+	r := bufio.NewReader(zr)
+	head := make([]byte, len(magic))
+	if _, err := io.ReadFull(r, head); err != nil || string(head) != magic {
+		return nil, errors.New("textclass: decode: not a textclass model file")
+	}
+	var n uint32
+	if err := binary.Read(r, binary.LittleEndian, &n); err != nil || n > maxHeader {
+		return nil, errors.New("textclass: decode: bad header length")
+	}
+	js := make([]byte, n)
+	if _, err := io.ReadFull(r, js); err != nil {
+		return nil, fmt.Errorf("textclass: decode header: %w", err)
+	}
+	var hdr fileHeader
+	if err := json.Unmarshal(js, &hdr); err != nil {
+		return nil, fmt.Errorf("textclass: decode header: %w", err)
+	}
+	m := &Model{ID: hdr.ID, Spec: hdr.Spec, Meta: hdr.Meta}
+	for _, fh := range hdr.Heads {
+		if fh.Bits < MinBits || fh.Bits > MaxBits {
+			return nil, fmt.Errorf("textclass: decode: head %q has %d bits", fh.Name, fh.Bits)
+		}
+		h := Head{Name: fh.Name, Bits: fh.Bits, Bias: fh.Bias, PlattA: fh.PlattA, PlattB: fh.PlattB}
+		if err := binary.Read(r, binary.LittleEndian, h.Codebook[:]); err != nil {
+			return nil, fmt.Errorf("textclass: decode head %q: %w", fh.Name, err)
+		}
+		h.Codes = make([]uint8, 1<<fh.Bits)
+		if _, err := io.ReadFull(r, h.Codes); err != nil {
+			return nil, fmt.Errorf("textclass: decode head %q: %w", fh.Name, err)
+		}
+		m.Heads = append(m.Heads, h)
+	}
+	if _, err := r.ReadByte(); err != io.EOF {
+		return nil, errors.New("textclass: decode: trailing data")
+	}
+	if err := m.check(); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// check reports the first way m is unusable.
+func (m *Model) check() error {
+	if err := m.Spec.Validate(); err != nil {
+		return err
+	}
+	if len(m.Heads) == 0 {
+		return errors.New("textclass: model without heads")
+	}
+	seen := map[string]bool{}
+	for _, h := range m.Heads {
+		switch {
+		case h.Name == "" || seen[h.Name]:
+			return fmt.Errorf("textclass: head name %q empty or repeated", h.Name)
+		case h.Bits < MinBits || h.Bits > MaxBits || len(h.Codes) != 1<<h.Bits:
+			return fmt.Errorf("textclass: head %q: %d codes for %d bits", h.Name, len(h.Codes), h.Bits)
+		case h.Codebook[0] != 0:
+			return fmt.Errorf("textclass: head %q: code 0 must weigh 0", h.Name)
+		case math.IsNaN(h.Bias) || math.IsInf(h.Bias, 0) || math.IsNaN(h.PlattA) || math.IsNaN(h.PlattB):
+			return fmt.Errorf("textclass: head %q: bias or calibration is not a number", h.Name)
+		}
+		for _, c := range h.Codebook {
+			if math.IsNaN(float64(c)) || math.IsInf(float64(c), 0) {
+				return fmt.Errorf("textclass: head %q: codebook holds %v", h.Name, c)
+			}
+		}
+		seen[h.Name] = true
+	}
+	return nil
+}
+
+// Head returns the index of the head called name, or -1.
+func (m *Model) Head(name string) int {
+	for i, h := range m.Heads {
+		if h.Name == name {
+			return i
+		}
+	}
+	return -1
+}

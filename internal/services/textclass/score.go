@@ -1,0 +1,122 @@
+package textclass
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"slices"
+
+	"github.com/sluice-api/sluice/internal/services/textnorm"
+)
+
+// Result is the outcome of Score.
+type Result struct {
+	// P is the primary head's calibrated probability on the window where it is highest.
+	P float64
+	// Flags are the textnorm flags of that window's words, ORed: whether its text was disguised
+	// (textnorm.Obfuscation) or came from a decoded blob (textnorm.FlagEncoded).
+	Flags textnorm.Flag
+	// Windows is how many windows were scored.
+	Windows int
+
+	// best is the best window's words with up to two words of context before them (word n-grams
+	// reach back that far), context of them.
+	best    [][]byte
+	context int
+}
+
+// scratch is the per-call working memory, pooled per model.
+type scratch struct {
+	p      prepared
+	prefix []float64 // prefix sums of the primary head's weights per word
+	counts []int     // prefix sums of feature occurrences per word
+	spans  [][2]int
+}
+
+// Score normalizes text, cuts it into windows (Spec.Window words, Spec.Stride apart; the
+// readable text of encoded blobs too when Spec.DecodeBlobs) and returns the primary head's
+// highest calibrated probability over the windows. The work is linear in len(text): every word's
+// features are hashed and looked up once, and a window's score comes from prefix sums. It
+// returns an error wrapping ctx.Err() when ctx is done, checking it every 4,096 bytes of text
+// and every 4,096 words.
+func (m *Model) Score(ctx context.Context, text string) (Result, error) {
+	sc, _ := m.pool.Get().(*scratch)
+	if sc == nil {
+		sc = &scratch{}
+	}
+	defer m.pool.Put(sc)
+	p := &sc.p
+	if err := p.prepare(ctx, m.Spec, text); err != nil {
+		return Result{}, err
+	}
+	head := &m.Heads[0]
+	sc.prefix = append(sc.prefix[:0], 0)
+	sc.counts = append(sc.counts[:0], 0)
+	for _, sg := range p.segments {
+		for i := sg.first; i < sg.end; i++ {
+			if i%4096 == 4095 {
+				if err := ctx.Err(); err != nil {
+					return Result{}, err
+				}
+			}
+			sum := 0.0
+			fs := p.wordFeatures(sg, i)
+			for _, h := range fs {
+				sum += float64(head.Codebook[head.Codes[slot(h, head.Bits)]])
+			}
+			sc.prefix = append(sc.prefix, sc.prefix[i]+sum)
+			sc.counts = append(sc.counts, sc.counts[i]+len(fs))
+		}
+	}
+	res := Result{P: -1}
+	var bestSeg segment
+	var bestSpan [2]int
+	for _, sg := range p.segments {
+		sc.spans = windows(m.Spec, sg, sc.spans[:0])
+		for _, sp := range sc.spans {
+			c := sc.counts[sp[1]] - sc.counts[sp[0]]
+			z := head.Bias + (sc.prefix[sp[1]]-sc.prefix[sp[0]])/math.Sqrt(float64(max(c, 1)))
+			res.Windows++
+			if pr := head.Probability(z); pr > res.P {
+				res.P, bestSeg, bestSpan = pr, sg, sp
+			}
+		}
+	}
+	from := max(bestSpan[0]-2, bestSeg.first)
+	res.context = bestSpan[0] - from
+	for i := from; i < bestSpan[1]; i++ {
+		res.best = append(res.best, bytes.Clone(p.words.Word(i)))
+		if i >= bestSpan[0] {
+			res.Flags |= p.words.Flags[i]
+		}
+	}
+	return res, nil
+}
+
+// HeadProbabilities returns every head's calibrated probability on r's best window, in the
+// order of m.Heads (so the first is r.P). r must come from m.Score. The work is bounded by the
+// window size.
+func (m *Model) HeadProbabilities(r Result) []float64 {
+	fz := featurizer{spec: m.Spec}
+	var feats, buf []uint64
+	var hs [3]uint64 // hashes of the current word and the two before it
+	for i, w := range r.best {
+		hs[2], hs[1], hs[0] = hs[1], hs[0], wordHash(w)
+		buf = fz.appendWord(buf[:0], w, hs[0], hs[1], hs[2])
+		if i >= r.context {
+			feats = append(feats, buf...)
+		}
+	}
+	slices.Sort(feats) // a fixed order of summation gives the same answer every time
+	norm := 1 / math.Sqrt(float64(max(len(feats), 1)))
+	out := make([]float64, len(m.Heads))
+	for k := range m.Heads {
+		h := &m.Heads[k]
+		z := 0.0
+		for _, f := range feats {
+			z += float64(h.Codebook[h.Codes[slot(f, h.Bits)]])
+		}
+		out[k] = h.Probability(h.Bias + z*norm)
+	}
+	return out
+}
