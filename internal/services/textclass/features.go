@@ -28,6 +28,11 @@ type Spec struct {
 	// DecodeBlobs also scores the text of base64 and hex blobs that decode to readable text
 	// (textnorm.DecodeBlobs); their words carry textnorm.FlagEncoded.
 	DecodeBlobs bool `json:"decode_blobs"`
+	// LongSegment, when above 0, gives every word of a segment (the text, or a decoded blob) of
+	// at least this many words a second copy of its word n-gram features, hashed apart: the model
+	// can then weigh a phrase differently inside a long document (an e-mail, a web page) than in a
+	// short message, as it must for an instruction hidden in a document.
+	LongSegment int `json:"long_segment,omitempty"`
 }
 
 // Validate reports the first way s is unusable.
@@ -41,6 +46,8 @@ func (s Spec) Validate() error {
 		return errors.New("textclass: no features")
 	case s.Window < 1 || s.Stride < 1 || s.Stride > s.Window:
 		return fmt.Errorf("textclass: window %d, stride %d, want 1 <= stride <= window", s.Window, s.Stride)
+	case s.LongSegment < 0:
+		return fmt.Errorf("textclass: long_segment %d", s.LongSegment)
 	}
 	return nil
 }
@@ -68,6 +75,7 @@ const (
 	seedUnigram = 0x165667B19E3779F9
 	seedBigram  = 0xD6E8FEB86659FD93
 	seedTrigram = 0xA0761D6478BD642F
+	seedLong    = 0xE7037ED1A0B428DB
 )
 
 func finalize(h uint64) uint64 {
@@ -99,9 +107,11 @@ type featurizer struct {
 
 // appendWord appends the hashes of the features word contributes, given the word hashes of the
 // word itself (h0) and of the one and two words before it in the same segment (h1, h2; 0 when
-// there is none). Word n-grams are credited to their last word.
-func (f *featurizer) appendWord(dst []uint64, word []byte, h0, h1, h2 uint64) []uint64 {
+// there is none), and whether the segment is long (see Spec.LongSegment). Word n-grams are
+// credited to their last word.
+func (f *featurizer) appendWord(dst []uint64, word []byte, h0, h1, h2 uint64, long bool) []uint64 {
 	s := f.spec
+	first := len(dst)
 	if s.WordNgrams >= 1 {
 		dst = append(dst, finalize(h0^seedUnigram))
 	}
@@ -110,6 +120,11 @@ func (f *featurizer) appendWord(dst []uint64, word []byte, h0, h1, h2 uint64) []
 	}
 	if s.WordNgrams >= 3 && h2 != 0 && h1 != 0 {
 		dst = append(dst, finalize(finalize(finalize(h2^seedTrigram)^h1)^h0))
+	}
+	if long {
+		for _, h := range dst[first:] {
+			dst = append(dst, finalize(h^seedLong))
+		}
 	}
 	if s.CharMax == 0 {
 		return dst
@@ -144,6 +159,11 @@ func (f *featurizer) appendWord(dst []uint64, word []byte, h0, h1, h2 uint64) []
 
 // segment is a range of words scored on its own: the text, or one decoded blob.
 type segment struct{ first, end int }
+
+// long reports whether the segment counts as long under spec.
+func (sg segment) long(spec Spec) bool {
+	return spec.LongSegment > 0 && sg.end-sg.first >= spec.LongSegment
+}
 
 // prepared is a text normalized into words, with each word's hash and the segments.
 type prepared struct {
@@ -192,7 +212,7 @@ func (p *prepared) wordFeatures(sg segment, i int) []uint64 {
 	if i-2 >= sg.first {
 		h2 = p.hashes[i-2]
 	}
-	p.feats = p.fz.appendWord(p.feats[:0], p.words.Word(i), p.hashes[i], h1, h2)
+	p.feats = p.fz.appendWord(p.feats[:0], p.words.Word(i), p.hashes[i], h1, h2, sg.long(p.fz.spec))
 	return p.feats
 }
 
@@ -221,8 +241,10 @@ type Window struct {
 	Count int
 	// Flags are the textnorm flags of the window's words, ORed.
 	Flags textnorm.Flag
-	// Segment is 0 for the text itself and i for its i-th decoded blob.
-	Segment int
+	// Segment is 0 for the text itself and i for its i-th decoded blob; Start and End are the
+	// window's word range [Start, End) in the normalized text (segments follow each other).
+	Segment    int
+	Start, End int
 	// Text is the window's words in normal form.
 	Text string
 }
@@ -247,7 +269,7 @@ func (s Spec) Windows(ctx context.Context, text string) ([]Window, error) {
 				return nil, err
 			}
 			clear(counts)
-			w := Window{Segment: si}
+			w := Window{Segment: si, Start: sp[0], End: sp[1]}
 			for i := sp[0]; i < sp[1]; i++ {
 				for _, h := range p.wordFeatures(sg, i) {
 					counts[h]++

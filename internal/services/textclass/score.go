@@ -20,9 +20,10 @@ type Result struct {
 	Windows int
 
 	// best is the best window's words with up to two words of context before them (word n-grams
-	// reach back that far), context of them.
+	// reach back that far), context of them; long tells whether its segment is long.
 	best    [][]byte
 	context int
+	long    bool
 }
 
 // scratch is the per-call working memory, pooled per model.
@@ -84,6 +85,7 @@ func (m *Model) Score(ctx context.Context, text string) (Result, error) {
 	}
 	from := max(bestSpan[0]-2, bestSeg.first)
 	res.context = bestSpan[0] - from
+	res.long = bestSeg.long(m.Spec)
 	for i := from; i < bestSpan[1]; i++ {
 		res.best = append(res.best, bytes.Clone(p.words.Word(i)))
 		if i >= bestSpan[0] {
@@ -102,7 +104,7 @@ func (m *Model) HeadProbabilities(r Result) []float64 {
 	var hs [3]uint64 // hashes of the current word and the two before it
 	for i, w := range r.best {
 		hs[2], hs[1], hs[0] = hs[1], hs[0], wordHash(w)
-		buf = fz.appendWord(buf[:0], w, hs[0], hs[1], hs[2])
+		buf = fz.appendWord(buf[:0], w, hs[0], hs[1], hs[2], r.long)
 		if i >= r.context {
 			feats = append(feats, buf...)
 		}

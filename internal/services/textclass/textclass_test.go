@@ -16,7 +16,7 @@ import (
 	"github.com/sluice-api/sluice/internal/services/textnorm"
 )
 
-var testSpec = Spec{WordNgrams: 2, CharMin: 3, CharMax: 5, Window: 8, Stride: 4, DecodeBlobs: true}
+var testSpec = Spec{WordNgrams: 2, CharMin: 3, CharMax: 5, Window: 8, Stride: 4, DecodeBlobs: true, LongSegment: 10}
 
 // toyModel has a primary head that weighs the word "ignore" and its character n-grams up and
 // everything else a little down, and a second head that is random.

@@ -17,6 +17,7 @@ const (
 	cInvisible                   // IsInvisible
 	cCompat                      // NFKC maps it, on its own, to something else
 	cUpper                       // unicode.ToLower changes it
+	cDense                       // a letter of a script written without spaces between words
 )
 
 // classTableSize covers Latin, Greek, Cyrillic, Armenian, Hebrew, Arabic, the Indic scripts,
@@ -36,17 +37,26 @@ func classOf(r rune) class {
 		return classTable[r]
 	}
 	switch {
-	case r >= 0x4E00 && r <= 0x9FFF, r >= 0xAC00 && r <= 0xD7A3: // CJK ideographs, Hangul syllables
+	case r >= 0x4E00 && r <= 0x9FFF: // CJK ideographs
+		return cLetter | cDense
+	case r >= 0xAC00 && r <= 0xD7A3: // Hangul syllables (Korean is written with spaces)
 		return cLetter
 	}
 	return computeClass(r)
 }
+
+// denseScripts are written without spaces between words: Normalize makes each of their
+// characters (with its combining marks) a word, so that word n-grams become character n-grams.
+var denseScripts = []*unicode.RangeTable{unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Thai, unicode.Lao, unicode.Khmer, unicode.Myanmar}
 
 func computeClass(r rune) class {
 	var c class
 	switch {
 	case unicode.IsLetter(r):
 		c = cLetter
+		if unicode.In(r, denseScripts...) {
+			c |= cDense
+		}
 	case unicode.Is(unicode.M, r):
 		c = cMark
 	case unicode.IsDigit(r):

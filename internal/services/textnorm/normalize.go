@@ -84,15 +84,17 @@ func (w *Words) Reset() {
 // Greek look-alikes inside words that also hold Latin letters become Latin; digits and symbols
 // standing for letters inside words become letters ("1gn0r3" → "ignore"); apostrophes are
 // dropped ("don't" → "dont"); a masking "*" between letters is kept ("f*ck"); runs of at least
-// four single letters are re-joined ("i g n o r e" → "ignore"); everything else separates words.
-// The work is linear in len(s).
+// four single letters are re-joined ("i g n o r e" → "ignore"); in scripts written without spaces
+// (Chinese, Japanese, Thai, Lao, Khmer, Myanmar) every character with its marks is a word;
+// everything else separates words. The work is linear in len(s).
 func Normalize(ctx context.Context, s string, w *Words, extra Flag) error {
 	first := len(w.Ends)
 	var flags Flag
 	pendingInvisible := false
 	w.needNFKC = false
 	nextCheck := checkEvery
-	runes := 0 // runes in w.raw
+	runes := 0     // runes in w.raw
+	dense := false // w.raw is one character of a dense script
 	for i := 0; i < len(s); {
 		if i >= nextCheck {
 			if err := ctx.Err(); err != nil {
@@ -103,6 +105,10 @@ func Normalize(ctx context.Context, s string, w *Words, extra Flag) error {
 		c := s[i]
 		if c < utf8.RuneSelf {
 			i++
+			if dense {
+				w.flush(flags | extra)
+				flags, runes, dense = 0, 0, false
+			}
 			if asciiWord[c] {
 				if pendingInvisible && runes > 0 {
 					flags |= FlagInvisible
@@ -117,15 +123,24 @@ func Normalize(ctx context.Context, s string, w *Words, extra Flag) error {
 				continue
 			}
 			w.flush(flags | extra)
-			flags, runes, pendingInvisible = 0, 0, false
+			flags, runes, pendingInvisible, dense = 0, 0, false, false
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		i += size
 		cl := classOf(r)
+		if dense && cl&cMark == 0 { // a character of a dense script takes only its marks along
+			w.flush(flags | extra)
+			flags, runes, dense = 0, 0, false
+		}
 		switch {
 		case cl&cInvisible != 0:
 			pendingInvisible = true
+		case cl&cDense != 0:
+			w.flush(flags | extra)
+			flags, pendingInvisible = 0, false // a zero-width space separates Thai or Khmer words
+			w.raw = utf8.AppendRune(w.raw, r)
+			runes, dense = 1, true
 		case cl&(cLetter|cMark|cDigit|cCompat) != 0 || isLeetOrApostrophe(r):
 			if pendingInvisible && runes > 0 {
 				flags |= FlagInvisible
@@ -140,7 +155,7 @@ func Normalize(ctx context.Context, s string, w *Words, extra Flag) error {
 			}
 		default:
 			w.flush(flags | extra)
-			flags, runes, pendingInvisible = 0, 0, false
+			flags, runes, pendingInvisible, dense = 0, 0, false, false
 		}
 	}
 	w.flush(flags | extra)

@@ -70,6 +70,7 @@ type Config struct {
 
 // Scored is one calibration example: its raw score from weights that did not see it.
 type Scored struct {
+	Index  int // the example's index in Train's input
 	Z      float64
 	Label  bool
 	Weight float64
@@ -169,7 +170,7 @@ func Train(ex []Example, cfg Config) (*Fit, error) {
 		}
 		for i := range ex {
 			if !train[i] {
-				fit.Calibration = append(fit.Calibration, Scored{Z: data.score(i, w, b), Label: ex[i].Label, Weight: ex[i].Weight})
+				fit.Calibration = append(fit.Calibration, Scored{Index: i, Z: data.score(i, w, b), Label: ex[i].Label, Weight: ex[i].Weight})
 			}
 		}
 		if cfg.Folds < 2 {
@@ -403,21 +404,24 @@ func (d *dataset) fit(use []bool, cfg Config) ([]float64, float64, stats) {
 }
 
 // Platt fits p = sigmoid(A*z + B) to scored examples by weighted maximum likelihood, with
-// Platt's smoothed targets ((N+ + 1)/(N+ + 2) for positives, 1/(N- + 2) for negatives, counted
-// in weight), by Newton's method with backtracking (Lin, Lin and Weng, 2007). With no examples
-// it returns (1, 0).
+// Platt's smoothed targets ((N+ + 1)/(N+ + 2) for positives, 1/(N- + 2) for negatives, N counting
+// examples), by Newton's method with backtracking (Lin, Lin and Weng, 2007). With no positive or
+// no negative example it returns (1, 0).
 func Platt(s []Scored) (a, b float64) {
-	var npos, nneg float64
+	var npos, nneg, wpos, wneg float64
 	for _, e := range s {
 		if e.Label {
-			npos += e.Weight
+			npos++
+			wpos += e.Weight
 		} else {
-			nneg += e.Weight
+			nneg++
+			wneg += e.Weight
 		}
 	}
 	if npos == 0 || nneg == 0 {
 		return 1, 0
 	}
+	// The smoothing is about how many examples there are, whatever their weights.
 	hi, lo := (npos+1)/(npos+2), 1/(nneg+2)
 	t := make([]float64, len(s))
 	for i, e := range s {
@@ -449,7 +453,7 @@ func Platt(s []Scored) (a, b float64) {
 			g1 += e.Z * d1
 			g2 += d1
 		}
-		if math.Abs(g1) < 1e-9*(npos+nneg) && math.Abs(g2) < 1e-9*(npos+nneg) {
+		if math.Abs(g1) < 1e-9*(wpos+wneg) && math.Abs(g2) < 1e-9*(wpos+wneg) {
 			break
 		}
 		h11 += 1e-12

@@ -145,6 +145,13 @@ func TestPlatt(t *testing.T) {
 	if math.Abs(a-0.5) > 0.05 || math.Abs(b+1) > 0.08 {
 		t.Fatalf("Platt = (%.3f, %.3f), want about (0.5, -1)", a, b)
 	}
+	// Tiny weights (sources weighed to a budget) must not change the fit.
+	for i := range s {
+		s[i].Weight = 1e-5
+	}
+	if a2, b2 := Platt(s); math.Abs(a2-a) > 1e-3 || math.Abs(b2-b) > 1e-3 {
+		t.Fatalf("Platt with weights 1e-5 = (%.3f, %.3f), with 1 = (%.3f, %.3f)", a2, b2, a, b)
+	}
 	if a, b := Platt(nil); a != 1 || b != 0 {
 		t.Fatalf("Platt(nil) = (%v, %v), want (1, 0)", a, b)
 	}
