@@ -278,3 +278,27 @@ func InDev(e Example) bool {
 	h.Write([]byte(e.Text))
 	return h.Sum32()%10 == 0
 }
+
+// BackgroundLanguages are the languages whose ordinary sentences train the non-toxic side.
+var BackgroundLanguages = []string{"de", "en", "es", "fr", "it", "nl", "pt"}
+
+// Background returns ordinary web sentences (lingua-go test data, Apache-2.0, from Leipzig
+// Wortschatz corpora) in BackgroundLanguages, as non-toxic examples: the languages with no
+// labelled toxicity data would otherwise be seen mostly in toxic templates.
+func Background(data string) ([]Example, error) {
+	var out []Example
+	for _, l := range BackgroundLanguages {
+		path, err := evalkit.Require(data, "langid", "lingua-testdata", "sentences", l+".txt")
+		if err != nil {
+			return nil, err
+		}
+		lines, err := evalkit.ReadLines(path)
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range lines {
+			out = append(out, Example{Text: s, Lang: l, Source: "background"})
+		}
+	}
+	return out, nil
+}

@@ -46,10 +46,16 @@ func Own() ([]Example, error) {
 // Expand turns one language's example file into examples. The format, line by line:
 //
 //	# a comment
-//	@name = value | value | ...     a slot; a value may start with m: or f: (its grammatical gender)
+//	@name = value | value | ...     a slot; a value may start with m: or f: (its grammatical gender);
+//	                                @other includes the values of slot other
 //	== toxic KIND LABEL,LABEL [cap=N]   the templates below are toxic, of this kind, with these labels
 //	== ok KIND [cap=N]                  the templates below are not toxic
+//	== pair KIND LABEL,LABEL [cap=N]    each template below gives a toxic and a non-toxic side
 //	a template line
+//
+// In a pair section, a slot written {name?} is filled from @name- on the toxic side and from
+// @name+ on the non-toxic side (kind KIND_contrast), so both sides share every other word: the
+// model learns what is said, not the frame it is said in.
 //
 // In a template, {name} is any value of the slot, [a|b|c] any of the alternatives, and <x|y>
 // agrees with the gender of the first gendered slot value chosen (x for m, y for f). A template
@@ -61,6 +67,7 @@ func Expand(lang, text string) ([]Example, error) {
 	var (
 		out     []Example
 		section *Example
+		pair    bool
 		limit   = DefaultCap
 		seen    = map[string]bool{}
 	)
@@ -76,7 +83,13 @@ func Expand(lang, text string) ([]Example, error) {
 			}
 			var vs []string
 			for _, v := range splitTop(vals) {
-				if v = strings.TrimSpace(v); v != "" {
+				v = strings.TrimSpace(v)
+				if ref, ok := strings.CutPrefix(v, "@"); ok {
+					if slots[ref] == nil {
+						return nil, fmt.Errorf("line %d: unknown slot %s", n+1, v)
+					}
+					vs = append(vs, slots[ref]...)
+				} else if v != "" {
 					vs = append(vs, v)
 				}
 			}
@@ -86,10 +99,11 @@ func Expand(lang, text string) ([]Example, error) {
 			slots[strings.TrimSpace(name)] = vs
 		case strings.HasPrefix(line, "=="):
 			f := strings.Fields(line[2:])
-			if len(f) < 2 || (f[0] != "toxic" && f[0] != "ok") {
-				return nil, fmt.Errorf("line %d: want == toxic|ok KIND [LABELS] [cap=N]", n+1)
+			if len(f) < 2 || (f[0] != "toxic" && f[0] != "ok" && f[0] != "pair") {
+				return nil, fmt.Errorf("line %d: want == toxic|ok|pair KIND [LABELS] [cap=N]", n+1)
 			}
-			section = &Example{Toxic: f[0] == "toxic", Lang: lang, Source: "own", Group: f[1]}
+			pair = f[0] == "pair"
+			section = &Example{Toxic: f[0] != "ok", Lang: lang, Source: "own", Group: f[1]}
 			limit = DefaultCap
 			for _, x := range f[2:] {
 				if c, ok := strings.CutPrefix(x, "cap="); ok {
@@ -118,18 +132,27 @@ func Expand(lang, text string) ([]Example, error) {
 			if section == nil {
 				return nil, fmt.Errorf("line %d: template before the first == section", n+1)
 			}
-			texts, err := expandTemplate(line, slots, limit)
-			if err != nil {
-				return nil, fmt.Errorf("line %d: %w", n+1, err)
+			sides := []string{""}
+			if pair {
+				sides = []string{"-", "+"}
 			}
-			for _, t := range texts {
-				if seen[t] {
-					continue
+			for _, pol := range sides {
+				texts, err := expandTemplate(line, slots, pol, limit)
+				if err != nil {
+					return nil, fmt.Errorf("line %d: %w", n+1, err)
 				}
-				seen[t] = true
-				e := *section
-				e.Text = t
-				out = append(out, e)
+				for _, t := range texts {
+					if seen[t] {
+						continue
+					}
+					seen[t] = true
+					e := *section
+					e.Text = t
+					if pol == "+" {
+						e.Toxic, e.Labels, e.Group = false, nil, section.Group+"_contrast"
+					}
+					out = append(out, e)
+				}
 			}
 		}
 	}
@@ -164,7 +187,7 @@ type part struct {
 	slot    string
 }
 
-func parseTemplate(t string, slots map[string][]string) ([]part, error) {
+func parseTemplate(t string, slots map[string][]string, pol string) ([]part, error) {
 	var parts []part
 	for t != "" {
 		i := strings.IndexAny(t, "{[")
@@ -182,6 +205,12 @@ func parseTemplate(t string, slots map[string][]string) ([]part, error) {
 		}
 		body := t[i+1 : i+j]
 		if t[i] == '{' {
+			if name, ok := strings.CutSuffix(body, "?"); ok {
+				if pol == "" {
+					return nil, fmt.Errorf("{%s} outside a pair section", body)
+				}
+				body = name + pol
+			}
 			vals, ok := slots[body]
 			if !ok {
 				return nil, fmt.Errorf("unknown slot {%s}", body)
@@ -195,8 +224,8 @@ func parseTemplate(t string, slots map[string][]string) ([]part, error) {
 	return parts, nil
 }
 
-func expandTemplate(t string, slots map[string][]string, limit int) ([]string, error) {
-	parts, err := parseTemplate(t, slots)
+func expandTemplate(t string, slots map[string][]string, pol string, limit int) ([]string, error) {
+	parts, err := parseTemplate(t, slots, pol)
 	if err != nil {
 		return nil, err
 	}
@@ -216,7 +245,7 @@ func expandTemplate(t string, slots map[string][]string, limit int) ([]string, e
 		}
 	} else {
 		h := fnv.New64a()
-		h.Write([]byte(t))
+		h.Write([]byte(pol + t))
 		rng := rand.New(rand.NewPCG(h.Sum64(), 0x5eed))
 		picked := map[string]bool{}
 		for tries := 0; len(combos) < limit && tries < limit*20; tries++ {

@@ -1,8 +1,11 @@
 package corpus
 
 import (
+	"os"
 	"slices"
+	"strings"
 	"testing"
+	"unicode"
 )
 
 func TestExpand(t *testing.T) {
@@ -43,6 +46,22 @@ func TestExpand(t *testing.T) {
 	}
 }
 
+func TestExpandPair(t *testing.T) {
+	ex, err := Expand("en", "@adj- = vile\n@adj+ = kind\n== pair hate identity_hate\nthey are {adj?}.\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ex) != 2 {
+		t.Fatalf("got %d examples, want a toxic and a non-toxic one", len(ex))
+	}
+	if ex[0].Text != "they are vile." || !ex[0].Toxic || ex[0].Group != "hate" || !slices.Equal(ex[0].Labels, []string{IdentityHate}) {
+		t.Errorf("toxic side = %+v", ex[0])
+	}
+	if ex[1].Text != "they are kind." || ex[1].Toxic || ex[1].Group != "hate_contrast" || len(ex[1].Labels) != 0 {
+		t.Errorf("non-toxic side = %+v", ex[1])
+	}
+}
+
 func TestExpandErrors(t *testing.T) {
 	for _, tc := range []struct{ name, file string }{
 		{"NoSection", "hello"},
@@ -51,6 +70,8 @@ func TestExpandErrors(t *testing.T) {
 		{"BadLabel", "== toxic x nonsense\na"},
 		{"NoLabels", "== toxic x\na"},
 		{"LabelsOnOK", "== ok x insult\na"},
+		{"PolarOutsidePair", "@a- = x\n@a+ = y\n== toxic x insult\n{a?}"},
+		{"PairWithoutPlus", "@a- = x\n== pair x insult\n{a?}"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if _, err := Expand("en", tc.file); err == nil {
@@ -80,4 +101,49 @@ func TestOwn(t *testing.T) {
 			t.Errorf("%s: %d non-toxic and %d toxic examples; want at least 50 of each", l, c[0], c[1])
 		}
 	}
+}
+
+// TestOwnAvoidsHeldout keeps the hand-written training examples apart from our held-out set:
+// no example may share a run of six words with a held-out case.
+func TestOwnAvoidsHeldout(t *testing.T) {
+	const n = 6
+	b, err := os.ReadFile("../../../../internal/services/toxicity/testdata/heldout.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := map[string]string{}
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Split(line, "\t")
+		if len(f) != 5 || strings.HasPrefix(line, "#") {
+			continue
+		}
+		for _, g := range wordRuns(f[4], n) {
+			held[g] = f[4]
+		}
+	}
+	if len(held) == 0 {
+		t.Fatal("no held-out cases read")
+	}
+	ex, err := Own()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ex {
+		for _, g := range wordRuns(e.Text, n) {
+			if h, ok := held[g]; ok {
+				t.Errorf("training example %q shares %q with held-out case %q", e.Text, g, h)
+				break
+			}
+		}
+	}
+}
+
+// wordRuns returns the runs of n consecutive lower-cased words of s.
+func wordRuns(s string, n int) []string {
+	w := strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	var out []string
+	for i := 0; i+n <= len(w); i++ {
+		out = append(out, strings.Join(w[i:i+n], " "))
+	}
+	return out
 }
