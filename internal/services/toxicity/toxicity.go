@@ -107,7 +107,7 @@ func New() (*Service, error) {
 		Name:        Name,
 		Kind:        services.KindClassify,
 		Version:     2,
-		Description: "Flags toxic text.",
+		Description: "Flags toxic text (insults, threats, identity hate, harassment, sexual harassment, profanity) in seven languages, with a calibrated score.",
 		Accepts:     []string{services.TypeText},
 		Emits:       services.EmitsSame,
 		BillingUnit: "characters",
