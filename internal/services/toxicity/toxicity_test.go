@@ -2,168 +2,198 @@ package toxicity
 
 import (
 	"context"
+	"fmt"
 	"slices"
-	"strings"
-	"sync"
 	"testing"
 
 	"github.com/sluice-api/sluice/internal/services"
+	"github.com/sluice-api/sluice/internal/services/servicetest"
 )
 
-func newService(t testing.TB) *Service {
-	t.Helper()
+func newService(tb testing.TB) *Service {
+	tb.Helper()
 	s, err := New()
 	if err != nil {
-		t.Fatalf("New: %v", err)
+		tb.Fatalf("New: %v", err)
 	}
 	return s
 }
 
-func run(t testing.TB, s *Service, text string) services.Result {
+// config is the conformance suite's configuration: ordinary texts in every supported language,
+// and the invariants every toxicity result keeps.
+func config() servicetest.Config {
+	return servicetest.Config{
+		Inputs: []string{
+			"You are a worthless idiot and everyone knows it.",
+			"Du bist ein dummer Idiot.",
+			"Merci pour votre aide, la réunion est à dix heures.",
+			"Eres un imbécil y no vales nada.",
+			"La riunione è stata spostata a domani mattina.",
+			"Ik kom morgen om negen uur langs.",
+			"Obrigado pela ajuda com o relatório.",
+		},
+		Check: checkResult,
+	}
+}
+
+// checkResult holds for every result: a score in [0, 1], labels from the descriptor (sorted, no
+// repeats), and no labels on a text that scores well below the threshold.
+func checkResult(_ string, res services.Result) error {
+	if res.Score < 0 || res.Score > 1 {
+		return fmt.Errorf("score %v outside [0, 1]", res.Score)
+	}
+	for i, l := range res.Labels {
+		if !slices.Contains(Labels, l) {
+			return fmt.Errorf("unknown label %q", l)
+		}
+		if i > 0 && res.Labels[i-1] >= l {
+			return fmt.Errorf("labels %v not sorted and unique", res.Labels)
+		}
+	}
+	if res.Verdict == services.VerdictPass && len(res.Labels) > 0 {
+		return fmt.Errorf("verdict pass with labels %v", res.Labels)
+	}
+	return nil
+}
+
+func TestConformance(t *testing.T) {
+	servicetest.Run(t, newService(t), config())
+}
+
+func run(t *testing.T, s *Service, text string, params services.Params) services.Result {
 	t.Helper()
-	res, err := s.Run(context.Background(), services.Request{
-		Payload: services.Payload{Type: services.TypeText, Value: text},
-		Params:  services.Params{"threshold": 0.5},
-	})
+	res, err := s.Run(context.Background(), servicetest.Config{Params: params}.Request(s.Descriptor(), text))
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
 	return res
 }
 
-func TestRun(t *testing.T) {
+// TestMultilingual checks the kinds of text the service exists for, in every supported
+// language: abuse with and without swear words, threats and dehumanising statements are
+// flagged; counter-speech, negation, reporting, technical uses of violent words and innocent
+// words that contain a swear word (Scunthorpe) pass.
+func TestMultilingual(t *testing.T) {
 	s := newService(t)
 	for _, tc := range []struct {
-		name    string
-		text    string
-		verdict string
-		label   string // a label that must be present ("" = none required)
+		name  string
+		text  string
+		toxic bool
 	}{
-		{"Empty", "", services.VerdictPass, ""},
-		{"Neutral", "The weather in Paris is lovely this time of year.", services.VerdictPass, ""},
-		{"Scunthorpe", "Scunthorpe United played in Sussex; the assessment of the classic cockpit passed.", services.VerdictPass, ""},
-		{"Profanity", "This is fucking ridiculous", services.VerdictFlag, LabelProfanity},
-		{"DirectedInsult", "you are a stupid bitch", services.VerdictFlag, LabelInsult},
-		{"Leetspeak", "you b1tch", services.VerdictFlag, LabelInsult},
-		{"RepeatedLetters", "shut up you biiiitch", services.VerdictFlag, LabelInsult},
-		{"ZeroWidth", "you are a bi\u200btch", services.VerdictFlag, LabelInsult},
-		{"Threat", "I will kill you", services.VerdictFlag, LabelThreat},
-		{"ThreatDeserve", "you deserve to die", services.VerdictFlag, LabelThreat},
-		{"IdentityHate", "Immigrants are vermin.", services.VerdictFlag, LabelIdentityHate},
-		{"HateGroup", "I really hate muslims", services.VerdictFlag, LabelIdentityHate},
-		{"Slur", "shut up faggot", services.VerdictFlag, LabelIdentityHate},
-		{"MixedScripts", "Привет, how are you? 你好", services.VerdictPass, ""},
-		{"NegativeNotToxic", "I hate pizza and long queues", services.VerdictPass, ""},
+		{"en/insult", "You are a pathetic, worthless idiot.", true},
+		{"en/dehumanising", "Old people are useless parasites draining our money.", true},
+		{"en/threat", "I know where you live and I am going to hurt you.", true},
+		{"en/obfuscated", "shut up you st*pid b1tch", true},
+		{"en/counter-speech", "Calling immigrants vermin is disgusting and has to stop.", false},
+		{"en/negation", "I would never say that women are worthless.", false},
+		{"en/news", "The police arrested a man who had threatened to kill his neighbour.", false},
+		{"en/kill-the-process", "If the server hangs, kill the process and restart it.", false},
+		{"en/scunthorpe", "Scunthorpe United won in Sussex after a classic cockpit assessment.", false},
+		{"de/insult", "Du bist ein dummer Idiot.", true},
+		{"de/dehumanising", "Flüchtlinge sind Ungeziefer und gehören nicht hierher.", true},
+		{"de/neutral", "Der Zug nach Berlin fährt um neun Uhr ab.", false},
+		{"fr/insult", "Tu es un pauvre con et un incapable.", true},
+		{"fr/neutral", "Nous avons réservé une table pour quatre personnes ce soir.", false},
+		{"es/insult", "Eres un imbécil y no vales nada.", true},
+		{"es/neutral", "Mañana vamos a la playa con mis primos.", false},
+		{"it/insult", "Sei un idiota e un fallito.", true},
+		{"it/neutral", "Domani andiamo al mare con i bambini.", false},
+		{"nl/insult", "Je bent een domme idioot.", true},
+		{"nl/neutral", "Morgen gaan we met de fiets naar de markt.", false},
+		{"pt/insult", "Você é um idiota inútil.", true},
+		{"pt/neutral", "Amanhã vamos almoçar com a família.", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res := run(t, s, tc.text)
-			if res.Verdict != tc.verdict {
-				t.Fatalf("verdict = %s (score %.2f, labels %v), want %s", res.Verdict, res.Score, res.Labels, tc.verdict)
-			}
-			if tc.label != "" && !slices.Contains(res.Labels, tc.label) {
-				t.Fatalf("labels = %v, want %s among them", res.Labels, tc.label)
-			}
-			if res.Score < 0 || res.Score > 1 {
-				t.Fatalf("score %v outside [0,1]", res.Score)
-			}
-			if res.Payload.Value != tc.text {
-				t.Fatalf("payload changed")
+			res := run(t, s, tc.text, nil)
+			if got := res.Verdict == services.VerdictFlag; got != tc.toxic {
+				t.Errorf("verdict %s (score %.3f, labels %v), want toxic=%v", res.Verdict, res.Score, res.Labels, tc.toxic)
 			}
 		})
 	}
 }
 
-func TestLabelsInDescriptor(t *testing.T) {
+// TestLabels checks that a flagged text names the kind of toxicity it holds.
+func TestLabels(t *testing.T) {
 	s := newService(t)
-	d := s.Descriptor()
-	if !slices.IsSorted(d.Labels) {
-		t.Fatalf("descriptor labels not sorted: %v", d.Labels)
-	}
-	seen := map[string]bool{}
-	for _, text := range []string{
-		"you stupid bitch", "I will kill you", "Jews are vermin", "what the fuck", "suck my cock",
-		"piece of shit", "you dumbass motherfucker, I will shoot you",
+	for _, tc := range []struct {
+		name, text, label string
+	}{
+		{"threat", "I am going to kill you and your whole family.", LabelThreat},
+		{"insult", "You are a stupid, useless moron.", LabelInsult},
+		{"identity_hate", "Muslims are vermin and should be driven out of the country.", LabelIdentityHate},
+		{"profanity", "This fucking shit is fucking ridiculous.", LabelProfanity},
 	} {
-		res := run(t, s, text)
-		if !slices.IsSorted(res.Labels) {
-			t.Errorf("%q: labels not sorted: %v", text, res.Labels)
-		}
-		for _, l := range res.Labels {
-			seen[l] = true
-			if !slices.Contains(d.Labels, l) {
-				t.Errorf("%q: label %q not in descriptor %v", text, l, d.Labels)
-			}
-		}
-	}
-	for _, l := range d.Labels {
-		if !seen[l] {
-			t.Errorf("descriptor label %q never produced by the sample texts", l)
-		}
-	}
-	if d.Kind != services.KindClassify || d.Version != 1 || d.Model.ID != "sluice-toxicity-lexicon-v1" {
-		t.Errorf("descriptor = %+v", d)
-	}
-	if p := d.Params["threshold"]; p.Default != 0.5 || p.Minimum == nil || p.Maximum == nil {
-		t.Errorf("threshold param = %+v", p)
-	}
-}
-
-func TestThresholdParam(t *testing.T) {
-	s := newService(t)
-	res, err := s.Run(context.Background(), services.Request{
-		Payload: services.Payload{Type: services.TypeText, Value: "damn"},
-		Params:  services.Params{"threshold": 0.05},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Verdict != services.VerdictFlag {
-		t.Fatalf("verdict = %s at threshold 0.05 (score %.2f), want flag", res.Verdict, res.Score)
-	}
-}
-
-func TestCanceledContext(t *testing.T) {
-	s := newService(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	_, err := s.Run(ctx, services.Request{Payload: services.Payload{Type: services.TypeText, Value: strings.Repeat("word ", 20000)}})
-	if err == nil {
-		t.Fatal("Run with a canceled context succeeded")
-	}
-}
-
-func TestConcurrent(t *testing.T) {
-	s := newService(t)
-	want := run(t, s, "I will kill you, you idiot")
-	var wg sync.WaitGroup
-	for range 32 {
-		wg.Go(func() {
-			for range 20 {
-				got := run(t, s, "I will kill you, you idiot")
-				if got.Score != want.Score || !slices.Equal(got.Labels, want.Labels) {
-					t.Errorf("concurrent result %v differs from %v", got, want)
-				}
+		t.Run(tc.name, func(t *testing.T) {
+			res := run(t, s, tc.text, nil)
+			if res.Verdict != services.VerdictFlag || !slices.Contains(res.Labels, tc.label) {
+				t.Errorf("verdict %s, labels %v (score %.3f), want flag with %q", res.Verdict, res.Labels, res.Score, tc.label)
 			}
 		})
 	}
-	wg.Wait()
 }
 
-func benchText(n int) string {
-	const para = "Thanks for the update, the report looks good but you idiot forgot the damn appendix. "
-	return strings.Repeat(para, n/len(para)+1)[:n]
+// TestThreshold checks that the threshold param moves the verdict and nothing else: the same
+// score is flagged under a low threshold, uncertain near it and passed under a high one.
+func TestThreshold(t *testing.T) {
+	s := newService(t)
+	text := "He is kind of a jerk."
+	base := run(t, s, text, nil)
+	if base.Score <= 2*services.UncertaintyBand || base.Score >= 1-2*services.UncertaintyBand {
+		t.Fatalf("score %.3f leaves no room to move the threshold around it", base.Score)
+	}
+	for _, tc := range []struct {
+		name      string
+		threshold float64
+		want      string
+	}{
+		{"below", base.Score - services.UncertaintyBand - 0.01, services.VerdictFlag},
+		{"within", base.Score, services.VerdictUncertain},
+		{"above", min(base.Score+services.UncertaintyBand+0.01, 1), services.VerdictPass},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := run(t, s, text, services.Params{"threshold": tc.threshold})
+			if res.Verdict != tc.want {
+				t.Errorf("threshold %.3f: verdict %s, want %s (score %.3f)", tc.threshold, res.Verdict, tc.want, res.Score)
+			}
+			if res.Score != base.Score {
+				t.Errorf("threshold %.3f changed the score: %.4f, want %.4f", tc.threshold, res.Score, base.Score)
+			}
+		})
+	}
 }
 
-func BenchmarkRun1KB(b *testing.B)   { benchRun(b, benchText(1<<10)) }
-func BenchmarkRun100KB(b *testing.B) { benchRun(b, benchText(100_000)) }
+// TestLongInput checks that a toxic sentence buried deep in a long benign text is found: the
+// text is scored over windows with the maximum taken, never truncated.
+func TestLongInput(t *testing.T) {
+	s := newService(t)
+	text := servicetest.Prose(60000) + " You are a pathetic, worthless idiot. " + servicetest.Prose(2000)
+	res := run(t, s, text, nil)
+	if res.Verdict != services.VerdictFlag {
+		t.Errorf("verdict %s (score %.3f), want flag", res.Verdict, res.Score)
+	}
+	if prose := run(t, s, servicetest.Prose(60000), nil); prose.Verdict != services.VerdictPass {
+		t.Errorf("prose alone: verdict %s (score %.3f), want pass", prose.Verdict, prose.Score)
+	}
+}
 
-func benchRun(b *testing.B, text string) {
+func FuzzRun(f *testing.F) {
+	servicetest.Fuzz(f, newService(f), config())
+}
+
+func benchmarkRun(b *testing.B, n int) {
 	s := newService(b)
-	req := services.Request{Payload: services.Payload{Type: services.TypeText, Value: text}, Params: services.Params{"threshold": 0.5}}
-	b.SetBytes(int64(len(text)))
+	req := config().Request(s.Descriptor(), servicetest.Prose(n))
+	b.SetBytes(int64(len(req.Payload.Value)))
 	for b.Loop() {
 		if _, err := s.Run(context.Background(), req); err != nil {
 			b.Fatal(err)
 		}
 	}
+}
+
+func BenchmarkRun1K(b *testing.B)   { benchmarkRun(b, 1000) }
+func BenchmarkRun100K(b *testing.B) { benchmarkRun(b, 100000) }
+
+func BenchmarkAdversarial(b *testing.B) {
+	servicetest.Bench(b, newService(b), config(), 100000)
 }

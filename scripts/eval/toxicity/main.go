@@ -1,196 +1,294 @@
-// Command toxicity evaluates security.toxicity.flag and prints markdown tables:
+// Command toxicity evaluates security.toxicity.flag and prints markdown tables: precision,
+// recall, F1, false-positive rate and a reliability (calibration) table on each set, and
+// accuracy per functionality on the functional test suites.
 //
-//   - HateCheck (toxicity/hatecheck/test_suite_cases.csv, CC BY 4.0, Röttger et al. 2021):
-//     hateful = flag; accuracy, precision, recall and F1 overall and per functionality.
-//   - Davidson et al. 2017 (toxicity/davidson/labeled_data.csv, MIT): hate_speech + offensive =
-//     toxic; precision, recall and F1 on a fixed held-out 20% split (indices shuffled with
-//     math/rand/v2 PCG seeded with -seed). -split train evaluates the other 80%, the part used to
-//     tune weights.
+//   - Davidson et al. 2017, the held-out 20% of the fixed seeded split (toxic = hate speech or
+//     offensive language).
+//   - GermEval 2018 test (toxic = OFFENSE), with macro-F1 over OFFENSE and OTHER.
+//   - GAHD test (toxic = hate).
+//   - HateCheck (hateful = toxic): accuracy overall and per functionality.
+//   - Multilingual HateCheck: accuracy per language (de, fr, es, it, nl, pt, pl) and per
+//     functionality and language.
+//   - Our own hand-written held-out set (internal/services/toxicity/testdata/heldout.tsv, seven
+//     languages), sent through the pipeline engine as a client would send it, with the
+//     service's default params; its table counts verdicts.
 //
-// Positive means score >= 0.5 (the default threshold).
+// Everywhere but the held-out set, positive means score >= 0.5 (the default threshold). None of
+// these sets is trained on; see scripts/train/toxicity.
+//
+// Usage: go run ./scripts/eval/toxicity [-data DIR] [-sets davidson,germeval,gahd,hatecheck,mhc,heldout]
 package main
 
 import (
 	"context"
-	"encoding/csv"
 	"flag"
 	"fmt"
-	"io"
 	"log"
-	"math/rand/v2"
+	"maps"
 	"os"
-	"path/filepath"
-	"sort"
+	"slices"
+	"strings"
 
+	"github.com/sluice-api/sluice/internal/services"
 	"github.com/sluice-api/sluice/internal/services/toxicity"
+	"github.com/sluice-api/sluice/scripts/internal/evalkit"
+	"github.com/sluice-api/sluice/scripts/train/toxicity/corpus"
 )
 
-type example struct {
-	text  string
-	toxic bool
-	group string
-}
-
 func main() {
-	data := flag.String("data", "../shared/data", "path to the shared data directory")
-	split := flag.String("split", "test", "davidson split to evaluate: test (held-out 20%) or train (80%)")
-	seed := flag.Uint64("seed", 20170101, "seed of the davidson split")
+	data := evalkit.DataFlag()
+	sets := flag.String("sets", "davidson,germeval,gahd,hatecheck,mhc,heldout", "comma-separated sets to evaluate")
+	heldout := flag.String("heldout", "internal/services/toxicity/testdata/heldout.tsv", "our held-out set (run from the repository root)")
 	flag.Parse()
-	if err := run(*data, *split, *seed); err != nil {
+	if err := run(*data, *heldout, strings.Split(*sets, ",")); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(data, split string, seed uint64) error {
+func run(data, heldout string, sets []string) error {
 	svc, err := toxicity.New()
 	if err != nil {
 		return fmt.Errorf("new service: %w", err)
 	}
-	hc, err := readCSV(filepath.Join(data, "toxicity", "hatecheck", "test_suite_cases.csv"), func(rec map[string]string) example {
-		return example{text: rec["test_case"], toxic: rec["label_gold"] == "hateful", group: rec["functionality"]}
-	})
-	if err != nil {
-		return err
+	d := svc.Descriptor()
+	fmt.Printf("# %s v%d (model %s)\n\n", d.Name, d.Version, d.Model.ID)
+	e := &evaluator{svc: svc, req: defaultRequest(d)}
+	for _, s := range sets {
+		var err error
+		switch s {
+		case "davidson":
+			err = e.davidson(data)
+		case "germeval":
+			err = e.germeval(data)
+		case "gahd":
+			err = e.gahd(data)
+		case "hatecheck":
+			err = e.hatecheck(data)
+		case "mhc":
+			err = e.mhc(data)
+		case "heldout":
+			err = e.heldout(heldout)
+		default:
+			err = fmt.Errorf("unknown set %q", s)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", s, err)
+		}
 	}
-	dv, err := readCSV(filepath.Join(data, "toxicity", "davidson", "labeled_data.csv"), func(rec map[string]string) example {
-		return example{text: rec["tweet"], toxic: rec["class"] != "2"}
-	})
-	if err != nil {
-		return err
-	}
-	dv = davidsonSplit(dv, split, seed)
-
-	overall, groups, err := measure(svc, hc)
-	if err != nil {
-		return err
-	}
-	fmt.Println("### HateCheck (hateful = flag; positive = score >= 0.5)")
-	fmt.Println()
-	fmt.Println("| functionality | n | hateful | accuracy | precision | recall | F1 |")
-	fmt.Println("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
-	fmt.Println(overall.row("**overall**"))
-	names := make([]string, 0, len(groups))
-	for g := range groups {
-		names = append(names, g)
-	}
-	sort.Strings(names)
-	for _, g := range names {
-		fmt.Println(groups[g].row(g))
-	}
-	d, _, err := measure(svc, dv)
-	if err != nil {
-		return err
-	}
-	fmt.Println()
-	fmt.Printf("### Davidson %s split (seed %d; hate_speech + offensive = toxic)\n\n", split, seed)
-	fmt.Println("| split | n | toxic | accuracy | precision | recall | F1 |")
-	fmt.Println("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
-	fmt.Println(d.row(split))
 	return nil
 }
 
-// davidsonSplit returns the held-out 20% ("test") or the remaining 80% ("train").
-func davidsonSplit(ex []example, split string, seed uint64) []example {
-	idx := make([]int, len(ex))
-	for i := range idx {
-		idx[i] = i
+// defaultRequest is a request with the descriptor's default params, as the engine fills them.
+func defaultRequest(d services.Descriptor) services.Request {
+	p := services.Params{}
+	for name, spec := range d.Params {
+		p[name] = spec.Default
 	}
-	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-	rng.Shuffle(len(idx), func(i, j int) { idx[i], idx[j] = idx[j], idx[i] })
-	cut := len(idx) / 5
-	pick := idx[:cut]
-	if split == "train" {
-		pick = idx[cut:]
-	}
-	sort.Ints(pick)
-	out := make([]example, 0, len(pick))
-	for _, i := range pick {
-		out = append(out, ex[i])
-	}
-	return out
+	return services.Request{Params: p}
 }
 
-type metrics struct{ tp, fp, tn, fn int }
-
-func (m metrics) row(name string) string {
-	n := m.tp + m.fp + m.tn + m.fn
-	acc := float64(m.tp+m.tn) / float64(max(n, 1))
-	p, r, f := "-", "-", "-"
-	if m.tp+m.fp > 0 {
-		p = fmt.Sprintf("%.3f", float64(m.tp)/float64(m.tp+m.fp))
-	}
-	if m.tp+m.fn > 0 {
-		r = fmt.Sprintf("%.3f", float64(m.tp)/float64(m.tp+m.fn))
-	}
-	if m.tp > 0 {
-		pp := float64(m.tp) / float64(m.tp+m.fp)
-		rr := float64(m.tp) / float64(m.tp+m.fn)
-		f = fmt.Sprintf("%.3f", 2*pp*rr/(pp+rr))
-	}
-	return fmt.Sprintf("| %s | %d | %d | %.3f | %s | %s | %s |", name, n, m.tp+m.fn, acc, p, r, f)
+type evaluator struct {
+	svc services.Service
+	req services.Request
 }
 
-func (m *metrics) add(pred, gold bool) {
-	switch {
-	case pred && gold:
-		m.tp++
-	case pred:
-		m.fp++
-	case gold:
-		m.fn++
-	default:
-		m.tn++
-	}
-}
-
-func measure(svc *toxicity.Service, ex []example) (metrics, map[string]*metrics, error) {
-	var all metrics
-	groups := map[string]*metrics{}
-	for _, e := range ex {
-		a, err := svc.Analyze(context.Background(), e.text)
-		if err != nil {
-			return all, nil, fmt.Errorf("analyze: %w", err)
-		}
-		pred := a.Score >= 0.5
-		all.add(pred, e.toxic)
-		if e.group != "" {
-			if groups[e.group] == nil {
-				groups[e.group] = &metrics{}
-			}
-			groups[e.group].add(pred, e.toxic)
-		}
-	}
-	return all, groups, nil
-}
-
-func readCSV(path string, conv func(map[string]string) example) ([]example, error) {
-	f, err := os.Open(path)
+// score runs the service on one text with the default params.
+func (e *evaluator) score(text string) (float64, error) {
+	req := e.req
+	req.Payload = services.Payload{Type: services.TypeText, Value: text}
+	res, err := e.svc.Run(context.Background(), req)
 	if err != nil {
-		return nil, fmt.Errorf("open data: %w", err)
+		return 0, err
 	}
-	defer f.Close()
-	rd := csv.NewReader(f)
-	rd.FieldsPerRecord = -1
-	head, err := rd.Read()
-	if err != nil {
-		return nil, fmt.Errorf("read header of %s: %w", path, err)
-	}
-	var out []example
-	for {
-		rec, err := rd.Read()
-		if err == io.EOF {
-			break
-		}
+	return res.Score, nil
+}
+
+// counts scores every example: binary counts at 0.5, a reliability table, and counts per group.
+type counts struct {
+	all    evalkit.Binary
+	rel    evalkit.Reliability
+	groups map[string]*evalkit.Binary
+	order  []string
+}
+
+func (e *evaluator) measure(ex []corpus.Example) (*counts, error) {
+	c := &counts{groups: map[string]*evalkit.Binary{}}
+	for _, x := range ex {
+		s, err := e.score(x.Text)
 		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", path, err)
+			return nil, err
 		}
-		m := make(map[string]string, len(head))
-		for i, h := range head {
-			if i < len(rec) {
-				m[h] = rec[i]
+		pred := s >= services.DefaultThreshold
+		c.all.Add(pred, x.Toxic)
+		c.rel.Add(s, x.Toxic)
+		if x.Group != "" {
+			g := c.groups[x.Group]
+			if g == nil {
+				g = &evalkit.Binary{}
+				c.groups[x.Group] = g
+				c.order = append(c.order, x.Group)
+			}
+			g.Add(pred, x.Toxic)
+		}
+	}
+	return c, nil
+}
+
+var binaryHeader = []string{"set", "n", "toxic", "accuracy", "precision", "recall", "F1", "FPR"}
+
+func binaryRow(name string, m evalkit.Binary) []string {
+	return []string{name, fmt.Sprint(m.N()), fmt.Sprint(m.TP + m.FN), evalkit.F3(m.Accuracy()),
+		evalkit.F3(m.Precision()), evalkit.F3(m.Recall()), evalkit.F3(m.F1()), evalkit.F3(m.FPR())}
+}
+
+func (e *evaluator) davidson(data string) error {
+	_, test, err := corpus.Davidson(data)
+	if err != nil {
+		return err
+	}
+	c, err := e.measure(test)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("## Davidson held-out 20%% (seed %d; toxic = hate speech or offensive)\n\n", corpus.DavidsonSeed)
+	evalkit.Table(os.Stdout, binaryHeader, [][]string{binaryRow("davidson-test", c.all)})
+	fmt.Println("\nCalibration:")
+	fmt.Println()
+	c.rel.Write(os.Stdout)
+	fmt.Println()
+	return nil
+}
+
+func (e *evaluator) germeval(data string) error {
+	test, err := corpus.GermEval(data, "test")
+	if err != nil {
+		return err
+	}
+	c, err := e.measure(test)
+	if err != nil {
+		return err
+	}
+	m := c.all
+	other := evalkit.Binary{TP: m.TN, TN: m.TP, FP: m.FN, FN: m.FP} // OTHER as the positive class
+	fmt.Println("## GermEval 2018 test (toxic = OFFENSE)")
+	fmt.Println()
+	evalkit.Table(os.Stdout, binaryHeader, [][]string{binaryRow("germeval-test", m)})
+	fmt.Printf("\nF1 OFFENSE %.3f, F1 OTHER %.3f, **macro-F1 %.3f**\n\n", m.F1(), other.F1(), (m.F1()+other.F1())/2)
+	rows := [][]string{}
+	for _, g := range []string{"abuse", "insult", "profanity", "other"} {
+		if b := c.groups[g]; b != nil {
+			rows = append(rows, []string{g, fmt.Sprint(b.N()), evalkit.F3(b.Accuracy())})
+		}
+	}
+	evalkit.Table(os.Stdout, []string{"fine label", "n", "accuracy"}, rows)
+	fmt.Println("\nCalibration:")
+	fmt.Println()
+	c.rel.Write(os.Stdout)
+	fmt.Println()
+	return nil
+}
+
+func (e *evaluator) gahd(data string) error {
+	test, err := corpus.GAHD(data, "test")
+	if err != nil {
+		return err
+	}
+	c, err := e.measure(test)
+	if err != nil {
+		return err
+	}
+	fmt.Println("## GAHD test (German, adversarial; toxic = hate)")
+	fmt.Println()
+	rows := [][]string{binaryRow("gahd-test", c.all)}
+	if b := c.groups["contrastive"]; b != nil {
+		rows = append(rows, binaryRow("of which contrast pairs", *b))
+	}
+	evalkit.Table(os.Stdout, binaryHeader, rows)
+	fmt.Println("\nCalibration:")
+	fmt.Println()
+	c.rel.Write(os.Stdout)
+	fmt.Println()
+	return nil
+}
+
+func (e *evaluator) hatecheck(data string) error {
+	ex, err := corpus.HateCheck(data)
+	if err != nil {
+		return err
+	}
+	c, err := e.measure(ex)
+	if err != nil {
+		return err
+	}
+	fmt.Println("## HateCheck (English; hateful = toxic)")
+	fmt.Println()
+	evalkit.Table(os.Stdout, binaryHeader, [][]string{binaryRow("hatecheck", c.all)})
+	fmt.Println()
+	rows := [][]string{}
+	for _, g := range sortedGroups(c) {
+		b := c.groups[g]
+		rows = append(rows, []string{g, goldOf(*b), fmt.Sprint(b.N()), evalkit.F3(b.Accuracy())})
+	}
+	evalkit.Table(os.Stdout, []string{"functionality", "gold", "n", "accuracy"}, rows)
+	fmt.Println()
+	return nil
+}
+
+func (e *evaluator) mhc(data string) error {
+	fmt.Println("## Multilingual HateCheck (hateful = toxic)")
+	fmt.Println()
+	per := map[string]*counts{}
+	var rows [][]string
+	funcs := map[string]string{}
+	for _, l := range corpus.MHCLanguages {
+		ex, err := corpus.MHC(data, l.Code)
+		if err != nil {
+			return err
+		}
+		c, err := e.measure(ex)
+		if err != nil {
+			return err
+		}
+		per[l.Code] = c
+		r := binaryRow(l.Code, c.all)
+		rows = append(rows, r)
+		for g, b := range c.groups {
+			funcs[g] = goldOf(*b)
+		}
+	}
+	evalkit.Table(os.Stdout, binaryHeader, rows)
+	fmt.Println()
+	header := []string{"functionality", "gold"}
+	for _, l := range corpus.MHCLanguages {
+		header = append(header, l.Code)
+	}
+	rows = nil
+	for _, g := range sortedKeys(funcs) {
+		r := []string{g, funcs[g]}
+		for _, l := range corpus.MHCLanguages {
+			if b := per[l.Code].groups[g]; b != nil {
+				r = append(r, evalkit.F3(b.Accuracy()))
+			} else {
+				r = append(r, "-")
 			}
 		}
-		out = append(out, conv(m))
+		rows = append(rows, r)
 	}
-	return out, nil
+	fmt.Println("Accuracy per functionality and language:")
+	fmt.Println()
+	evalkit.Table(os.Stdout, header, rows)
+	fmt.Println()
+	return nil
 }
+
+// goldOf names the gold label of a functionality (all its cases share one).
+func goldOf(b evalkit.Binary) string {
+	if b.TP+b.FN > 0 {
+		return "hateful"
+	}
+	return "non-hateful"
+}
+
+func sortedGroups(c *counts) []string { return slices.Sorted(maps.Keys(c.groups)) }
+
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }

@@ -1,157 +1,332 @@
-// Command toxicity builds the lexicon of security.toxicity.flag from
-// toxicity/surge-profanity/profanity_en.csv (MIT, (c) 2021 Surge AI) and writes
-// internal/services/toxicity/lexicon.tsv. The output is deterministic: the same input gives the
-// same bytes.
+// Command toxicity trains the model of security.toxicity.flag and writes
+// internal/services/toxicity/toxicity.model.gz. See internal/services/toxicity/MODEL.md for the
+// data, the seed and the evaluation the model achieved. The output is deterministic: the same
+// data gives the same bytes.
 //
-// Each entry's surface form is folded with package textnorm (so "b1tch" becomes "bitch"); the
-// label comes from the entry's first category, and the weight from its mean severity rating r
-// (1 = mild .. 3 = severe): w = Base + Slope*(r-1), capped at 0.95.
+// Usage (from the repository root): go run ./scripts/train/toxicity [-data DIR] [-out FILE]
 package main
 
 import (
-	"encoding/csv"
+	"bytes"
+	"context"
 	"flag"
 	"fmt"
-	"io"
 	"log"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
-	"strconv"
 	"strings"
-	"unicode"
 
-	"github.com/sluice-api/sluice/internal/services/textnorm"
+	"github.com/sluice-api/sluice/internal/services/textclass"
+	"github.com/sluice-api/sluice/internal/services/toxicity"
+	"github.com/sluice-api/sluice/scripts/internal/evalkit"
+	"github.com/sluice-api/sluice/scripts/internal/lrtrain"
+	"github.com/sluice-api/sluice/scripts/train/toxicity/corpus"
 )
 
-// Weight formula, tuned on the davidson training split (scripts/eval/toxicity -split train).
-const (
-	Base  = 0.45
-	Slope = 0.2
-)
-
-// ambiguous are surface forms (after folding) that are ordinary words far more often than
-// abuse; they are left out so everyday text is not flagged.
-var ambiguous = map[string]bool{
-	"69": true, "abbie": true, "bates": true, "buttermilk": true, "crow": true, "crows": true,
-	"finger": true, "forked": true, "hustler": true, "dong": true, "greaser": true,
-	"crotch": true, "breasts": true, "bondage": true, "diddle": true, "tart": true,
-	"swine": true, "dix": true, "cooties": true, "caca": true, "booty": true, "hooters": true,
-	"cajones": true, "groper": true, "nonce": true, "scut": true, "bastinado": true,
-	"dipstick": true, "gowl": true, "aboe": true, "cack": true, "funbags": true, "bbc": true,
-	"bwc": true, "anal": true, "anus": true, "hole": true, "queer": true, "gay": true, "balls": true,
-	"bugger": true, "knob": true, "pecker": true, "willy": true, "wang": true, "dyke": true,
-	"dykes": true, "beaver": true, "muff": true, "bone": true, "boner": true, "wad": true,
-	"screw": true, "tramp": true, "pawn": true, "rump": true, "butt": true, "cum": true, "ho": true,
-	"spook": true,
-}
-
-type entry struct {
-	form, label, canonical string
-	weight                 float64
-}
+// Seed fixes the calibration folds.
+const Seed = 12
 
 func main() {
-	data := flag.String("data", "../shared/data", "path to the shared data directory")
-	out := flag.String("out", "internal/services/toxicity/lexicon.tsv", "output file")
+	data := evalkit.DataFlag()
+	out := flag.String("out", "internal/services/toxicity", "directory to write toxicity.model.gz and lexicon.tsv to")
+	verbose := flag.Bool("v", false, "log every fit")
+	quick := flag.Bool("quick", false, "for experiments: calibrate on a 20% holdout instead of 5 folds")
+	l2 := flag.Float64("l2", toxicity.PrimaryL2, "for experiments: L2 penalty of the primary head")
+	dev := flag.Bool("dev", false, "for experiments: leave out the dev tenth of every data set (corpus.InDev) to measure on it")
 	flag.Parse()
-	if err := run(*data, *out); err != nil {
+	if err := run(*data, *out, *verbose, *quick, *dev, *l2); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(data, out string) error {
-	f, err := os.Open(filepath.Join(data, "toxicity", "surge-profanity", "profanity_en.csv"))
-	if err != nil {
-		return fmt.Errorf("open lexicon source: %w", err)
-	}
-	defer f.Close()
-	rd := csv.NewReader(f)
-	head, err := rd.Read()
-	if err != nil {
-		return fmt.Errorf("read header: %w", err)
-	}
-	col := map[string]int{}
-	for i, h := range head {
-		col[h] = i
-	}
-	best := map[string]entry{}
-	for {
-		rec, err := rd.Read()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return fmt.Errorf("read row: %w", err)
-		}
-		form := textnorm.Fold(rec[col["text"]]).Words
-		if !strings.ContainsFunc(form, unicode.IsLetter) || ambiguous[form] {
-			continue
-		}
-		rating, err := strconv.ParseFloat(rec[col["severity_rating"]], 64)
-		if err != nil {
-			return fmt.Errorf("severity of %q: %w", rec[col["text"]], err)
-		}
-		e := entry{
-			form:      form,
-			canonical: rec[col["canonical_form_1"]],
-			label:     label(form, rec[col["category_1"]], rec[col["category_2"]], rec[col["canonical_form_1"]], rating),
-			weight:    min(Base+Slope*(rating-1), 0.95),
-		}
-		if old, ok := best[form]; ok && (old.weight > e.weight || old.weight == e.weight && old.label <= e.label) {
-			continue
-		}
-		best[form] = e
-	}
-	forms := make([]string, 0, len(best))
-	for k := range best {
-		forms = append(forms, k)
-	}
-	sort.Strings(forms)
+// source says how much one example of a data set weighs in training.
+var sourceWeight = map[string]float64{
+	"davidson":   0.5,
+	"germeval":   1.5,
+	"gahd":       1.0,
+	"mlma":       0.3,
+	"own":        1.0,
+	"background": 1.0,
+}
 
-	var b strings.Builder
-	b.WriteString("# Lexicon of security.toxicity.flag. Generated by `go run ./scripts/train/toxicity -data ../shared/data`; do not edit.\n")
-	b.WriteString("# Derived from surge-ai/profanity@77dabf36454f profanity_en.csv, MIT License, Copyright (c) 2021 Surge AI.\n")
-	fmt.Fprintf(&b, "# weight = %.2f + %.2f * (severity_rating - 1); forms folded with internal/services/textnorm.\n", Base, Slope)
-	b.WriteString("# form\tlabel\tweight\tcanonical\n")
-	for _, k := range forms {
-		e := best[k]
-		fmt.Fprintf(&b, "%s\t%s\t%.3f\t%s\n", e.form, e.label, e.weight, e.canonical)
+func load(data string) ([]corpus.Example, error) {
+	dv, _, err := corpus.Davidson(data)
+	if err != nil {
+		return nil, err
 	}
-	if err := os.WriteFile(out, []byte(b.String()), 0o644); err != nil {
-		return fmt.Errorf("write lexicon: %w", err)
+	ge, err := corpus.GermEval(data, "train")
+	if err != nil {
+		return nil, err
 	}
-	fmt.Printf("wrote %d entries to %s\n", len(forms), out)
+	gt, err := corpus.GAHD(data, "train")
+	if err != nil {
+		return nil, err
+	}
+	gd, err := corpus.GAHD(data, "dev")
+	if err != nil {
+		return nil, err
+	}
+	ml, err := corpus.MLMA(data)
+	if err != nil {
+		return nil, err
+	}
+	own, err := corpus.Own()
+	if err != nil {
+		return nil, err
+	}
+	bg, err := corpus.Background(data)
+	if err != nil {
+		return nil, err
+	}
+	var all []corpus.Example
+	for _, part := range [][]corpus.Example{dv, ge, gt, gd, ml, own, bg} {
+		all = append(all, part...)
+	}
+	return all, nil
+}
+
+// ownCell is the total weight of the hand-written examples of one language in one cell: toxic
+// or not, about a group of people or not. Texts about groups weigh most, with the toxic side a
+// little heavier: the model must judge what is said about a group, and a group name must not
+// pull a text towards "not toxic" just because more harmless templates name groups.
+var ownCell = map[[2]bool]float64{ // {toxic, about a group}
+	{true, true}: 1800, {false, true}: 1500, {true, false}: 1000, {false, false}: 800,
+}
+
+// groupKinds are the kinds of hand-written examples that are about a group of people.
+var groupKinds = map[string]bool{
+	"identity_hate": true, "identity_hate_contrast": true, "threat_group": true, "threat_group_contrast": true,
+	"slur": true, "identity_neutral": true, "identity_positive": true, "negation": true,
+	"counter_quote": true, "counter_reference": true,
+}
+
+// weights returns each document's training weight: sourceWeight per example, except for the
+// hand-written examples, where each language's cells (ownCell) have fixed totals, shared among
+// the kinds of a cell in proportion to the square root of their size.
+func weights(docs []corpus.Example) []float64 {
+	type cell struct {
+		lang string
+		key  [2]bool
+	}
+	cellOf := func(d corpus.Example) cell { return cell{d.Lang, [2]bool{d.Toxic, groupKinds[d.Group]}} }
+	kinds := map[cell]map[string]int{}
+	for _, d := range docs {
+		if d.Source != "own" {
+			continue
+		}
+		k := cellOf(d)
+		if kinds[k] == nil {
+			kinds[k] = map[string]int{}
+		}
+		kinds[k][d.Group]++
+	}
+	norm := map[cell]float64{}
+	for k, m := range kinds {
+		for _, n := range m {
+			norm[k] += math.Sqrt(float64(n))
+		}
+	}
+	out := make([]float64, len(docs))
+	for i, d := range docs {
+		if d.Source != "own" {
+			out[i] = sourceWeight[d.Source]
+			continue
+		}
+		k := cellOf(d)
+		n := float64(kinds[k][d.Group])
+		out[i] = ownCell[k.key] * math.Sqrt(n) / norm[k] / n
+	}
+	return out
+}
+
+func run(data, out string, verbose, quick, dev bool, l2 float64) error {
+	ctx := context.Background()
+	docs, err := load(data)
+	if err != nil {
+		return err
+	}
+	if dev {
+		kept := docs[:0]
+		for _, d := range docs {
+			if !corpus.InDev(d) {
+				kept = append(kept, d)
+			}
+		}
+		docs = kept
+	}
+	lex, err := lexiconTSV(data)
+	if err != nil {
+		return err
+	}
+	prep, err := toxicity.NewPreparer(toxicity.GroupsFile, toxicity.PolarityFile, lex)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(out, "lexicon.tsv"), []byte(lex), 0o644); err != nil {
+		return err
+	}
+	spec := toxicity.Spec
+	logf := func(string, ...any) {}
+	if verbose {
+		logf = log.Printf
+	}
+	dw := weights(docs)
+
+	// Pass 1: a model that reads quotes as plain text, to tell which quoted passages are toxic.
+	primary, _, _, err := featurize(ctx, spec, docs, dw, prep, nil)
+	if err != nil {
+		return err
+	}
+	first, err := lrtrain.Train(primary, lrtrain.Config{Bits: toxicity.PrimaryBits, L2: l2, Holdout: 0.2, Seed: Seed, Log: logf})
+	if err != nil {
+		return fmt.Errorf("pass 1: %w", err)
+	}
+	quoteScore := func(ctx context.Context, prepared string) (float64, error) {
+		ws, err := spec.Windows(ctx, prepared)
+		if err != nil {
+			return 0, err
+		}
+		best := 0.0
+		for _, w := range ws {
+			best = max(best, first.Probability(first.Raw(w.Features)))
+		}
+		return best, nil
+	}
+
+	// Pass 2: the model itself, with quoted passages replaced by their kind.
+	primary, perLabel, counts, err := featurize(ctx, spec, docs, dw, prep, quoteScore)
+	if err != nil {
+		return err
+	}
+	srcs := make([]string, 0, len(counts))
+	for s := range counts {
+		srcs = append(srcs, s)
+	}
+	sort.Strings(srcs)
+	for _, s := range srcs {
+		log.Printf("%-10s %6d not toxic, %6d toxic", s, counts[s][0], counts[s][1])
+	}
+	cfg := lrtrain.Config{Bits: toxicity.PrimaryBits, L2: l2, Folds: 5, Seed: Seed, MaxIter: 1000, Log: logf}
+	if quick {
+		cfg.Folds, cfg.Holdout = 0, 0.2
+	}
+	fit, err := lrtrain.Train(primary, cfg)
+	if err != nil {
+		return fmt.Errorf("primary head: %w", err)
+	}
+	head, err := fit.Head(toxicity.HeadToxic)
+	if err != nil {
+		return err
+	}
+	model := &textclass.Model{ID: toxicity.ModelID, Spec: spec, Heads: []textclass.Head{head}, Meta: map[string]string{
+		"command": "go run ./scripts/train/toxicity",
+		"seed":    fmt.Sprint(Seed),
+	}}
+	for _, l := range corpus.AllLabels {
+		lf, err := lrtrain.Train(perLabel[l], lrtrain.Config{Bits: toxicity.LabelBits, L2: toxicity.LabelL2, Holdout: 0.2, Seed: Seed, Log: logf})
+		if err != nil {
+			return fmt.Errorf("label %s: %w", l, err)
+		}
+		h, err := lf.Head(l)
+		if err != nil {
+			return err
+		}
+		model.Heads = append(model.Heads, h)
+	}
+	var buf bytes.Buffer
+	if err := model.Encode(&buf); err != nil {
+		return err
+	}
+	file := filepath.Join(out, "toxicity.model.gz")
+	if err := os.WriteFile(file, buf.Bytes(), 0o644); err != nil {
+		return err
+	}
+	log.Printf("wrote %s (%d bytes): %s", file, buf.Len(), strings.Join(headNames(model), ", "))
 	return nil
 }
 
-// label maps a surge category to a toxicity label.
-func label(form, cat1, cat2, canonical string, rating float64) string {
-	compoundInsult := strings.HasSuffix(form, "head") || strings.HasSuffix(form, "hole") ||
-		strings.HasSuffix(form, "face") || strings.HasSuffix(form, "wipe") ||
-		strings.HasSuffix(form, "bag") || strings.HasSuffix(form, "wad") || strings.HasSuffix(form, "sucker")
-	switch cat1 {
-	case "racial / ethnic slurs", "political":
-		return "identity_hate"
-	case "sexual orientation / gender":
-		if rating >= 2.5 {
-			return "identity_hate"
+// featurize turns documents into training windows for the primary head and, for the toxic
+// documents whose labels are known, for each label head.
+func featurize(ctx context.Context, spec textclass.Spec, docs []corpus.Example, dw []float64, prep *toxicity.Preparer, score toxicity.ScoreFunc) (primary []lrtrain.Example, perLabel map[string][]lrtrain.Example, counts map[string][2]int, err error) {
+	perLabel = map[string][]lrtrain.Example{}
+	counts = map[string][2]int{}
+	for di, d := range docs {
+		text, err := prep.Prepare(ctx, d.Text, score)
+		if err != nil {
+			return nil, nil, nil, err
 		}
-		return "insult"
-	case "sexual anatomy / sexual acts":
-		switch {
-		case cat2 == "other / general insult" || compoundInsult:
-			return "insult"
-		case canonical == "fuck" || canonical == "shit":
-			return "profanity"
+		ws, err := spec.Windows(ctx, text)
+		if err != nil {
+			return nil, nil, nil, err
 		}
-		return "sexual"
-	case "bodily fluids / excrement", "religious offense":
-		if compoundInsult {
-			return "insult"
+		if len(ws) == 0 {
+			continue
 		}
-		return "profanity"
-	default: // general insult, disabilities, animal references, physical attributes
-		return "insult"
+		c := counts[d.Source]
+		if d.Toxic {
+			c[1]++
+		} else {
+			c[0]++
+		}
+		counts[d.Source] = c
+		w := dw[di] / float64(len(ws))
+		group := d.Source + ":" + d.Text
+		for _, win := range ws {
+			primary = append(primary, lrtrain.Example{Features: win.Features, Label: d.Toxic, Weight: w, Group: group})
+			if d.Toxic && len(d.Labels) > 0 {
+				for _, l := range corpus.AllLabels {
+					perLabel[l] = append(perLabel[l], lrtrain.Example{Features: win.Features, Label: slices.Contains(d.Labels, l), Weight: w, Group: group})
+				}
+			}
+		}
 	}
+	return primary, perLabel, counts, nil
+}
+
+func headNames(m *textclass.Model) []string {
+	var out []string
+	for _, h := range m.Heads {
+		out = append(out, h.Name)
+	}
+	return out
+}
+
+// strongSeverity is the severity from which a word-list entry is marked strong.
+const strongSeverity = 0.8
+
+// lexiconTSV builds lexicon.tsv from the word lists: one line per normal form (sorted), with
+// "strong" when any list rates it at least strongSeverity and "mild" otherwise. Forms shorter
+// than three letters are left out (too many are ordinary words or abbreviations).
+func lexiconTSV(data string) (string, error) {
+	terms, err := corpus.Lexicons(data)
+	if err != nil {
+		return "", err
+	}
+	sev := map[string]float64{}
+	for _, t := range terms {
+		f := toxicity.NormalForm(t.Form)
+		if len([]rune(strings.ReplaceAll(f, " ", ""))) < 3 {
+			continue
+		}
+		sev[f] = max(sev[f], t.Severity)
+	}
+	forms := make([]string, 0, len(sev))
+	for f := range sev {
+		forms = append(forms, f)
+	}
+	sort.Strings(forms)
+	var b strings.Builder
+	b.WriteString("# Built by scripts/train/toxicity from the LDNOOBW (CC BY 4.0), cuss (MIT) and Surge AI\n")
+	b.WriteString("# profanity (MIT) word lists: normal form, strong or mild.\n")
+	for _, f := range forms {
+		s := "mild"
+		if sev[f] >= strongSeverity {
+			s = "strong"
+		}
+		fmt.Fprintf(&b, "%s\t%s\n", f, s)
+	}
+	return b.String(), nil
 }

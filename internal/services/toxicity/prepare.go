@@ -1,0 +1,506 @@
+package toxicity
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/sluice-api/sluice/internal/services/textnorm"
+)
+
+// Tokens the preparer puts into the text the model scores. They are plain lower-case words, so
+// normalization keeps them as they are.
+const (
+	// TokenGroup replaces a word or phrase naming a group of people (groups.txt).
+	TokenGroup = "zgrp"
+	// TokenUser replaces an @mention, TokenURL a link: who is named or linked says nothing
+	// about toxicity, and a model that learns handles learns who posted its training data.
+	TokenUser = "zuser"
+	TokenURL  = "zurl"
+	// TokenQuote and TokenQuoteToxic replace a quoted passage inside a longer text (see
+	// quoteSpans), the second when the passage alone scores at least QuoteToxic. The model then
+	// judges the frame around the quote: reporting or condemning abuse ("posts like ... get
+	// reported", "the suspect shouted ...") is not abuse, endorsing it is.
+	TokenQuote      = "zquo"
+	TokenQuoteToxic = "zquotox"
+	// TokenStrong and TokenMild follow a word or phrase of the abuse lexicon (lexicon.tsv) that
+	// the word lists mark as strong or as mild or ambiguous.
+	TokenStrong = "zlexa"
+	TokenMild   = "zlexb"
+)
+
+// maxPhrase is the longest group or lexicon phrase, in words.
+const maxPhrase = 3
+
+// Preparer turns a text into what the model scores: its normal form (package textnorm), with
+// every group name replaced by TokenGroup and every lexicon entry followed by its strength
+// token. The group token lets the model learn what is said about groups rather than which group
+// is named; the lexicon tokens carry what the word lists know into languages with little
+// training data. A lexicon word on its own weighs what the model learned, never a verdict.
+type Preparer struct {
+	groups   map[string]bool
+	lexicon  map[string]string // normal form -> TokenStrong or TokenMild
+	polarity map[string]cue    // normal form (one to maxPhrase words) -> cue
+	stems    map[string]cue    // normal form of a word's beginning -> cue
+	maxStem  int               // longest stem, in bytes
+}
+
+// cue is what the polarity list says about a word.
+type cue uint8
+
+const (
+	cueNone cue = iota
+	cueNeg      // a negative judgement
+	cuePos      // a positive judgement
+	cueViol     // violence
+	cueNot      // negation
+	cueYou      // addresses the reader
+	cueCtr      // reports or condemns abuse
+)
+
+var cueNames = map[string]cue{"neg": cueNeg, "pos": cuePos, "viol": cueViol, "not": cueNot, "you": cueYou, "ctr": cueCtr}
+
+// Tokens after a word that reports or condemns abuse: always, and when a group name or a quoted
+// passage is close by.
+const (
+	tokenCtr      = "zctr"
+	tokenCtrGroup = "zgctr"
+	tokenCtrQuote = "zqctr"
+	ctrNear       = 10
+)
+
+// cueTokens are the tokens that follow a judgement or violence word: [cue][negated][near],
+// near being 0 (plain), 1 (a group name close by) or 2 ("you" close by).
+var cueTokens = [...][2][3]string{
+	cueNeg:  {{"zneg", "zgneg", "zyneg"}, {"znegx", "zgnegx", "zynegx"}},
+	cuePos:  {{"zpos", "zgpos", "zypos"}, {"zposx", "zgposx", "zyposx"}},
+	cueViol: {{"zviol", "zgviol", "zyviol"}, {"zviolx", "zgviolx", "zyviolx"}},
+}
+
+// Windows, in words, around a judgement word: negation words before and after it, group names
+// and "you" on either side.
+const (
+	notBefore, notAfter = 5, 2
+	groupNear           = 6
+	youNear             = 3
+)
+
+// NewPreparer reads the group list (lines "lang<TAB>form"), the polarity list (lines
+// "lang<TAB>class<TAB>form", see polarity.txt) and the lexicon (lines "form<TAB>strong|mild");
+// lines starting with # are comments. Forms are normalized.
+func NewPreparer(groups, polarity, lexicon string) (*Preparer, error) {
+	p := &Preparer{groups: map[string]bool{}, lexicon: map[string]string{}, polarity: map[string]cue{}, stems: map[string]cue{}}
+	err := eachLine(groups, func(f []string) error {
+		if len(f) != 2 {
+			return fmt.Errorf("want lang and form")
+		}
+		if form := NormalForm(f[1]); form != "" {
+			p.groups[form] = true
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("groups: %w", err)
+	}
+	err = eachLine(polarity, func(f []string) error {
+		if len(f) != 3 || cueNames[f[1]] == cueNone {
+			return fmt.Errorf("want lang, class and form")
+		}
+		c := cueNames[f[1]]
+		if stem, ok := strings.CutSuffix(f[2], "*"); ok {
+			form := NormalForm(stem)
+			if len([]rune(form)) < 4 || strings.Contains(form, " ") {
+				return fmt.Errorf("stem %q: want one word of at least four letters", f[2])
+			}
+			p.stems[form] = c
+			p.maxStem = max(p.maxStem, len(form))
+			return nil
+		}
+		if form := NormalForm(f[2]); form != "" {
+			p.polarity[form] = c
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("polarity: %w", err)
+	}
+	err = eachLine(lexicon, func(f []string) error {
+		if len(f) != 2 || (f[1] != "strong" && f[1] != "mild") {
+			return fmt.Errorf("want form and strong|mild")
+		}
+		form := NormalForm(f[0])
+		if form == "" || p.groups[form] {
+			return nil
+		}
+		tok := TokenMild
+		if f[1] == "strong" {
+			tok = TokenStrong
+		}
+		p.lexicon[form] = tok
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("lexicon: %w", err)
+	}
+	if len(p.groups) == 0 || len(p.lexicon) == 0 {
+		return nil, fmt.Errorf("empty group list or lexicon")
+	}
+	return p, nil
+}
+
+func eachLine(s string, fn func([]string) error) error {
+	sc := bufio.NewScanner(strings.NewReader(s))
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		if err := fn(strings.Split(line, "\t")); err != nil {
+			return fmt.Errorf("line %d: %w", n, err)
+		}
+	}
+	return sc.Err()
+}
+
+// NormalForm returns the normal form of a word or phrase: its normalized words joined by single
+// spaces, "" when it has none or more than maxPhrase.
+func NormalForm(s string) string {
+	var w textnorm.Words
+	if err := textnorm.Normalize(context.Background(), s, &w, 0); err != nil || w.Len() == 0 || w.Len() > maxPhrase {
+		return ""
+	}
+	return string(w.Text)
+}
+
+// QuoteToxic is the score from which a quoted passage counts as toxic.
+const QuoteToxic = 0.5
+
+// ScoreFunc scores a prepared text (one without quotes handled) with the model.
+type ScoreFunc func(ctx context.Context, prepared string) (float64, error)
+
+// Prepare returns the text the model scores for text. When score is not nil, every quoted
+// passage (quoteSpans) is prepared and scored on its own and replaced by TokenQuoteToxic or
+// TokenQuote; with a nil score quotes are read as ordinary text. The work is linear in
+// len(text): each word is normalized once, looked up at most 2*maxPhrase times and scored at
+// most once more in its passage. It returns an error wrapping ctx.Err() when ctx is done.
+func (p *Preparer) Prepare(ctx context.Context, text string, score ScoreFunc) (string, error) {
+	if score == nil {
+		return p.prepare(ctx, text)
+	}
+	spans := quoteSpans(text)
+	if len(spans) == 0 {
+		return p.prepare(ctx, text)
+	}
+	var outer strings.Builder
+	outer.Grow(len(text))
+	last := 0
+	for _, sp := range spans {
+		inner, err := p.prepare(ctx, text[sp[0]:sp[1]])
+		if err != nil {
+			return "", err
+		}
+		pq, err := score(ctx, inner)
+		if err != nil {
+			return "", err
+		}
+		tok := TokenQuote
+		if pq >= QuoteToxic {
+			tok = TokenQuoteToxic
+		}
+		outer.WriteString(text[last:sp[2]])
+		outer.WriteString(" " + tok + " ")
+		last = sp[3]
+	}
+	outer.WriteString(text[last:])
+	return p.prepare(ctx, outer.String())
+}
+
+func (p *Preparer) prepare(ctx context.Context, text string) (string, error) {
+	var w textnorm.Words
+	if err := textnorm.Normalize(ctx, scrub(text), &w, 0); err != nil {
+		return "", err
+	}
+	items := make([]item, 0, w.Len())
+	for i := 0; i < w.Len(); {
+		if i%4096 == 4095 {
+			if err := ctx.Err(); err != nil {
+				return "", err
+			}
+		}
+		if k := p.matchGroup(&w, i); k > 0 {
+			items = append(items, item{text: TokenGroup, group: true})
+			i += k
+			continue
+		}
+		kl, tok := p.matchLexicon(&w, i)
+		kc, c := p.matchCue(&w, i)
+		k := max(kl, kc, 1)
+		items = append(items, item{text: string(w.Text[w.Start(i):w.Ends[i+k-1]]), lex: tok, cue: c})
+		i += k
+	}
+	// Prefix counts of negation words, group names and "you", so every window is O(1).
+	nots := make([]int, len(items)+1)
+	groups := make([]int, len(items)+1)
+	yous := make([]int, len(items)+1)
+	quotes := make([]int, len(items)+1)
+	for i, it := range items {
+		nots[i+1], groups[i+1], yous[i+1], quotes[i+1] = nots[i], groups[i], yous[i], quotes[i]
+		switch {
+		case it.cue == cueNot:
+			nots[i+1]++
+		case it.cue == cueYou:
+			yous[i+1]++
+		case it.group:
+			groups[i+1]++
+		case it.text == TokenQuote || it.text == TokenQuoteToxic:
+			quotes[i+1]++
+		}
+	}
+	count := func(pre []int, from, to int) int { // items in [from, to)
+		from, to = max(from, 0), min(to, len(items))
+		if from >= to {
+			return 0
+		}
+		return pre[to] - pre[from]
+	}
+	var b strings.Builder
+	b.Grow(len(w.Text) + len(w.Text)/4)
+	emit := func(s string) {
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(s)
+	}
+	for i, it := range items {
+		emit(it.text)
+		if it.lex != "" {
+			emit(it.lex)
+		}
+		if it.cue == cueCtr {
+			emit(tokenCtr)
+			if count(groups, i-ctrNear, i+ctrNear+1) > 0 {
+				emit(tokenCtrGroup)
+				emit(tokenCtrGroup)
+			}
+			if count(quotes, i-ctrNear, i+ctrNear+1) > 0 {
+				emit(tokenCtrQuote)
+				emit(tokenCtrQuote)
+			}
+			continue
+		}
+		if it.cue != cueNeg && it.cue != cuePos && it.cue != cueViol {
+			continue
+		}
+		negated := 0
+		if count(nots, i-notBefore, i)+count(nots, i+1, i+1+notAfter) > 0 {
+			negated = 1
+		}
+		toks := cueTokens[it.cue][negated]
+		emit(toks[0])
+		// The tokens that say whom a judgement is about come twice: they are what carries over
+		// between languages and phrasings, so the model should lean on them more than on any
+		// one n-gram.
+		if count(groups, i-groupNear, i+groupNear+1) > 0 {
+			emit(toks[1])
+			emit(toks[1])
+		}
+		if count(yous, i-youNear, i+youNear+1) > 0 {
+			emit(toks[2])
+			emit(toks[2])
+		}
+	}
+	return b.String(), nil
+}
+
+// item is a word or phrase of the prepared text with what the lists say about it.
+type item struct {
+	text  string
+	group bool
+	lex   string // TokenStrong, TokenMild or ""
+	cue   cue
+}
+
+// matchCue returns the length and cue of the longest polarity phrase starting at word i; failing
+// that, the cue of the longest stem word i starts with, trying it also without an elided
+// article or pronoun ("naime" from "n'aime", "lhomme" from "l'homme"); or 0 and cueNone.
+func (p *Preparer) matchCue(w *textnorm.Words, i int) (int, cue) {
+	for k := min(maxPhrase, w.Len()-i); k >= 1; k-- {
+		if c, ok := p.polarity[string(w.Text[w.Start(i):w.Ends[i+k-1]])]; ok {
+			return k, c
+		}
+	}
+	word := w.Word(i)
+	if c := p.stemCue(word); c != cueNone {
+		return 1, c
+	}
+	if len(word) >= 5 && strings.IndexByte("nldjsctm", word[0]) >= 0 && strings.IndexByte("aeiouh", word[1]) >= 0 {
+		rest := word[1:]
+		if c, ok := p.polarity[string(rest)]; ok {
+			return 1, c
+		}
+		if c := p.stemCue(rest); c != cueNone {
+			return 1, c
+		}
+	}
+	return 0, cueNone
+}
+
+// stemCue returns the cue of the longest stem word starts with.
+func (p *Preparer) stemCue(word []byte) cue {
+	for n := min(len(word), p.maxStem); n >= 4; n-- {
+		if c, ok := p.stems[string(word[:n])]; ok {
+			return c
+		}
+	}
+	return cueNone
+}
+
+// matchGroup returns the length of the longest group phrase (at most maxPhrase words) starting
+// at word i, or 0.
+func (p *Preparer) matchGroup(w *textnorm.Words, i int) int {
+	for k := min(maxPhrase, w.Len()-i); k >= 1; k-- {
+		if p.groups[string(w.Text[w.Start(i):w.Ends[i+k-1]])] {
+			return k
+		}
+	}
+	return 0
+}
+
+// matchLexicon returns the length and token of the longest lexicon phrase starting at word i,
+// or 0 and "".
+func (p *Preparer) matchLexicon(w *textnorm.Words, i int) (int, string) {
+	for k := min(maxPhrase, w.Len()-i); k >= 1; k-- {
+		if tok, ok := p.lexicon[string(w.Text[w.Start(i):w.Ends[i+k-1]])]; ok {
+			return k, tok
+		}
+	}
+	return 0, ""
+}
+
+// scrub replaces @mentions with TokenUser, links with TokenURL and the "|LBR|" line-break
+// marks of some tweet corpora with a space, in one pass.
+func scrub(s string) string {
+	if !strings.ContainsAny(s, "@|:w") {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); {
+		atStart := i == 0 || isSpaceByte(s[i-1]) || s[i-1] == '(' || s[i-1] == '"'
+		switch {
+		case atStart && s[i] == '@' && i+1 < len(s) && isHandleByte(s[i+1]):
+			j := i + 1
+			for j < len(s) && isHandleByte(s[j]) {
+				j++
+			}
+			b.WriteString(" " + TokenUser + " ")
+			i = j
+		case atStart && (strings.HasPrefix(s[i:], "http://") || strings.HasPrefix(s[i:], "https://") || strings.HasPrefix(s[i:], "www.")):
+			j := i
+			for j < len(s) && !isSpaceByte(s[j]) {
+				j++
+			}
+			b.WriteString(" " + TokenURL + " ")
+			i = j
+		case s[i] == '|' && strings.HasPrefix(s[i:], "|LBR|"):
+			b.WriteByte(' ')
+			i += len("|LBR|")
+		default:
+			b.WriteByte(s[i])
+			i++
+		}
+	}
+	return b.String()
+}
+
+func isSpaceByte(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+func isHandleByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_'
+}
+
+// Quotation marks: each opening mark with the marks that close it.
+var quoteClose = map[rune]string{
+	'"': `"`, '“': `”“`, '„': `“”`, '«': `»`, '»': `«`, '‹': `›`, '‚': `‘’`,
+}
+
+// maxQuote bounds a quoted passage, in bytes: a mark with no closing mark within it opens
+// nothing, so scanning stays linear.
+const maxQuote = 600
+
+// minOutside is how many words a text must have outside its quoted passages for them to count
+// as quotes: a text that is all quotation is read as it stands, so quote marks cannot hide
+// abuse. minQuoted is how many words a passage needs: one or two quoted words are emphasis or
+// irony ("so-called"), not reported speech.
+const (
+	minOutside = 3
+	minQuoted  = 3
+)
+
+// quoteSpans finds the quoted passages of s: for each, the byte range of its content and of the
+// passage with its marks, [contentStart, contentEnd, markStart, markEnd]. A passage is not
+// empty, at most maxQuote bytes, and does not start with "@" (the way tweets quote a retweet).
+// A passage has at least minQuoted words. It returns nil when the text outside the passages has
+// fewer than minOutside words.
+func quoteSpans(s string) [][4]int {
+	var spans [][4]int
+	// Per set of closing marks: the position of the next closing mark found (or -1), and how far
+	// the text has been searched without finding one, so no byte is searched twice per set.
+	type memo struct{ found, upTo int }
+	memos := map[string]*memo{}
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		closers, ok := quoteClose[r]
+		if !ok {
+			i += n
+			continue
+		}
+		start := i + n
+		m := memos[closers]
+		if m == nil {
+			m = &memo{found: -1}
+			memos[closers] = m
+		}
+		if m.found < start {
+			m.found = -1
+			j := max(start, m.upTo)
+			for j < len(s) && j-start <= maxQuote {
+				c, k := utf8.DecodeRuneInString(s[j:])
+				if strings.ContainsRune(closers, c) {
+					m.found = j
+					break
+				}
+				j += k
+			}
+			if m.found < 0 {
+				m.upTo = j
+			}
+		}
+		end := m.found
+		if end < 0 || end-start > maxQuote {
+			i = start
+			continue
+		}
+		_, cn := utf8.DecodeRuneInString(s[end:])
+		content := strings.TrimSpace(s[start:end])
+		if len(strings.Fields(content)) >= minQuoted && !strings.HasPrefix(content, "@") {
+			spans = append(spans, [4]int{start, end, i, end + cn})
+		}
+		i = end + cn
+	}
+	if len(spans) == 0 {
+		return nil
+	}
+	outside, last := 0, 0
+	for _, sp := range spans {
+		outside += len(strings.Fields(s[last:sp[2]]))
+		last = sp[3]
+	}
+	outside += len(strings.Fields(s[last:]))
+	if outside < minOutside {
+		return nil
+	}
+	return spans
+}
