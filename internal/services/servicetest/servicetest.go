@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -215,10 +216,12 @@ func CheckLinear(svc services.Service, cfg Config, c Case, size int) error {
 	return nil
 }
 
-// best returns the least CPU time of n runs of req.
+// best returns the least CPU time of n runs of req. Each run starts after a collection, so
+// that no run pays for garbage an earlier one left behind.
 func best(svc services.Service, req services.Request, n int) (time.Duration, error) {
 	var min time.Duration
 	for i := range n {
+		runtime.GC()
 		start := cpuTime()
 		if _, err := svc.Run(context.Background(), req); err != nil {
 			return 0, fmt.Errorf("Run: %w", err)
