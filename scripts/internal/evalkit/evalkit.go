@@ -18,11 +18,12 @@ import (
 
 // DataHelp tells a user where the data sets come from; it is printed when they are missing.
 const DataHelp = "the public data sets (language ID, injections, toxicity, PII, names, NER, intents) live in a " +
-	"directory beside the repository, ../shared/data by default; docs/data.md lists each set's source " +
+	"directory beside the repository (shared/data next to the repository's own directory by default); docs/data.md lists each set's source " +
 	"and license. Pass -data DIR to point elsewhere."
 
-// DefaultDataDir is ../shared/data relative to the repository root (the directory holding
-// go.mod), found by walking up from the working directory; "../shared/data" when there is none.
+// DefaultDataDir is the directory shared/data next to the repository root (the directory
+// holding go.mod), found by walking up from the working directory; relative to the working
+// directory when there is no go.mod above it.
 func DefaultDataDir() string {
 	dir, err := os.Getwd()
 	if err != nil {
