@@ -219,13 +219,7 @@ func (h *Handler) changing(action func(http.ResponseWriter, *http.Request, *sess
 		if r.Pattern == "POST "+Mount+"/playground" {
 			limit = maxPlaygroundBytes
 		}
-		if !h.sameSite(r) {
-			h.errorPage(w, r, http.StatusForbidden, "This request came from another site, so it was refused.")
-			return
-		}
-		r.Body = http.MaxBytesReader(w, r.Body, limit)
-		if err := r.ParseForm(); err != nil {
-			h.errorPage(w, r, http.StatusBadRequest, "The form could not be read (is it too large?).")
+		if !h.readForm(w, r, limit) {
 			return
 		}
 		s, err := h.session(w, r)
@@ -311,17 +305,26 @@ func (h *Handler) link(ctx context.Context, token string) (store.SignInLink, err
 	return h.cfg.Store.Link(ctx, hashToken(h.cfg.Pepper, purposeLink, token), h.cfg.Now())
 }
 
+// readForm refuses a form posted from another site and parses the form, reading at most limit
+// bytes of body. It answers the request itself and returns false when the form cannot be used.
+func (h *Handler) readForm(w http.ResponseWriter, r *http.Request, limit int64) bool {
+	if !h.sameSite(r) {
+		h.errorPage(w, r, http.StatusForbidden, "This request came from another site, so it was refused.")
+		return false
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, limit)
+	if err := r.ParseForm(); err != nil {
+		h.errorPage(w, r, http.StatusBadRequest, "The form could not be read (is it too large?).")
+		return false
+	}
+	return true
+}
+
 // signIn uses a link up and starts a session. The form must come from this site with the
 // nonce cookie set by the confirmation page (so nobody can sign a victim's browser into the
 // attacker's account), and the link must be live.
 func (h *Handler) signIn(w http.ResponseWriter, r *http.Request) {
-	if !h.sameSite(r) {
-		h.errorPage(w, r, http.StatusForbidden, "This request came from another site, so it was refused.")
-		return
-	}
-	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
-	if err := r.ParseForm(); err != nil {
-		h.errorPage(w, r, http.StatusBadRequest, "The form could not be read.")
+	if !h.readForm(w, r, maxFormBytes) {
 		return
 	}
 	nonce, err := r.Cookie(h.signInCookie())
