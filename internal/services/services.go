@@ -186,14 +186,30 @@ func Classify(score, threshold, band float64) string {
 // DefaultThreshold is the classify services' default threshold param.
 const DefaultThreshold = 0.5
 
+// ThresholdParam is the threshold param every classify service offers.
+func ThresholdParam() Param {
+	return Param{
+		Type:        ParamNumber,
+		Default:     DefaultThreshold,
+		Minimum:     Ptr(0.0),
+		Maximum:     Ptr(1.0),
+		Description: fmt.Sprintf("Score at which the verdict turns to flag (uncertain within %g either side).", UncertaintyBand),
+	}
+}
+
+// Threshold is the step's threshold param, DefaultThreshold when absent.
+func Threshold(p Params) float64 {
+	if v, ok := p["threshold"].(float64); ok {
+		return v
+	}
+	return DefaultThreshold
+}
+
 // ClassifyResult is the result of a classify service that scored req's payload score with labels,
 // judged against the step's threshold param (DefaultThreshold when absent). The payload passes
 // on unchanged.
 func ClassifyResult(req Request, score float64, labels []string) Result {
-	threshold := DefaultThreshold
-	if v, ok := req.Params["threshold"].(float64); ok {
-		threshold = v
-	}
+	threshold := Threshold(req.Params)
 	return Result{
 		Payload: req.Payload, Verdict: Classify(score, threshold, UncertaintyBand),
 		Score: score, Labels: labels,

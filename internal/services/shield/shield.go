@@ -106,13 +106,7 @@ func New() (*Service, error) {
 		BillingUnit: "characters",
 		Languages:   Languages,
 		Params: map[string]services.Param{
-			"threshold": {
-				Type:        services.ParamNumber,
-				Default:     services.DefaultThreshold,
-				Minimum:     services.Ptr(0.0),
-				Maximum:     services.Ptr(1.0),
-				Description: "Score at which the verdict turns to flag (with an uncertainty band of 0.1 either side).",
-			},
+			"threshold": services.ThresholdParam(),
 		},
 		Labels: labels,
 		Model: services.Model{ID: m.ID, License: "Model Apache-2.0; trained on llm-warden (MIT), CyberSecEval (MIT), " +
@@ -126,10 +120,7 @@ func (s *Service) Descriptor() services.Descriptor { return s.desc }
 
 // Run scores the payload.
 func (s *Service) Run(ctx context.Context, req services.Request) (services.Result, error) {
-	threshold := services.DefaultThreshold
-	if v, ok := req.Params["threshold"].(float64); ok {
-		threshold = v
-	}
+	threshold := services.Threshold(req.Params)
 	a, err := s.analyze(ctx, req.Payload.Value, threshold-services.UncertaintyBand)
 	if err != nil {
 		return services.Result{}, err

@@ -113,13 +113,7 @@ func New() (*Service, error) {
 		BillingUnit: "characters",
 		Languages:   []string{"de", "en", "es", "fr", "it", "nl", "pt"},
 		Params: map[string]services.Param{
-			"threshold": {
-				Type:        services.ParamNumber,
-				Default:     services.DefaultThreshold,
-				Minimum:     services.Ptr(0.0),
-				Maximum:     services.Ptr(1.0),
-				Description: "Score at which the verdict turns to flag (uncertain within 0.1 either side).",
-			},
+			"threshold": services.ThresholdParam(),
 		},
 		Labels: Labels,
 		Model:  services.Model{ID: m.ID, License: "CC BY 4.0 and MIT training data"},
@@ -138,10 +132,7 @@ func (s *Service) Descriptor() services.Descriptor { return s.desc }
 
 // Run scores the payload.
 func (s *Service) Run(ctx context.Context, req services.Request) (services.Result, error) {
-	threshold := services.DefaultThreshold
-	if v, ok := req.Params["threshold"].(float64); ok {
-		threshold = v
-	}
+	threshold := services.Threshold(req.Params)
 	text, err := s.prep.Prepare(ctx, req.Payload.Value, s.scoreQuote)
 	if err != nil {
 		return services.Result{}, fmt.Errorf("toxicity: %w", err)
