@@ -207,7 +207,7 @@ func joins(text string, toks []Token, i int) bool {
 // modelMagic starts the model file: a magic string, the number of bucket bits, the scale (a
 // little-endian float32), the number of non-zero weights (uvarint), then each non-zero weight as
 // the uvarint gap from the previous one's index and its little-endian int16 value. Five in six
-// weights are zero: this sparse form is a third the size of the dense one and reads in a few
+// weights are zero: this sparse form is a quarter the size of the dense one and reads in a few
 // milliseconds, where inflating a gzip of the dense form took most of a cold start.
 // modelMagic1 starts the first form, inside a gzip: "SLPT1", the bits, the scale and every weight.
 const (
@@ -251,16 +251,10 @@ func ReadModel(r io.Reader) (*Model, error) {
 	if bytes.HasPrefix(raw, []byte{0x1f, 0x8b}) {
 		return readDense(raw)
 	}
-	if len(raw) < len(modelMagic)+5 || string(raw[:len(modelMagic)]) != modelMagic {
-		return nil, errors.New("names model: bad magic")
+	bits, scale, raw, err := readHeader(raw, modelMagic)
+	if err != nil {
+		return nil, err
 	}
-	raw = raw[len(modelMagic):]
-	bits := uint(raw[0])
-	if bits < 8 || bits > 24 {
-		return nil, fmt.Errorf("names model: %d bucket bits", bits)
-	}
-	scale := math.Float32frombits(binary.LittleEndian.Uint32(raw[1:5]))
-	raw = raw[5:]
 	weights := make([]int16, (1<<bits)*numLabels)
 	count, k := binary.Uvarint(raw)
 	if k <= 0 || count > uint64(len(weights)) {
@@ -284,6 +278,20 @@ func ReadModel(r io.Reader) (*Model, error) {
 	return &Model{bits: bits, weights: weights, scale: scale}, nil
 }
 
+// readHeader checks the magic of a model file and returns its bucket bits, its scale and the
+// bytes after them.
+func readHeader(raw []byte, magic string) (bits uint, scale float32, rest []byte, err error) {
+	if len(raw) < len(magic)+5 || string(raw[:len(magic)]) != magic {
+		return 0, 0, nil, errors.New("names model: bad magic")
+	}
+	raw = raw[len(magic):]
+	bits = uint(raw[0])
+	if bits < 8 || bits > 24 {
+		return 0, 0, nil, fmt.Errorf("names model: %d bucket bits", bits)
+	}
+	return bits, math.Float32frombits(binary.LittleEndian.Uint32(raw[1:5])), raw[5:], nil
+}
+
 // readDense reads the first form of the model file.
 func readDense(data []byte) (*Model, error) {
 	zr, err := gzip.NewReader(bytes.NewReader(data))
@@ -294,16 +302,10 @@ func readDense(data []byte) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("names model: %w", err)
 	}
-	if len(raw) < len(modelMagic1)+5 || string(raw[:len(modelMagic1)]) != modelMagic1 {
-		return nil, errors.New("names model: bad magic")
+	bits, scale, raw, err := readHeader(raw, modelMagic1)
+	if err != nil {
+		return nil, err
 	}
-	raw = raw[len(modelMagic1):]
-	bits := uint(raw[0])
-	if bits < 8 || bits > 24 {
-		return nil, fmt.Errorf("names model: %d bucket bits", bits)
-	}
-	scale := math.Float32frombits(binary.LittleEndian.Uint32(raw[1:5]))
-	raw = raw[5:]
 	n := (1 << bits) * numLabels
 	if len(raw) != 2*n {
 		return nil, fmt.Errorf("names model: %d weight bytes, want %d", len(raw), 2*n)
