@@ -126,12 +126,29 @@ func init() {
 	}
 }
 
+// selfIntro holds the hashes of the English words by which writers introduce themselves: after
+// "I am" or "I'm", a capitalised word the gazetteer knows as a given name starts a name. The
+// tagger alone misses "I am Jane Doe": in its German training text "am" before a capital is a
+// preposition ("am Montag", "am Bahnhof") and never precedes a name.
+var selfIntro = struct{ i, am, im, imCurly uint64 }{fnv("i"), fnv("am"), fnv("i'm"), fnv("i’m")}
+
+// introducesSelf reports whether the words before token i are "I am" or "I'm".
+func introducesSelf(f *featurizer, i int) bool {
+	prev := f.info[i-1].lw
+	return prev == selfIntro.im || prev == selfIntro.imCurly ||
+		prev == selfIntro.am && i >= 2 && f.info[i-2].lw == selfIntro.i
+}
+
 // afterTitles makes the capitalised word after a person title the start of a name when the
 // tagger left it out, and the capitalised words right after it (one space apart) part of it.
+// After "I am" or "I'm" it does the same for a known given name, and also completes a name the
+// tagger started there but cut short ("I'm Jane Doe" tagged as just "Jane").
 func afterTitles(f *featurizer, labels []uint8) {
 	for i := 1; i < len(labels); i++ {
 		ti := &f.info[i]
-		if labels[i] != O || !personTitles[f.info[i-1].lw] || ti.kind != Word || ti.log ||
+		title := personTitles[f.info[i-1].lw]
+		self := !title && ti.gaz&Given != 0 && labels[i] != I && introducesSelf(f, i)
+		if !title && !self || title && labels[i] != O || ti.kind != Word || ti.log ||
 			(ti.caps != capInit && ti.caps != capAll && ti.caps != capCamel) || ti.gap&^GapSent != 0 ||
 			f.class(i)&(ClsFunction|ClsMonth|ClsWeekday|ClsTitle|ClsPlace|ClsOrg) != 0 || personTitles[ti.lw] {
 			continue

@@ -214,3 +214,37 @@ func TestModelFile(t *testing.T) {
 		})
 	}
 }
+
+func TestSelfIntroduction(t *testing.T) {
+	m, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		text string
+		want []string
+	}{
+		{"Hi, I am Jane Doe, mail me at jane@example.com", []string{"Jane Doe"}},
+		{"I am Jane Doe", []string{"Jane Doe"}},
+		{"Hi, I'm Jane Doe, call me", []string{"Jane Doe"}},
+		{"i am Maria Rossi", []string{"Maria Rossi"}},
+		{"I am Sorry for the delay.", nil},
+		{"I am German and live in Berlin.", nil},
+		{"I am Happy to help.", nil},
+		{"Wir treffen uns am Montag am Bahnhof.", nil},
+	} {
+		t.Run(tc.text, func(t *testing.T) {
+			spans, err := m.Tag(context.Background(), tc.text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, s := range spans {
+				got = append(got, tc.text[s.Start:s.End])
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Fatalf("names = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
