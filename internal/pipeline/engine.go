@@ -223,84 +223,72 @@ func (e *Engine) Execute(ctx context.Context, plan *Plan, env Env) *Outcome {
 	return o
 }
 
-type stepReturn struct {
-	res services.Result
-	err error
-}
+// slowStop is how long after its deadline a step may return before the engine logs it as a
+// step that ignored its cancelled context. Every service checks its context every few thousand
+// characters of work, so a well-behaved step returns within microseconds of its deadline.
+const slowStop = 100 * time.Millisecond
 
-// StopGrace is how long runStep waits, after a step's time budget ran out and its context was
-// cancelled, for the step to return. Every service checks its context every few thousand
-// characters of work, so a well-behaved step returns within microseconds; one that does not is
-// logged as an error, because its goroutine keeps burning CPU after the answer.
-const StopGrace = 2 * time.Second
-
-// runStep runs one step under its time budget and checks what it returned. It never leaves the
-// step running: when the budget runs out it cancels the step and waits for it to return.
+// runStep runs one step under its time budget and checks what it returned. The step runs on the
+// calling goroutine, so no step is ever left running after the answer and no goroutine hand-off
+// is paid per step; the budget is enforced through the step's context, which every service
+// honours (the conformance suite checks it), and a step still done after its deadline is a
+// timeout whatever it returned.
 func (e *Engine) runStep(ctx context.Context, st *Step, in services.Payload, env Env) stepRecordWithErr {
 	start := e.now()
 	sctx, cancel := context.WithTimeout(ctx, e.stepTimeout)
 	defer cancel()
-	done := make(chan stepReturn, 1)
-	if err := sctx.Err(); err != nil { // no time left: do not start the step at all
-		done <- stepReturn{err: err}
-	} else {
-		go e.call(sctx, st, in, env, done)
-	}
 	rec := stepRecordWithErr{StepRecord: StepRecord{Step: st, In: in}}
-	var ret stepReturn
-	select {
-	case ret = <-done:
-	case <-sctx.Done():
-		ret.err = sctx.Err()
-		cancel()
-		e.awaitStop(st, env, done)
+	var (
+		res services.Result
+		err = sctx.Err() // no time left: do not start the step at all
+	)
+	if err == nil {
+		res, err = e.call(sctx, st, in, env)
 	}
 	rec.Duration = e.now().Sub(start)
-	if ret.err != nil {
-		if errors.Is(ret.err, context.DeadlineExceeded) || errors.Is(ret.err, context.Canceled) || sctx.Err() != nil {
+	late := sctx.Err() != nil
+	if late {
+		if dl, ok := sctx.Deadline(); ok && time.Since(dl) > slowStop {
+			e.log.Error("step ignored its cancelled context", "trace_id", env.TraceID, "step", st.ID,
+				"service", st.Descriptor.Name, "late_ms", time.Since(dl).Milliseconds())
+		}
+	}
+	if err != nil || late {
+		if late || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 			rec.Status = StepTimeout
 			rec.err = errcode.New(errcode.StepTimeout, "step %q ran past its time budget", st.ID)
 		} else {
 			rec.Status = StepFailed
 			rec.err = errcode.New(errcode.StepFailed, "step %q failed", st.ID)
 		}
-		e.log.Warn("step failed", "trace_id", env.TraceID, "step", st.ID, "service", st.Descriptor.Name, "error", ret.err.Error())
+		msg := "deadline passed"
+		if err != nil {
+			msg = err.Error()
+		}
+		e.log.Warn("step failed", "trace_id", env.TraceID, "step", st.ID, "service", st.Descriptor.Name, "error", msg)
 		return rec
 	}
-	if err := e.check(st, in, &ret.res, &rec.StepRecord); err != nil {
+	if err := e.check(st, in, &res, &rec.StepRecord); err != nil {
 		rec.Status = StepFailed
 		rec.err = err
 		e.log.Warn("step output rejected", "trace_id", env.TraceID, "step", st.ID, "service", st.Descriptor.Name, "code", err.Code)
 		return rec
 	}
 	rec.Status = StepOK
-	rec.Result = ret.res
+	rec.Result = res
 	return rec
 }
 
-// awaitStop waits up to StopGrace for a cancelled step to return.
-func (e *Engine) awaitStop(st *Step, env Env, done <-chan stepReturn) {
-	t := time.NewTimer(StopGrace)
-	defer t.Stop()
-	select {
-	case <-done:
-	case <-t.C:
-		e.log.Error("step ignored its cancelled context", "trace_id", env.TraceID, "step", st.ID,
-			"service", st.Descriptor.Name, "grace", StopGrace.String())
-	}
-}
-
 // call runs the service, turning a panic into an error.
-func (e *Engine) call(ctx context.Context, st *Step, in services.Payload, env Env, done chan<- stepReturn) {
+func (e *Engine) call(ctx context.Context, st *Step, in services.Payload, env Env) (res services.Result, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			done <- stepReturn{err: panicError(r)}
+			res, err = services.Result{}, panicError(r)
 		}
 	}()
-	res, err := st.Service.Run(ctx, services.Request{
+	return st.Service.Run(ctx, services.Request{
 		Payload: in, Params: st.Params, Account: env.Account, TokenKey: env.TokenKey,
 	})
-	done <- stepReturn{res: res, err: err}
 }
 
 // stepRecordWithErr carries a step's client-facing error next to its record.
