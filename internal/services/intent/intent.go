@@ -135,8 +135,8 @@ func (s *Service) Descriptor() services.Descriptor {
 			"intents across 10 domains) or banking (77 banking77 intents). intent is null when the " +
 			"text is out of scope for the catalog; confidence is the probability of intent (when " +
 			"intent is null, 1 minus the probability of the best intent); alternatives lists the " +
-			"next three intents by probability. Only the first 1,000 characters of a text are " +
-			"classified (cut back to a word boundary), at most 200 words.",
+			"next three intents by probability. Only the first 450 characters of a text are " +
+			"classified (cut back to a word boundary), at most 90 words.",
 		Accepts:     []string{services.TypeText},
 		Emits:       services.EmitsSame,
 		BillingUnit: "characters",

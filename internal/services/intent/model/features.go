@@ -5,6 +5,7 @@
 package model
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -18,10 +19,12 @@ import (
 
 // Window bounds the work on long texts: only the first Window code points of a text are
 // classified (cut back to the last word boundary), and of those at most MaxWords words. Intents
-// are stated early in a message, and the training utterances are all far shorter.
+// are stated early in a message (the first two or three sentences), and the training
+// utterances all fit: the longest of CLINC150 has 136 characters and of BANKING77 433 (79
+// words). A longer window costs time on every long text and changes no measured answer.
 const (
-	Window   = 1000
-	MaxWords = 200
+	Window   = 450
+	MaxWords = 90
 )
 
 // Spec says which features a model takes from a text. It is stored in the model file, so the
@@ -128,6 +131,25 @@ type Entry struct {
 // feature's weighted count, dampened by TF, then L2-normalised. It stops with ctx's error when
 // ctx is done.
 func (s Spec) Extract(ctx context.Context, text string) ([]Entry, error) {
+	raw, err := s.raw(ctx, text)
+	if err != nil {
+		return nil, err
+	}
+	return merge(raw), nil
+}
+
+// vector is Extract without the sort: the same entries in the order the text first produced
+// them, for prediction, where order does not matter.
+func (s Spec) vector(ctx context.Context, text string) ([]Entry, error) {
+	raw, err := s.raw(ctx, text)
+	if err != nil {
+		return nil, err
+	}
+	return normalize(dedupe(raw)), nil
+}
+
+// raw returns one weighted entry per feature occurrence in text (after Clip).
+func (s Spec) raw(ctx context.Context, text string) ([]Entry, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("intent features: %w", err)
 	}
@@ -179,7 +201,7 @@ func (s Spec) Extract(ctx context.Context, text string) ([]Entry, error) {
 	if s.Bigrams && len(words) > 0 {
 		raw = append(raw, Entry{bigram(prev, "</s>") & mask, 1})
 	}
-	return merge(raw), nil
+	return raw, nil
 }
 
 func bigram(a, b string) uint32 {
@@ -188,24 +210,44 @@ func bigram(a, b string) uint32 {
 }
 
 // merge sums the values of equal features, dampens each sum with TF and scales the vector to
-// unit length. The result is sorted by feature, so it does not depend on map order. The entries
-// are sorted as packed integers (feature, then the value's bits), several times faster than a
-// comparison function; values are multiples of 1/16, so their sums are exact in any order.
+// unit length. The result is sorted by feature, so it does not depend on the order of the text's
+// words; Spec.Extract returns it for training and evaluation.
 func merge(raw []Entry) []Entry {
-	keys := make([]uint64, len(raw))
-	for i, e := range raw {
-		keys[i] = uint64(e.Feature)<<32 | uint64(math.Float32bits(e.Value))
+	out := dedupe(raw)
+	slices.SortFunc(out, func(a, b Entry) int { return cmp.Compare(a.Feature, b.Feature) })
+	return normalize(out)
+}
+
+// dedupe sums the values of equal features in place, in one pass over an open-addressing table,
+// and returns the distinct features in the order of their first occurrence. Values are multiples
+// of 1/16, so the sums are exact in any order.
+func dedupe(raw []Entry) []Entry {
+	bits := 4
+	for 1<<bits < 2*len(raw) {
+		bits++
 	}
-	slices.Sort(keys)
+	slots := make([]int32, 1<<bits) // index+1 into out; 0 is empty
+	mask := uint32(len(slots) - 1)
 	out := raw[:0]
-	for _, k := range keys {
-		e := Entry{Feature: uint32(k >> 32), Value: math.Float32frombits(uint32(k))}
-		if n := len(out); n > 0 && out[n-1].Feature == e.Feature {
-			out[n-1].Value += e.Value
-			continue
+	for _, e := range raw {
+		for h := (e.Feature * 0x9E3779B1) >> (32 - bits); ; h = (h + 1) & mask {
+			k := slots[h]
+			if k == 0 {
+				out = append(out, e)
+				slots[h] = int32(len(out))
+				break
+			}
+			if out[k-1].Feature == e.Feature {
+				out[k-1].Value += e.Value
+				break
+			}
 		}
-		out = append(out, e)
 	}
+	return out
+}
+
+// normalize dampens each summed value with TF and scales the vector to unit length.
+func normalize(out []Entry) []Entry {
 	var sum float64
 	for i := range out {
 		out[i].Value = TF(out[i].Value)

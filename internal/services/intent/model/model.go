@@ -74,7 +74,7 @@ type Prediction struct {
 
 // Predict classifies text, ranking the k (at least 1) most probable intents.
 func (m *Model) Predict(ctx context.Context, text string, k int) (Prediction, error) {
-	x, err := m.Spec.Extract(ctx, text)
+	x, err := m.Spec.vector(ctx, text)
 	if err != nil {
 		return Prediction{}, err
 	}
