@@ -5,6 +5,8 @@
 //     words in 75 languages) per category and overall, with the share of "und" answers;
 //   - calibration on the same data: a reliability table of the top confidence against being right,
 //     and per category how many answers with confidence >= 0.9 are right;
+//   - accuracy on paragraphs of 4, 6 and 12 consecutive lingua test sentences, which measures the
+//     sampling of texts longer than model.SampleAbove;
 //   - accuracy on our own held-out set (internal/services/langid/testdata/heldout.tsv: sentences
 //     and short phrases in 27 languages, written by hand and never used to train or tune);
 //   - with -adversarial, the adversarial table: the median time of every hostile 100,000-character
@@ -29,6 +31,7 @@ import (
 	"time"
 
 	"github.com/sluice-api/sluice/internal/services/langid"
+	"github.com/sluice-api/sluice/internal/services/langid/model"
 	"github.com/sluice-api/sluice/internal/services/servicetest"
 	"github.com/sluice-api/sluice/scripts/internal/evalkit"
 )
@@ -79,6 +82,9 @@ func main() {
 	if err := lingua(svc, dir); err != nil {
 		log.Fatal(err)
 	}
+	if err := paragraphs(svc, dir); err != nil {
+		log.Fatal(err)
+	}
 	if err := heldOut(svc, *heldout); err != nil {
 		log.Fatal(err)
 	}
@@ -108,6 +114,46 @@ func detect(svc *langid.Service, text string) (langid.Detection, error) {
 		return langid.Detection{}, fmt.Errorf("data is %T", res.Data)
 	}
 	return d, nil
+}
+
+// paragraphLens are the numbers of consecutive lingua test sentences joined into one paragraph;
+// the longer ones pass model.SampleAbove, so the table measures the sampling of long texts.
+var paragraphLens = []int{4, 6, 12}
+
+// paragraphs measures texts longer than a sentence: from each language's sentence file, up to
+// 40 disjoint runs of 12 sentences, each cut to its first 4, 6 and all 12 sentences.
+func paragraphs(svc *langid.Service, dir string) error {
+	files, err := filepath.Glob(filepath.Join(dir, "sentences", "*.txt"))
+	if err != nil {
+		return err
+	}
+	per := make([]tally, len(paragraphLens))
+	bytes := make([]int, len(paragraphLens))
+	for _, f := range files {
+		lang := strings.TrimSuffix(filepath.Base(f), ".txt")
+		lines, err := evalkit.ReadLines(f)
+		if err != nil {
+			return err
+		}
+		for i := 0; i+12 <= len(lines) && i < 12*40; i += 12 {
+			for j, k := range paragraphLens {
+				text := strings.Join(lines[i:i+k], " ")
+				d, err := detect(svc, text)
+				if err != nil {
+					return fmt.Errorf("paragraphs/%s: %w", lang, err)
+				}
+				per[j].add(d.Language, lang, d.Confidence)
+				bytes[j] += len(text)
+			}
+		}
+	}
+	fmt.Printf("\n## Paragraphs of lingua test sentences (texts over %d bytes are sampled)\n\n", model.SampleAbove)
+	var rows [][]string
+	for j, k := range paragraphLens {
+		rows = append(rows, []string{fmt.Sprint(k), fmt.Sprint(per[j].n), fmt.Sprint(bytes[j] / max(per[j].n, 1)), evalkit.Pct(per[j].acc())})
+	}
+	evalkit.Table(os.Stdout, []string{"sentences", "texts", "mean bytes", "accuracy"}, rows)
+	return nil
 }
 
 func lingua(svc *langid.Service, dir string) error {

@@ -12,12 +12,14 @@ import (
 
 // Limits of the work one detection does.
 const (
-	// SampleAbove is the length in bytes above which only samples of the text are scored.
-	SampleAbove = 4096
+	// SampleAbove is the length in bytes above which only samples of the text are scored. Sixty
+	// or so words decide a language as well as a page does, and every scored letter costs a
+	// handful of lookups in a table far larger than the CPU's caches.
+	SampleAbove = 512
 	// Windows is how many samples of a long text are scored, evenly spaced over it.
-	Windows = 8
+	Windows = 4
 	// WindowBytes is the length of one sample.
-	WindowBytes = 512
+	WindowBytes = 128
 	// MaxWordRunes bounds the letters of a word that are scored; the rest of a longer run of
 	// letters is skipped.
 	MaxWordRunes = 64
