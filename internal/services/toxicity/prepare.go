@@ -45,6 +45,38 @@ type Preparer struct {
 	polarity map[string]cue    // normal form (one to maxPhrase words) -> cue
 	stems    map[string]cue    // normal form of a word's beginning -> cue
 	maxStem  int               // longest stem, in bytes
+	// starts maps the first word of every group, lexicon and polarity form to the most words
+	// such a form has in each list, so a word that starts none is dismissed in one lookup.
+	starts map[string]phraseLens
+	// stemHeads holds the first four bytes of every stem (the shortest a stem can be).
+	stemHeads map[[4]byte]bool
+}
+
+// phraseLens are the most words of a form starting with a given word, per list.
+type phraseLens struct{ group, lexicon, polarity uint8 }
+
+// index builds starts and stemHeads from the lists.
+func (p *Preparer) index() {
+	p.starts = map[string]phraseLens{}
+	add := func(form string, set func(*phraseLens, uint8)) {
+		first, _, _ := strings.Cut(form, " ")
+		l := p.starts[first]
+		set(&l, uint8(strings.Count(form, " ")+1))
+		p.starts[first] = l
+	}
+	for form := range p.groups {
+		add(form, func(l *phraseLens, n uint8) { l.group = max(l.group, n) })
+	}
+	for form := range p.lexicon {
+		add(form, func(l *phraseLens, n uint8) { l.lexicon = max(l.lexicon, n) })
+	}
+	for form := range p.polarity {
+		add(form, func(l *phraseLens, n uint8) { l.polarity = max(l.polarity, n) })
+	}
+	p.stemHeads = map[[4]byte]bool{}
+	for stem := range p.stems {
+		p.stemHeads[[4]byte([]byte(stem[:4]))] = true
+	}
 }
 
 // cue is what the polarity list says about a word.
@@ -147,6 +179,7 @@ func NewPreparer(groups, polarity, lexicon string) (*Preparer, error) {
 	if len(p.groups) == 0 || len(p.lexicon) == 0 {
 		return nil, fmt.Errorf("empty group list or lexicon")
 	}
+	p.index()
 	return p, nil
 }
 
@@ -326,7 +359,7 @@ type item struct {
 // that, the cue of the longest stem word i starts with, trying it also without an elided
 // article or pronoun ("naime" from "n'aime", "lhomme" from "l'homme"); or 0 and cueNone.
 func (p *Preparer) matchCue(w *textnorm.Words, i int) (int, cue) {
-	for k := min(maxPhrase, w.Len()-i); k >= 1; k-- {
+	for k := min(int(p.starts[string(w.Word(i))].polarity), w.Len()-i); k >= 1; k-- {
 		if c, ok := p.polarity[string(w.Text[w.Start(i):w.Ends[i+k-1]])]; ok {
 			return k, c
 		}
@@ -349,6 +382,9 @@ func (p *Preparer) matchCue(w *textnorm.Words, i int) (int, cue) {
 
 // stemCue returns the cue of the longest stem word starts with.
 func (p *Preparer) stemCue(word []byte) cue {
+	if len(word) < 4 || !p.stemHeads[[4]byte(word[:4])] {
+		return cueNone
+	}
 	for n := min(len(word), p.maxStem); n >= 4; n-- {
 		if c, ok := p.stems[string(word[:n])]; ok {
 			return c
@@ -360,7 +396,7 @@ func (p *Preparer) stemCue(word []byte) cue {
 // matchGroup returns the length of the longest group phrase (at most maxPhrase words) starting
 // at word i, or 0.
 func (p *Preparer) matchGroup(w *textnorm.Words, i int) int {
-	for k := min(maxPhrase, w.Len()-i); k >= 1; k-- {
+	for k := min(int(p.starts[string(w.Word(i))].group), w.Len()-i); k >= 1; k-- {
 		if p.groups[string(w.Text[w.Start(i):w.Ends[i+k-1]])] {
 			return k
 		}
@@ -371,7 +407,7 @@ func (p *Preparer) matchGroup(w *textnorm.Words, i int) int {
 // matchLexicon returns the length and token of the longest lexicon phrase starting at word i,
 // or 0 and "".
 func (p *Preparer) matchLexicon(w *textnorm.Words, i int) (int, string) {
-	for k := min(maxPhrase, w.Len()-i); k >= 1; k-- {
+	for k := min(int(p.starts[string(w.Word(i))].lexicon), w.Len()-i); k >= 1; k-- {
 		if tok, ok := p.lexicon[string(w.Text[w.Start(i):w.Ends[i+k-1]])]; ok {
 			return k, tok
 		}
