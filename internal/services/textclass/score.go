@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"math"
-	"slices"
 
 	"github.com/sluice-api/sluice/internal/services/textnorm"
 )
@@ -97,7 +96,8 @@ func (m *Model) Score(ctx context.Context, text string) (Result, error) {
 
 // HeadProbabilities returns every head's calibrated probability on r's best window, in the
 // order of m.Heads (so the first is r.P). r must come from m.Score. The work is bounded by the
-// window size.
+// window size; the features are summed in the order the window's words give them, so the same
+// window always gives the same answer.
 func (m *Model) HeadProbabilities(r Result) []float64 {
 	fz := featurizer{spec: m.Spec}
 	var feats, buf []uint64
@@ -109,7 +109,6 @@ func (m *Model) HeadProbabilities(r Result) []float64 {
 			feats = append(feats, buf...)
 		}
 	}
-	slices.Sort(feats) // a fixed order of summation gives the same answer every time
 	norm := 1 / math.Sqrt(float64(max(len(feats), 1)))
 	out := make([]float64, len(m.Heads))
 	for k := range m.Heads {
