@@ -90,9 +90,18 @@ func (m *Model) Probabilities(x []Entry) []float64 {
 		if !ok {
 			continue
 		}
+		// The row's weights take only 2*EmbLevels+1 values, so their products with v are
+		// computed once: the same products, summed in the same order, without a conversion
+		// and a multiplication per weight.
 		v := e.Value * m.EmbScale[i]
-		for j, q := range m.Emb[int(i)*d : int(i)*d+d] {
-			h[j] += v * float32(q)
+		var prod [16]float32 // indexed by weight+EmbLevels, 0..14
+		for q := range 2*EmbLevels + 1 {
+			prod[q] = v * float32(q-EmbLevels)
+		}
+		row := m.Emb[int(i)*d : int(i)*d+d]
+		h := h[:len(row)]
+		for j, q := range row {
+			h[j] += prod[uint8(q+EmbLevels)&15]
 		}
 	}
 	for j := range h {
