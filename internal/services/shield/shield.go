@@ -1,7 +1,7 @@
 // Package shield implements security.jailbreak.shield: a trained, calibrated, multilingual
 // detector of jailbreaks and prompt injections, including injections hidden in documents.
 //
-// The model (shield.model.gz, see MODEL.md) is a textclass model: logistic regression over
+// The model (shield.model, see MODEL.md) is a textclass model: logistic regression over
 // hashed word 1-2-grams and in-word character 3-5-grams of text normalized by textnorm (NFKC,
 // case folding, invisible characters removed, Latin accents stripped, Cyrillic and Greek
 // homoglyphs and leetspeak undone, letter spacing re-joined; base64 and hex blobs that decode to
@@ -54,7 +54,7 @@ var Languages = []string{"de", "en", "es", "fr", "it", "nl", "pt"}
 // LabelThreshold is the probability at which a kind's head adds its label.
 const LabelThreshold = 0.5
 
-//go:embed shield.model.gz
+//go:embed shield.model
 var modelFile []byte
 
 // loadModel decodes the embedded model once per process.

@@ -183,10 +183,12 @@ type fileHead struct {
 	PlattB float64 `json:"platt_b"`
 }
 
-// Encode writes m as a gzip stream: the magic line, a little-endian uint32 length and a JSON
-// header (id, spec, heads' names, bits, biases and calibration, meta), then per head its
-// codebook (Levels little-endian float32) and its codes (one byte per slot). The same model
-// always gives the same bytes.
+// Encode writes m: the magic line, a little-endian uint32 length and a JSON header (id, spec,
+// heads' names, bits, biases and calibration, meta), then per head its codebook (Levels
+// little-endian float32) and its codes (one byte per slot). The file is not compressed, so
+// Decode can use the codes where they lie instead of inflating megabytes at every cold start
+// (git and the deployment archive compress it anyway). The same model always gives the same
+// bytes.
 func (m *Model) Encode(w io.Writer) error {
 	if err := m.check(); err != nil {
 		return err
@@ -199,11 +201,7 @@ func (m *Model) Encode(w io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("textclass: encode header: %w", err)
 	}
-	zw, err := gzip.NewWriterLevel(w, gzip.BestCompression)
-	if err != nil {
-		return err
-	}
-	bw := bufio.NewWriter(zw)
+	bw := bufio.NewWriter(w)
 	bw.WriteString(magic)
 	binary.Write(bw, binary.LittleEndian, uint32(len(js)))
 	bw.Write(js)
@@ -214,33 +212,46 @@ func (m *Model) Encode(w io.Writer) error {
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("textclass: encode: %w", err)
 	}
-	if err := zw.Close(); err != nil {
-		return fmt.Errorf("textclass: encode: %w", err)
-	}
 	return nil
 }
 
 // maxHeader bounds the JSON header a file may declare.
 const maxHeader = 1 << 20
 
-// Decode reads a model written by Encode.
+// Decode reads a model written by Encode, or the same bytes gzip-compressed (the format before
+// models were stored uncompressed). The model's codes share data's memory, so data must not be
+// changed afterwards; an embedded file never is.
 func Decode(data []byte) (*Model, error) {
-	zr, err := gzip.NewReader(bytes.NewReader(data))
-	if err != nil {
-		return nil, fmt.Errorf("textclass: decode: %w", err)
+	if len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b {
+		zr, err := gzip.NewReader(bytes.NewReader(data))
+		if err != nil {
+			return nil, fmt.Errorf("textclass: decode: %w", err)
+		}
+		raw, err := io.ReadAll(zr)
+		if err != nil {
+			return nil, fmt.Errorf("textclass: decode: %w", err)
+		}
+		data = raw
 	}
-	r := bufio.NewReader(zr)
-	head := make([]byte, len(magic))
-	if _, err := io.ReadFull(r, head); err != nil || string(head) != magic {
+	r := bytes.NewReader(data)
+	take := func(n int) ([]byte, bool) {
+		at := len(data) - r.Len()
+		if n < 0 || n > r.Len() {
+			return nil, false
+		}
+		_, _ = r.Seek(int64(n), io.SeekCurrent)
+		return data[at : at+n : at+n], true
+	}
+	if head, ok := take(len(magic)); !ok || string(head) != magic {
 		return nil, errors.New("textclass: decode: not a textclass model file")
 	}
 	var n uint32
 	if err := binary.Read(r, binary.LittleEndian, &n); err != nil || n > maxHeader {
 		return nil, errors.New("textclass: decode: bad header length")
 	}
-	js := make([]byte, n)
-	if _, err := io.ReadFull(r, js); err != nil {
-		return nil, fmt.Errorf("textclass: decode header: %w", err)
+	js, ok := take(int(n))
+	if !ok {
+		return nil, errors.New("textclass: decode header: truncated")
 	}
 	var hdr fileHeader
 	if err := json.Unmarshal(js, &hdr); err != nil {
@@ -255,13 +266,12 @@ func Decode(data []byte) (*Model, error) {
 		if err := binary.Read(r, binary.LittleEndian, h.Codebook[:]); err != nil {
 			return nil, fmt.Errorf("textclass: decode head %q: %w", fh.Name, err)
 		}
-		h.Codes = make([]uint8, 1<<fh.Bits)
-		if _, err := io.ReadFull(r, h.Codes); err != nil {
-			return nil, fmt.Errorf("textclass: decode head %q: %w", fh.Name, err)
+		if h.Codes, ok = take(1 << fh.Bits); !ok {
+			return nil, fmt.Errorf("textclass: decode head %q: truncated codes", fh.Name)
 		}
 		m.Heads = append(m.Heads, h)
 	}
-	if _, err := r.ReadByte(); err != io.EOF {
+	if r.Len() != 0 {
 		return nil, errors.New("textclass: decode: trailing data")
 	}
 	if err := m.check(); err != nil {

@@ -2,7 +2,7 @@
 // classifier that scores how likely a text is toxic (insults, threats, identity-directed hate,
 // harassment, sexual harassment, profanity) and says which kinds it found.
 //
-// The model (toxicity.model.gz, trained by scripts/train/toxicity; see MODEL.md) is a textclass
+// The model (toxicity.model, trained by scripts/train/toxicity; see MODEL.md) is a textclass
 // model: logistic regression over hashed word 1-3-grams and in-word character n-grams of
 // normalized text (leetspeak, homoglyphs, letter spacing, invisible characters and accents
 // undone), scored over overlapping word windows with the maximum taken, so long inputs are never
@@ -50,7 +50,7 @@ const (
 // Spec is how the model turns text into features and windows.
 var Spec = textclass.Spec{WordNgrams: 3, CharMin: 3, CharMax: 5, Window: 48, Stride: 24}
 
-//go:embed toxicity.model.gz
+//go:embed toxicity.model
 var modelFile []byte
 
 // GroupsFile is the embedded list of group names (groups.txt).

@@ -1,6 +1,6 @@
 // Command shield trains the model of security.jailbreak.shield and writes it next to the service:
 //
-//	go run ./scripts/train/shield            # -data <data dir> (default: the data sets beside the repository) -out internal/services/shield/shield.model.gz
+//	go run ./scripts/train/shield            # -data <data dir> (default: the data sets beside the repository) -out internal/services/shield/shield.model
 //
 // It reads only training data: llm-warden train, the training half of CyberSecEval (per
 // language), BIPIA train attacks inserted into BIPIA train e-mails and into hand-written
@@ -42,7 +42,7 @@ const ModelID = "sluice-shield-lr-v2"
 
 func main() {
 	data := evalkit.DataFlag()
-	out := flag.String("out", filepath.Join("internal", "services", "shield", "shield.model.gz"), "model file to write")
+	out := flag.String("out", filepath.Join("internal", "services", "shield", "shield.model"), "model file to write")
 	seed := flag.Uint64("seed", 1, "seed of the calibration folds")
 	bits := flag.Int("bits", 20, "log2 of the attack head's weight slots")
 	labelBits := flag.Int("label-bits", 18, "log2 of each label head's weight slots")

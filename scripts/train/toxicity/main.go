@@ -1,5 +1,5 @@
 // Command toxicity trains the model of security.toxicity.flag and writes
-// internal/services/toxicity/toxicity.model.gz. See internal/services/toxicity/MODEL.md for the
+// internal/services/toxicity/toxicity.model. See internal/services/toxicity/MODEL.md for the
 // data, the seed and the evaluation the model achieved. The output is deterministic: the same
 // data gives the same bytes.
 //
@@ -31,7 +31,7 @@ const Seed = 12
 
 func main() {
 	data := evalkit.DataFlag()
-	out := flag.String("out", "internal/services/toxicity", "directory to write toxicity.model.gz and lexicon.tsv to")
+	out := flag.String("out", "internal/services/toxicity", "directory to write toxicity.model and lexicon.tsv to")
 	verbose := flag.Bool("v", false, "log every fit")
 	quick := flag.Bool("quick", false, "for experiments: calibrate on a 20% holdout instead of 5 folds")
 	l2 := flag.Float64("l2", toxicity.PrimaryL2, "for experiments: L2 penalty of the primary head")
@@ -240,7 +240,7 @@ func run(data, out string, verbose, quick, dev bool, l2 float64) error {
 	if err := model.Encode(&buf); err != nil {
 		return err
 	}
-	file := filepath.Join(out, "toxicity.model.gz")
+	file := filepath.Join(out, "toxicity.model")
 	if err := os.WriteFile(file, buf.Bytes(), 0o644); err != nil {
 		return err
 	}
