@@ -78,12 +78,17 @@ func fail(err error) {
 // benchLine matches a Go benchmark result line.
 var benchLine = regexp.MustCompile(`^(Benchmark\S+?)(?:-\d+)?\s+\d+\s+([\d.]+) ns/op(.*)$`)
 
-type sample struct{ ns, bytes, allocs []float64 }
+type sample struct {
+	ns, bytes, allocs []float64
+	// metrics are a benchmark's own figures (BenchmarkSteps' "detect-ns/op"...), by unit.
+	metrics map[string][]float64
+	units   []string
+}
 
 // goBenchmarks runs the services' and the pipeline's benchmarks count times and prints medians.
 // It returns the six-step pipeline's median on prose, in ns, by input size ("1000"...).
 func goBenchmarks(w io.Writer, count int) (map[string]float64, error) {
-	cmd := exec.Command("go", "test", "-run", "^$", "-bench", "BenchmarkService|BenchmarkPipeline",
+	cmd := exec.Command("go", "test", "-run", "^$", "-bench", "BenchmarkService|BenchmarkSteps|BenchmarkPipeline",
 		"-benchmem", "-count", strconv.Itoa(count), "-timeout", "60m", "./internal/services/builtin/")
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
@@ -109,16 +114,24 @@ func goBenchmarks(w io.Writer, count int) (map[string]float64, error) {
 		if f := strings.Fields(m[3]); len(f) >= 4 {
 			for i := 0; i+1 < len(f); i += 2 {
 				v, _ := strconv.ParseFloat(f[i], 64)
-				switch f[i+1] {
+				switch unit := f[i+1]; unit {
 				case "B/op":
 					s.bytes = append(s.bytes, v)
 				case "allocs/op":
 					s.allocs = append(s.allocs, v)
+				default:
+					if s.metrics == nil {
+						s.metrics = map[string][]float64{}
+					}
+					if s.metrics[unit] == nil {
+						s.units = append(s.units, unit)
+					}
+					s.metrics[unit] = append(s.metrics[unit], v)
 				}
 			}
 		}
 	}
-	fmt.Fprintf(w, "\n## Go benchmarks (median of %d runs; `go test -bench 'BenchmarkService|BenchmarkPipeline' -benchmem ./internal/services/builtin/`)\n\n", count)
+	fmt.Fprintf(w, "\n## Go benchmarks (median of %d runs; `go test -bench 'BenchmarkService|BenchmarkSteps|BenchmarkPipeline' -benchmem ./internal/services/builtin/`)\n\n", count)
 	fmt.Fprintln(w, "| benchmark | time | memory | allocations | vs prose |")
 	fmt.Fprintln(w, "| --- | ---: | ---: | ---: | ---: |")
 	prose := map[string]float64{}
@@ -137,6 +150,13 @@ func goBenchmarks(w io.Writer, count int) (map[string]float64, error) {
 		}
 		fmt.Fprintf(w, "| %s | %s | %s | %.0f | %s |\n", strings.TrimPrefix(name, "Benchmark"), dur(median(s.ns)),
 			bytesText(median(s.bytes)), median(s.allocs), ratio)
+	}
+	if s := samples["BenchmarkSteps"]; s != nil && len(s.units) > 0 {
+		fmt.Fprintf(w, "\nEach service's time inside a six-step run on 1,000 characters (BenchmarkSteps: the services one after another, each finding the caches as the others left them):\n\n")
+		fmt.Fprintln(w, "| step | time |\n| --- | ---: |")
+		for _, unit := range s.units {
+			fmt.Fprintf(w, "| %s | %s |\n", strings.TrimSuffix(unit, "-ns/op"), dur(median(s.metrics[unit])))
+		}
 	}
 	return prose, nil
 }
@@ -205,7 +225,7 @@ func binarySizes(w io.Writer, tmp string) error {
 // coldStart runs the functions package's cold-start benchmark: exec of the run function's
 // bootstrap to its first response through the Lambda Runtime API, and its peak RSS.
 func coldStart(w io.Writer, count int) error {
-	cmd := exec.Command("go", "test", "-run", "^$", "-bench", "BenchmarkColdStart", "-benchtime", fmt.Sprintf("%dx", max(count, 10)), "./functions/")
+	cmd := exec.Command("go", "test", "-run", "^$", "-bench", "BenchmarkColdStart", "-benchtime", fmt.Sprintf("%dx", max(count, 21)), "./functions/")
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
 	if err != nil {
@@ -213,8 +233,10 @@ func coldStart(w io.Writer, count int) error {
 	}
 	fmt.Fprintln(w, "\n## Run function: cold start and memory (`go test -bench BenchmarkColdStart ./functions/`, host build, models loaded)")
 	fmt.Fprintln(w, "\n| measure | value |\n| --- | ---: |")
-	re := regexp.MustCompile(`([\d.]+) (median-ms|p90-ms|peak-rss-MB|binary-MB)`)
-	names := map[string]string{"median-ms": "exec to first response, median", "p90-ms": "exec to first response, p90", "peak-rss-MB": "peak RSS after the first request", "binary-MB": "binary size (host build)"}
+	re := regexp.MustCompile(`([\d.]+) (median-ms|p90-ms|peak-rss-MB|binary-MB|warm-median-ms)`)
+	names := map[string]string{"median-ms": "exec to first response, median", "p90-ms": "exec to first response, p90",
+		"peak-rss-MB": "peak RSS after the first request", "binary-MB": "binary size (host build)",
+		"warm-median-ms": "the same request again on the warm function, median (dynalite round trips and steps)"}
 	for _, m := range re.FindAllStringSubmatch(string(out), -1) {
 		unit := " ms"
 		if strings.HasSuffix(m[2], "MB") {
