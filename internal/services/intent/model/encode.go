@@ -54,7 +54,11 @@ func (m *Model) Encode() ([]byte, error) {
 		prev = f
 	}
 	w.f32s(m.EmbScale)
-	w.nibbles(m.Emb)
+	if m.Emb == nil {
+		raw.Write(m.packed) // a decoded model: the weights as its file had them
+	} else {
+		w.nibbles(m.Emb)
+	}
 	w.f32s(m.HiddenBias)
 	w.f32s(m.OutScale)
 	w.f32s(m.OutBias)
@@ -107,7 +111,7 @@ func Decode(data []byte) (*Model, error) {
 	}
 	k := m.Classes()
 	m.EmbScale = r.f32s(len(m.Features))
-	m.Emb = r.nibbles(len(m.Features) * m.Hidden)
+	m.packed = r.packed(len(m.Features) * m.Hidden)
 	m.HiddenBias = r.f32s(m.Hidden)
 	m.OutScale = r.f32s(k)
 	m.OutBias = r.f32s(k)
@@ -226,20 +230,16 @@ func (r *reader) i8s(n int) []int8 {
 	}
 	return out
 }
-func (r *reader) nibbles(n int) []int8 {
-	if (n+1)/2 > len(r.b) {
+
+// packed returns the bytes of n values packed two to a byte, where they lie.
+func (r *reader) packed(n int) []byte {
+	if n < 0 || (n+1)/2 > len(r.b) {
 		r.fail("nibbles")
 		return nil
 	}
-	out := make([]int8, n)
-	for i, b := range r.take((n+1)/2, "nibbles") {
-		out[2*i] = int8(b&15) - 8
-		if 2*i+1 < n {
-			out[2*i+1] = int8(b>>4) - 8
-		}
-	}
-	return out
+	return r.take((n+1)/2, "nibbles")
 }
+
 func (r *reader) f64() float64 {
 	return math.Float64frombits(binary.LittleEndian.Uint64(r.take(8, "float64")))
 }

@@ -2,6 +2,7 @@ package model
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -33,7 +34,9 @@ type Model struct {
 	Hidden int
 
 	// Features are the hashed features with an embedding, strictly increasing; row i of Emb
-	// (Hidden values in -EmbLevels..EmbLevels, times EmbScale[i]) belongs to Features[i].
+	// (Hidden values in -EmbLevels..EmbLevels, times EmbScale[i]) belongs to Features[i]. A
+	// decoded model leaves Emb nil and reads the weights where they lie in its file, packed two
+	// to a byte (see Weights).
 	Features []uint32
 	Emb      []int8
 	EmbScale []float32
@@ -47,6 +50,9 @@ type Model struct {
 
 	index map[uint32]int32 // feature -> row, built by Decode
 	out   []float32        // Out times OutScale, built by Decode
+	// packed is the embedding as the file stores it: weight+8 (1..15) in each half of a byte,
+	// low half first, row after row. Decode points it into the file; check builds it from Emb.
+	packed []byte
 }
 
 // Classes is the number of classes: the intents, plus one for "none of these".
@@ -90,18 +96,26 @@ func (m *Model) Probabilities(x []Entry) []float64 {
 		if !ok {
 			continue
 		}
-		// The row's weights take only 2*EmbLevels+1 values, so their products with v are
-		// computed once: the same products, summed in the same order, without a conversion
-		// and a multiplication per weight.
+		// A weight takes only fifteen values, so its products with v are computed once per
+		// row: the same products, summed in the same order, without a conversion and a
+		// multiplication per weight.
 		v := e.Value * m.EmbScale[i]
-		var prod [16]float32 // indexed by weight+EmbLevels, 0..14
-		for q := range 2*EmbLevels + 1 {
-			prod[q] = v * float32(q-EmbLevels)
+		var prod [16]float32 // indexed by weight+8
+		for n := 8 - EmbLevels; n <= 8+EmbLevels; n++ {
+			prod[n] = v * float32(n-8)
 		}
-		row := m.Emb[int(i)*d : int(i)*d+d]
-		h := h[:len(row)]
-		for j, q := range row {
-			h[j] += prod[uint8(q+EmbLevels)&15]
+		if d%2 == 0 {
+			row := m.packed[int(i)*d/2 : int(i)*d/2+d/2]
+			h := h[:2*len(row)]
+			for j, b := range row {
+				h[2*j] += prod[b&15]
+				h[2*j+1] += prod[b>>4]
+			}
+			continue
+		}
+		for j := range h {
+			k := int(i)*d + j
+			h[j] += prod[m.packed[k/2]>>(4*(k%2))&15]
 		}
 	}
 	for j := range h {
@@ -175,17 +189,23 @@ func (m *Model) check() error {
 		return fmt.Errorf("hidden width %d", d)
 	case !(m.Threshold >= 0 && m.Threshold <= 1):
 		return fmt.Errorf("threshold %v out of [0, 1]", m.Threshold)
-	case len(m.EmbScale) != len(m.Features) || len(m.Emb) != len(m.Features)*d:
+	case len(m.EmbScale) != len(m.Features) || (m.Emb != nil || m.packed == nil) && len(m.Emb) != len(m.Features)*d ||
+		m.Emb == nil && m.packed != nil && len(m.packed) != (len(m.Features)*d+1)/2:
 		return errors.New("embedding size does not match its features")
 	case len(m.HiddenBias) != d:
 		return errors.New("hidden bias size")
 	case len(m.Out) != k*d || len(m.OutScale) != k || len(m.OutBias) != k:
 		return errors.New("output layer size does not match the classes")
 	}
-	for _, q := range m.Emb {
-		if q < -EmbLevels || q > EmbLevels {
-			return errors.New("embedding weight out of range")
+	if m.Emb != nil {
+		for _, q := range m.Emb {
+			if q < -EmbLevels || q > EmbLevels {
+				return errors.New("embedding weight out of range")
+			}
 		}
+		m.packed = packNibbles(m.Emb)
+	} else if !validNibbles(m.packed, len(m.Features)*d) {
+		return errors.New("embedding weight out of range")
 	}
 	limit := uint32(1)<<m.Spec.Bits - 1
 	m.index = make(map[uint32]int32, len(m.Features))
@@ -210,6 +230,53 @@ func (m *Model) check() error {
 		m.out[i] = float32(q) * m.OutScale[i/d]
 	}
 	return nil
+}
+
+// Weights returns the embedding weights, row after row: Emb, or for a decoded model the
+// packed weights unpacked.
+func (m *Model) Weights() []int8 {
+	if m.Emb != nil {
+		return m.Emb
+	}
+	n := len(m.Features) * m.Hidden
+	out := make([]int8, n)
+	for k := range out {
+		out[k] = int8(m.packed[k/2]>>(4*(k%2))&15) - 8
+	}
+	return out
+}
+
+// packNibbles packs weights in -EmbLevels..EmbLevels two to a byte as weight+8, the first in
+// the low half: the file's form.
+func packNibbles(vs []int8) []byte {
+	out := make([]byte, (len(vs)+1)/2)
+	for i, v := range vs {
+		out[i/2] |= byte(v+8) << (4 * (i % 2))
+	}
+	return out
+}
+
+// validNibbles reports whether the first n halves of packed all hold a weight (1..15, that is
+// -7..7 plus 8), eight bytes at a time: a half-byte is 0 exactly when the classic zero test
+// finds it.
+func validNibbles(packed []byte, n int) bool {
+	if len(packed) != (n+1)/2 {
+		return false
+	}
+	full := n / 2
+	i := 0
+	for ; i+8 <= full; i += 8 {
+		x := binary.LittleEndian.Uint64(packed[i:])
+		if (x-0x1111111111111111)&^x&0x8888888888888888 != 0 {
+			return false
+		}
+	}
+	for ; i < full; i++ {
+		if packed[i]&15 == 0 || packed[i]>>4 == 0 {
+			return false
+		}
+	}
+	return n%2 == 0 || packed[full]&15 != 0
 }
 
 // Quantization levels: embeddings are stored in 4 bits (-7..7), the output layer in 8 bits.

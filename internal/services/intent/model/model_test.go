@@ -245,7 +245,7 @@ func TestEncodeDecode(t *testing.T) {
 	}
 	if got.Catalog != m.Catalog || got.Spec != m.Spec || !slices.Equal(got.Intents, m.Intents) ||
 		got.Threshold != m.Threshold || got.Hidden != m.Hidden || !got.OutOfScope ||
-		!slices.Equal(got.Features, m.Features) || !slices.Equal(got.Emb, m.Emb) ||
+		!slices.Equal(got.Features, m.Features) || !slices.Equal(got.Weights(), m.Emb) ||
 		!slices.Equal(got.EmbScale, m.EmbScale) || !slices.Equal(got.Out, m.Out) ||
 		!slices.Equal(got.OutScale, m.OutScale) || !slices.Equal(got.OutBias, m.OutBias) {
 		t.Fatalf("round trip changed the model:\n got %+v\nwant %+v", got, m)
@@ -269,11 +269,18 @@ func TestDecodeRejectsDamage(t *testing.T) {
 	if _, err := unsorted.Encode(); err == nil {
 		t.Fatal("Encode accepted unsorted features")
 	}
+	badWeight := slices.Clone(good)
+	at := bytes.Index(badWeight, packNibbles(tiny(t).Emb))
+	if at < 0 {
+		t.Fatal("the packed weights are not in the file")
+	}
+	badWeight[at] &^= 15 // a half-byte of 0 is the weight -8, outside -7..7
 	for _, tc := range []struct {
 		name string
 		data []byte
 	}{
 		{"Empty", nil},
+		{"WeightOutOfRange", badWeight},
 		{"NotAModel", []byte("hello")},
 		{"Truncated", good[:len(good)/2]},
 		{"BadMagic", append([]byte("XXXX"), good[4:]...)},
@@ -288,6 +295,31 @@ func TestDecodeRejectsDamage(t *testing.T) {
 				t.Fatal("damaged model accepted")
 			}
 		})
+	}
+}
+
+// TestValidNibbles checks the eight-bytes-at-a-time test against a plain one, with a zero
+// half-byte at every position of packings of every length up to 40 values.
+func TestValidNibbles(t *testing.T) {
+	for n := range 41 {
+		ws := make([]int8, n)
+		for i := range ws {
+			ws[i] = int8(i%15) - 7
+		}
+		good := packNibbles(ws)
+		if !validNibbles(good, n) {
+			t.Fatalf("n=%d: valid packing refused", n)
+		}
+		if n > 0 && validNibbles(good[:len(good)-1], n) {
+			t.Fatalf("n=%d: short packing accepted", n)
+		}
+		for k := range n {
+			bad := slices.Clone(good)
+			bad[k/2] &^= 15 << (4 * (k % 2))
+			if validNibbles(bad, n) {
+				t.Fatalf("n=%d: zero half-byte %d accepted", n, k)
+			}
+		}
 	}
 }
 
