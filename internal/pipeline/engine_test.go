@@ -270,8 +270,8 @@ func TestAuditTrace(t *testing.T) {
 }
 
 // TestTimedOutStepHasReturned shows that a step whose budget ran out is not left running: by
-// the time Execute answers step_timeout, the step's goroutine has already returned. (Before,
-// runStep answered on the timer and the step kept burning CPU after the reply.)
+// the time Execute answers step_timeout, the step has returned. (Steps once ran on goroutines
+// of their own, and runStep answered on the timer while the step kept burning CPU.)
 func TestTimedOutStepHasReturned(t *testing.T) {
 	exited := make(chan struct{})
 	busy := desc("test.busy", services.KindTransform, []string{"text"}, "same")
