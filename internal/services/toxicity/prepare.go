@@ -418,8 +418,9 @@ func (p *Preparer) matchLexicon(w *textnorm.Words, i int) (int, string) {
 // scrub replaces @mentions with TokenUser, links with TokenURL and the "|LBR|" line-break
 // marks of some tweet corpora with a space, in one pass.
 func scrub(s string) string {
-	if !strings.ContainsAny(s, "@|:w") {
-		return s
+	if !strings.Contains(s, "@") && !strings.Contains(s, "|LBR|") && !strings.Contains(s, "http://") &&
+		!strings.Contains(s, "https://") && !strings.Contains(s, "www.") {
+		return s // nothing to replace: the loop below would copy s byte for byte
 	}
 	var b strings.Builder
 	b.Grow(len(s))
@@ -487,6 +488,10 @@ func quoteSpans(s string) [][4]int {
 	type memo struct{ found, upTo int }
 	memos := map[string]*memo{}
 	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf && c != '"' { // the only ASCII quote mark
+			i++
+			continue
+		}
 		r, n := utf8.DecodeRuneInString(s[i:])
 		closers, ok := quoteClose[r]
 		if !ok {
