@@ -34,7 +34,7 @@
 // probability is 1/(1+exp(-(PlattA*z+PlattB))): Platt scaling fitted on held-out data by the
 // trainer, so that the probability is calibrated. Weights are quantized to one byte per slot
 // (a 256-value codebook per head, 0 meaning "unseen"), which keeps the table of a 2^20-slot head
-// at 1 MiB, in memory and in the embedded file alike: Decode uses the codes where they lie.
+// at 1 MiB, in memory and in the embedded file alike (stored uncompressed, copied once).
 //
 // # Using a model in a service
 //

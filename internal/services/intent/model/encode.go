@@ -111,7 +111,7 @@ func Decode(data []byte) (*Model, error) {
 	}
 	k := m.Classes()
 	m.EmbScale = r.f32s(len(m.Features))
-	m.packed = r.packed(len(m.Features) * m.Hidden)
+	m.packed = bytes.Clone(r.packed(len(m.Features) * m.Hidden))
 	m.HiddenBias = r.f32s(m.Hidden)
 	m.OutScale = r.f32s(k)
 	m.OutBias = r.f32s(k)

@@ -35,7 +35,7 @@ type Model struct {
 
 	// Features are the hashed features with an embedding, strictly increasing; row i of Emb
 	// (Hidden values in -EmbLevels..EmbLevels, times EmbScale[i]) belongs to Features[i]. A
-	// decoded model leaves Emb nil and reads the weights where they lie in its file, packed two
+	// decoded model leaves Emb nil and keeps the weights as its file has them, packed two
 	// to a byte (see Weights).
 	Features []uint32
 	Emb      []int8
@@ -51,7 +51,8 @@ type Model struct {
 	index map[uint32]int32 // feature -> row, built by Decode
 	out   []float32        // Out times OutScale, built by Decode
 	// packed is the embedding as the file stores it: weight+8 (1..15) in each half of a byte,
-	// low half first, row after row. Decode points it into the file; check builds it from Emb.
+	// low half first, row after row. Decode copies it from the file (so its pages are
+	// touched once at load, not faulted in during requests); check builds it from Emb.
 	packed []byte
 }
 
