@@ -214,6 +214,35 @@ func TestExecuteStepTimeout(t *testing.T) {
 	}
 }
 
+// TestLateSuccessIsTimeout: a step that ignores its cancelled context and returns a result
+// after its budget ran out is a step_timeout, not a success, and it is logged as a step that
+// ignored its context.
+func TestLateSuccessIsTimeout(t *testing.T) {
+	stubborn := desc("test.stubborn", services.KindTransform, []string{"text"}, "same")
+	reg, err := services.NewRegistry(&fake{stubborn, func(ctx context.Context, r services.Request) (services.Result, error) {
+		<-ctx.Done()
+		// Work on past the deadline, as a step that never looks at its context would.
+		for end := time.Now().Add(slowStop + 20*time.Millisecond); time.Now().Before(end); {
+		}
+		return services.Result{Payload: r.Payload}, nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs bytes.Buffer
+	e, err := New(reg, WithStepTimeout(10*time.Millisecond), WithLogger(slog.New(slog.NewJSONHandler(&logs, nil))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := e.Execute(t.Context(), plan(t, e, "ab", `[{"id":"s","service":"test.stubborn"}]`), env())
+	if o.Status != StatusFailed || o.Error == nil || o.Error.Code != errcode.StepTimeout || !o.Retryable {
+		t.Fatalf("outcome = %s %v retryable=%v", o.Status, o.Error, o.Retryable)
+	}
+	if !bytes.Contains(logs.Bytes(), []byte("ignored its cancelled context")) {
+		t.Fatalf("the late step was not logged: %s", logs.String())
+	}
+}
+
 func TestAuditTrace(t *testing.T) {
 	var logs bytes.Buffer
 	e := testEngine(t, WithLogger(slog.New(slog.NewJSONHandler(&logs, nil))))
