@@ -7,7 +7,9 @@
 // half of CyberSecEval per language; BIPIA test attacks inserted into BIPIA test e-mails
 // (recall) and the clean test e-mails (false positives); NotInject (false positives on hard
 // negatives); CLINC150 and banking77 test utterances (false positives); the shield's own
-// hand-written held-out set in seven languages; and, for information, the held-out halves of
+// hand-written held-out set in seven languages; its held-out set of text that switches language
+// (harmless e-mail threads, translation requests, learners' questions, and attacks hidden in
+// such text); and, for information, the held-out halves of
 // MultiJail (harmful requests, which the shield is not meant to flag) and of the lingua
 // sentences (ordinary text in 20 languages). None of these is used in training.
 //
@@ -155,6 +157,7 @@ func run(data string, showRel, adversarial bool, show string, scorer func(string
 const (
 	cyberName = "CyberSecEval held-out half"
 	ownName   = "own held-out set (7 languages)"
+	mixedName = "own mixed-language set (held out)"
 )
 
 func groupName(set string) string {
@@ -280,6 +283,11 @@ func load(data string) ([]set, error) {
 		return nil, err
 	}
 	sets = append(sets, set{name: ownName, docs: own, group: lang})
+	mixed, err := mixedSet()
+	if err != nil {
+		return nil, err
+	}
+	sets = append(sets, set{name: mixedName, docs: mixed, group: kind})
 
 	_, mj, err := shielddata.MultiJail(data)
 	if err != nil {
@@ -309,6 +317,15 @@ func ownSet() ([]shielddata.Doc, error) {
 		out = append(out, shielddata.Doc{ID: fmt.Sprint(i), Source: "own", Lang: c.Lang, Text: c.Text, Attack: c.Attack, Kind: c.Kind})
 	}
 	return out, nil
+}
+
+// mixedSet reads the shield's own held-out set of text that switches language.
+func mixedSet() ([]shielddata.Doc, error) {
+	root, err := repoRoot()
+	if err != nil {
+		return nil, err
+	}
+	return shielddata.MixedHeldOut(root)
 }
 
 // repoRoot is the directory holding go.mod, found from the working directory up.
