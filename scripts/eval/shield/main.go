@@ -9,7 +9,8 @@
 // negatives); CLINC150 and banking77 test utterances (false positives); the shield's own
 // hand-written held-out set in seven languages; its held-out set of text that switches language
 // (harmless e-mail threads, translation requests, learners' questions, and attacks hidden in
-// such text); and, for information, the held-out halves of
+// such text), with its development cases and the conformance suite's mixed-language prose
+// beside it (these were used to judge training changes, so they are not held out); and, for information, the held-out halves of
 // MultiJail (harmful requests, which the shield is not meant to flag) and of the lingua
 // sentences (ordinary text in 20 languages). None of these is used in training.
 //
@@ -158,6 +159,8 @@ const (
 	cyberName = "CyberSecEval held-out half"
 	ownName   = "own held-out set (7 languages)"
 	mixedName = "own mixed-language set (held out)"
+	// mixedDevName's cases were used to judge training changes.
+	mixedDevName = "own mixed-language dev cases and servicetest.Prose"
 )
 
 func groupName(set string) string {
@@ -288,6 +291,11 @@ func load(data string) ([]set, error) {
 		return nil, err
 	}
 	sets = append(sets, set{name: mixedName, docs: mixed, group: kind})
+	dev, err := mixedDevSet()
+	if err != nil {
+		return nil, err
+	}
+	sets = append(sets, set{name: mixedDevName, docs: dev, group: kind})
 
 	_, mj, err := shielddata.MultiJail(data)
 	if err != nil {
@@ -326,6 +334,24 @@ func mixedSet() ([]shielddata.Doc, error) {
 		return nil, err
 	}
 	return shielddata.MixedHeldOut(root)
+}
+
+// mixedDevSet is the development cases of text that switches language, and the conformance
+// suite's mixed-language prose (servicetest.Prose) of 1,000 and 3,000 characters.
+func mixedDevSet() ([]shielddata.Doc, error) {
+	root, err := repoRoot()
+	if err != nil {
+		return nil, err
+	}
+	docs, err := shielddata.MixedDev(root)
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range []int{1000, 3000} {
+		docs = append(docs, shielddata.Doc{ID: fmt.Sprint("prose", n), Source: "servicetest", Lang: "mixed",
+			Kind: fmt.Sprintf("servicetest.Prose(%d)", n), Text: servicetest.Prose(n)})
+	}
+	return docs, nil
 }
 
 // repoRoot is the directory holding go.mod, found from the working directory up.

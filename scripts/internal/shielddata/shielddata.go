@@ -474,14 +474,27 @@ func OwnHeldOut(root string) ([]HeldOutCase, error) {
 
 // MixedHeldOut reads the shield's held-out set of text that switches language
 // (internal/services/shield/testdata/mixed_benign.tsv and mixed_attacks.tsv under the
-// repository root): lines of languages, kind and text, tab-separated, "\n" standing for a line
-// break, "#" starting a comment. Lang is the languages joined by "+", as written.
+// repository root). It is never used for training or for judging training changes.
 func MixedHeldOut(root string) ([]Doc, error) {
+	return readMixed(root, "mixed_benign.tsv", "mixed_attacks.tsv")
+}
+
+// MixedDev reads the development cases of text that switches language (testdata/
+// mixed_dev_benign.tsv and mixed_dev_attacks.tsv): written for the same issue but used to judge
+// training changes, so not held out.
+func MixedDev(root string) ([]Doc, error) {
+	return readMixed(root, "mixed_dev_benign.tsv", "mixed_dev_attacks.tsv")
+}
+
+// readMixed reads a harmless and an attack file of the shield's testdata: lines of languages,
+// kind and text, tab-separated, "\n" standing for a line break, "#" starting a comment. Lang is
+// the languages joined by "+", as written.
+func readMixed(root, benign, attacks string) ([]Doc, error) {
 	var out []Doc
 	for _, f := range []struct {
 		name   string
 		attack bool
-	}{{"mixed_benign.tsv", false}, {"mixed_attacks.tsv", true}} {
+	}{{benign, false}, {attacks, true}} {
 		b, err := os.ReadFile(filepath.Join(root, "internal", "services", "shield", "testdata", f.name))
 		if err != nil {
 			return nil, err
