@@ -7,7 +7,10 @@
 // half of CyberSecEval per language; BIPIA test attacks inserted into BIPIA test e-mails
 // (recall) and the clean test e-mails (false positives); NotInject (false positives on hard
 // negatives); CLINC150 and banking77 test utterances (false positives); the shield's own
-// hand-written held-out set in seven languages; and, for information, the held-out halves of
+// hand-written held-out set in seven languages; its held-out set of text that switches language
+// (harmless e-mail threads, translation requests, learners' questions, and attacks hidden in
+// such text), with its development cases and the conformance suite's mixed-language prose
+// beside it (these were used to judge training changes, so they are not held out); and, for information, the held-out halves of
 // MultiJail (harmful requests, which the shield is not meant to flag) and of the lingua
 // sentences (ordinary text in 20 languages). None of these is used in training.
 //
@@ -155,6 +158,9 @@ func run(data string, showRel, adversarial bool, show string, scorer func(string
 const (
 	cyberName = "CyberSecEval held-out half"
 	ownName   = "own held-out set (7 languages)"
+	mixedName = "own mixed-language set (held out)"
+	// mixedDevName's cases were used to judge training changes.
+	mixedDevName = "own mixed-language dev cases and servicetest.Prose"
 )
 
 func groupName(set string) string {
@@ -280,6 +286,16 @@ func load(data string) ([]set, error) {
 		return nil, err
 	}
 	sets = append(sets, set{name: ownName, docs: own, group: lang})
+	mixed, err := mixedSet()
+	if err != nil {
+		return nil, err
+	}
+	sets = append(sets, set{name: mixedName, docs: mixed, group: kind})
+	dev, err := mixedDevSet()
+	if err != nil {
+		return nil, err
+	}
+	sets = append(sets, set{name: mixedDevName, docs: dev, group: kind})
 
 	_, mj, err := shielddata.MultiJail(data)
 	if err != nil {
@@ -309,6 +325,33 @@ func ownSet() ([]shielddata.Doc, error) {
 		out = append(out, shielddata.Doc{ID: fmt.Sprint(i), Source: "own", Lang: c.Lang, Text: c.Text, Attack: c.Attack, Kind: c.Kind})
 	}
 	return out, nil
+}
+
+// mixedSet reads the shield's own held-out set of text that switches language.
+func mixedSet() ([]shielddata.Doc, error) {
+	root, err := repoRoot()
+	if err != nil {
+		return nil, err
+	}
+	return shielddata.MixedHeldOut(root)
+}
+
+// mixedDevSet is the development cases of text that switches language, and the conformance
+// suite's mixed-language prose (servicetest.Prose) of 1,000 and 3,000 characters.
+func mixedDevSet() ([]shielddata.Doc, error) {
+	root, err := repoRoot()
+	if err != nil {
+		return nil, err
+	}
+	docs, err := shielddata.MixedDev(root)
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range []int{1000, 3000} {
+		docs = append(docs, shielddata.Doc{ID: fmt.Sprint("prose", n), Source: "servicetest", Lang: "mixed",
+			Kind: fmt.Sprintf("servicetest.Prose(%d)", n), Text: servicetest.Prose(n)})
+	}
+	return docs, nil
 }
 
 // repoRoot is the directory holding go.mod, found from the working directory up.

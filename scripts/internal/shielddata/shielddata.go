@@ -8,6 +8,7 @@ package shielddata
 import (
 	"fmt"
 	"hash/fnv"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -469,6 +470,53 @@ type HeldOutCase struct {
 // heldout.jsonl under the repository root).
 func OwnHeldOut(root string) ([]HeldOutCase, error) {
 	return evalkit.ReadJSONL[HeldOutCase](filepath.Join(root, "internal", "services", "shield", "testdata", "heldout.jsonl"))
+}
+
+// MixedHeldOut reads the shield's held-out set of text that switches language
+// (internal/services/shield/testdata/mixed_benign.tsv and mixed_attacks.tsv under the
+// repository root). It is never used for training or for judging training changes.
+func MixedHeldOut(root string) ([]Doc, error) {
+	return readMixed(root, "mixed_benign.tsv", "mixed_attacks.tsv")
+}
+
+// MixedDev reads the development cases of text that switches language (testdata/
+// mixed_dev_benign.tsv and mixed_dev_attacks.tsv): written for the same issue but used to judge
+// training changes, so not held out.
+func MixedDev(root string) ([]Doc, error) {
+	return readMixed(root, "mixed_dev_benign.tsv", "mixed_dev_attacks.tsv")
+}
+
+// readMixed reads a harmless and an attack file of the shield's testdata: lines of languages,
+// kind and text, tab-separated, "\n" standing for a line break, "#" starting a comment. Lang is
+// the languages joined by "+", as written.
+func readMixed(root, benign, attacks string) ([]Doc, error) {
+	var out []Doc
+	for _, f := range []struct {
+		name   string
+		attack bool
+	}{{benign, false}, {attacks, true}} {
+		b, err := os.ReadFile(filepath.Join(root, "internal", "services", "shield", "testdata", f.name))
+		if err != nil {
+			return nil, err
+		}
+		n := 0
+		for i, l := range strings.Split(string(b), "\n") {
+			if strings.TrimSpace(l) == "" || strings.HasPrefix(l, "#") {
+				continue
+			}
+			cols := strings.Split(l, "\t")
+			if len(cols) != 3 || cols[2] == "" {
+				return nil, fmt.Errorf("%s:%d: want languages, kind and text separated by tabs", f.name, i+1)
+			}
+			n++
+			out = append(out, Doc{ID: f.name + ":" + strconv.Itoa(i+1), Source: "mixed", Lang: cols[0], Kind: cols[1],
+				Text: strings.ReplaceAll(cols[2], `\n`, "\n"), Attack: f.attack})
+		}
+		if n == 0 {
+			return nil, fmt.Errorf("%s: no cases", f.name)
+		}
+	}
+	return out, nil
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -33,10 +33,21 @@ var budgets = map[string]float64{
 	"hand/benign":             0.50,
 	"hand/context":            0.15,
 	"task-injected":           0.15,
+	// with -mixed only (harmless, then attacks): see mixed.go
+	"hand/message":   0.15,
+	"mixed":          0.50,
+	"mixed-injected": 0.10,
 }
 
-// load reads every training source and weighs its texts.
-func load(data string) ([]doc, error) {
+// Mixed documents: how many, and the seed of their construction.
+const (
+	mixedCount = 3000
+	mixedSeed  = 11
+)
+
+// load reads every training source and weighs its texts; mixed adds the hand-written messages
+// and the documents that switch language (see mixed.go).
+func load(data string, mixed bool) ([]doc, error) {
 	var all []doc
 	add := func(budget string, ds []shielddata.Doc, group func(shielddata.Doc) string) error {
 		b, ok := budgets[budget]
@@ -181,10 +192,31 @@ func load(data string) ([]doc, error) {
 	if err := add("task-injected", taskInjections(clinc, hand, emails), func(d shielddata.Doc) string { g, _, _ := strings.Cut(d.ID, "+"); return g }); err != nil {
 		return nil, err
 	}
-	for _, name := range []string{"hand/attack", "hand/injected", "hand/benign", "hand/context"} {
+	for _, name := range []string{"hand/attack", "hand/injected", "hand/benign", "hand/message", "hand/context"} {
+		if name == "hand/message" && !mixed {
+			continue
+		}
 		if err := add(name, hand[name], func(d shielddata.Doc) string { g, _, _ := strings.Cut(d.ID, "#"); return g }); err != nil {
 			return nil, err
 		}
+	}
+
+	if !mixed {
+		return all, nil
+	}
+	// Harmless documents that switch language, and attacks hidden in some of them.
+	extra, _, err := shielddata.Lingua(data, extraMixedLangs())
+	if err != nil {
+		return nil, err
+	}
+	pools := sentencePools(append(slices.Clone(lingua), extra...), clinc, banking, mj, hand)
+	docs := mixedDocs(pools, mixedCount, mixedSeed)
+	if err := add("mixed", docs, byID); err != nil {
+		return nil, err
+	}
+	public := append(slices.Clone(wa), ca...)
+	if err := add("mixed-injected", mixedInjected(docs, hand, public), func(d shielddata.Doc) string { a, _, _ := strings.Cut(d.ID, "+"); return a }); err != nil {
+		return nil, err
 	}
 	return all, nil
 }
@@ -209,6 +241,10 @@ func handwritten(emails []shielddata.Email) (map[string][]shielddata.Doc, error)
 				d.Attack = true
 				out["hand/attack"] = append(out["hand/attack"], d)
 			case 'N':
+				if e.kind == "message" { // a weight of their own, so the look-alikes keep theirs
+					out["hand/message"] = append(out["hand/message"], d)
+					break
+				}
 				out["hand/benign"] = append(out["hand/benign"], d)
 			case 'C':
 				out["hand/context"] = append(out["hand/context"], d)

@@ -7,7 +7,9 @@
 // documents, the clean BIPIA train e-mails, jailbreakbench artifacts, CLINC150 and banking77
 // train utterances, the training half of MultiJail (harmful requests, which the shield does not
 // flag) and of the lingua sentences, the CyberSecEval system prompts of its training half, and
-// the hand-written examples in examples/. The split of every set is made by package shielddata,
+// the hand-written examples in examples/. With -mixed (an experiment for issue 11, not used for
+// the committed model) it also builds harmless documents that switch language and hides attacks
+// in some of them (mixed.go), and reads the hand-written messages. The split of every set is made by package shielddata,
 // which the evaluation command shares.
 //
 // Each text is cut into the windows textclass will score. A window of an attack inserted into a
@@ -53,8 +55,9 @@ func main() {
 	stride := flag.Int("stride", 12, "words between window starts")
 	long := flag.Int("long", 40, "words from which a text counts as a long document (textclass.Spec.LongSegment)")
 	noLabels := flag.Bool("no-labels", false, "skip the label heads (for quick experiments; the model then lacks them)")
+	mixed := flag.Bool("mixed", false, "also train on harmless documents that switch language, the hand-written messages, and attacks hidden in such documents (an experiment for text that switches language; the committed model is trained without it, see MODEL.md)")
 	flag.Parse()
-	cfg := config{noLabels: *noLabels, data: *data, out: *out, seed: *seed, bits: *bits, labelBits: *labelBits, l2: *l2, labelL2: *labelL2, folds: *folds,
+	cfg := config{noLabels: *noLabels, mixed: *mixed, data: *data, out: *out, seed: *seed, bits: *bits, labelBits: *labelBits, l2: *l2, labelL2: *labelL2, folds: *folds,
 		spec: textclass.Spec{WordNgrams: 2, CharMin: 3, CharMax: 5, Window: *window, Stride: *stride, DecodeBlobs: true, LongSegment: *long}}
 	if err := run(cfg); err != nil {
 		log.Fatal(err)
@@ -62,7 +65,7 @@ func main() {
 }
 
 type config struct {
-	noLabels        bool
+	noLabels, mixed bool
 	data, out       string
 	seed            uint64
 	bits, labelBits int
@@ -89,7 +92,7 @@ type window struct {
 
 func run(cfg config) error {
 	ctx := context.Background()
-	docs, err := load(cfg.data)
+	docs, err := load(cfg.data, cfg.mixed)
 	if err != nil {
 		return err
 	}
@@ -158,9 +161,8 @@ func run(cfg config) error {
 		heads = append(heads, h)
 	}
 	m := &textclass.Model{ID: ModelID, Spec: cfg.spec, Heads: heads, Meta: map[string]string{
-		"command": fmt.Sprintf("go run ./scripts/train/shield -seed %d -bits %d -label-bits %d -l2 %g -label-l2 %g -folds %d -window %d -stride %d -long %d",
-			cfg.seed, cfg.bits, cfg.labelBits, cfg.l2, cfg.labelL2, cfg.folds, cfg.spec.Window, cfg.spec.Stride, cfg.spec.LongSegment),
-		"data": "see MODEL.md",
+		"command": command(cfg),
+		"data":    "see MODEL.md",
 	}}
 	f, err := os.Create(cfg.out)
 	if err != nil {
@@ -179,6 +181,17 @@ func run(cfg config) error {
 	}
 	log.Printf("wrote %s (%d bytes)", cfg.out, st.Size())
 	return nil
+}
+
+// command is the training command as recorded in the model's metadata (-mixed only when set, so
+// that a model trained without it keeps the bytes it had before the flag existed).
+func command(cfg config) string {
+	c := fmt.Sprintf("go run ./scripts/train/shield -seed %d -bits %d -label-bits %d -l2 %g -label-l2 %g -folds %d -window %d -stride %d -long %d",
+		cfg.seed, cfg.bits, cfg.labelBits, cfg.l2, cfg.labelL2, cfg.folds, cfg.spec.Window, cfg.spec.Stride, cfg.spec.LongSegment)
+	if cfg.mixed {
+		c += " -mixed"
+	}
+	return c
 }
 
 // label turns a document's windows into training windows.
