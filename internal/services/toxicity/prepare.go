@@ -262,13 +262,14 @@ func (p *Preparer) prepare(ctx context.Context, text string) (string, error) {
 				return "", err
 			}
 		}
-		if k := p.matchGroup(&w, i); k > 0 {
+		lens := p.starts[string(w.Word(i))] // one lookup dismisses a word that starts no form
+		if k := p.matchGroup(&w, i, lens); k > 0 {
 			items = append(items, item{text: TokenGroup, group: true})
 			i += k
 			continue
 		}
-		kl, tok := p.matchLexicon(&w, i)
-		kc, c := p.matchCue(&w, i)
+		kl, tok := p.matchLexicon(&w, i, lens)
+		kc, c := p.matchCue(&w, i, lens)
 		k := max(kl, kc, 1)
 		items = append(items, item{text: string(w.Text[w.Start(i):w.Ends[i+k-1]]), lex: tok, cue: c})
 		i += k
@@ -357,9 +358,10 @@ type item struct {
 
 // matchCue returns the length and cue of the longest polarity phrase starting at word i; failing
 // that, the cue of the longest stem word i starts with, trying it also without an elided
-// article or pronoun ("naime" from "n'aime", "lhomme" from "l'homme"); or 0 and cueNone.
-func (p *Preparer) matchCue(w *textnorm.Words, i int) (int, cue) {
-	for k := min(int(p.starts[string(w.Word(i))].polarity), w.Len()-i); k >= 1; k-- {
+// article or pronoun ("naime" from "n'aime", "lhomme" from "l'homme"); or 0 and cueNone. lens
+// are the word's entry in p.starts.
+func (p *Preparer) matchCue(w *textnorm.Words, i int, lens phraseLens) (int, cue) {
+	for k := min(int(lens.polarity), w.Len()-i); k >= 1; k-- {
 		if c, ok := p.polarity[string(w.Text[w.Start(i):w.Ends[i+k-1]])]; ok {
 			return k, c
 		}
@@ -393,10 +395,10 @@ func (p *Preparer) stemCue(word []byte) cue {
 	return cueNone
 }
 
-// matchGroup returns the length of the longest group phrase (at most maxPhrase words) starting
+// matchGroup returns the length of the longest group phrase (at most lens.group words) starting
 // at word i, or 0.
-func (p *Preparer) matchGroup(w *textnorm.Words, i int) int {
-	for k := min(int(p.starts[string(w.Word(i))].group), w.Len()-i); k >= 1; k-- {
+func (p *Preparer) matchGroup(w *textnorm.Words, i int, lens phraseLens) int {
+	for k := min(int(lens.group), w.Len()-i); k >= 1; k-- {
 		if p.groups[string(w.Text[w.Start(i):w.Ends[i+k-1]])] {
 			return k
 		}
@@ -404,10 +406,10 @@ func (p *Preparer) matchGroup(w *textnorm.Words, i int) int {
 	return 0
 }
 
-// matchLexicon returns the length and token of the longest lexicon phrase starting at word i,
-// or 0 and "".
-func (p *Preparer) matchLexicon(w *textnorm.Words, i int) (int, string) {
-	for k := min(int(p.starts[string(w.Word(i))].lexicon), w.Len()-i); k >= 1; k-- {
+// matchLexicon returns the length and token of the longest lexicon phrase (at most lens.lexicon
+// words) starting at word i, or 0 and "".
+func (p *Preparer) matchLexicon(w *textnorm.Words, i int, lens phraseLens) (int, string) {
+	for k := min(int(lens.lexicon), w.Len()-i); k >= 1; k-- {
 		if tok, ok := p.lexicon[string(w.Text[w.Start(i):w.Ends[i+k-1]])]; ok {
 			return k, tok
 		}

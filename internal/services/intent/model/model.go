@@ -190,8 +190,7 @@ func (m *Model) check() error {
 		return fmt.Errorf("hidden width %d", d)
 	case !(m.Threshold >= 0 && m.Threshold <= 1):
 		return fmt.Errorf("threshold %v out of [0, 1]", m.Threshold)
-	case len(m.EmbScale) != len(m.Features) || (m.Emb != nil || m.packed == nil) && len(m.Emb) != len(m.Features)*d ||
-		m.Emb == nil && m.packed != nil && len(m.packed) != (len(m.Features)*d+1)/2:
+	case len(m.EmbScale) != len(m.Features) || m.Emb != nil && len(m.Emb) != len(m.Features)*d:
 		return errors.New("embedding size does not match its features")
 	case len(m.HiddenBias) != d:
 		return errors.New("hidden bias size")
@@ -205,8 +204,8 @@ func (m *Model) check() error {
 			}
 		}
 		m.packed = packNibbles(m.Emb)
-	} else if !validNibbles(m.packed, len(m.Features)*d) {
-		return errors.New("embedding weight out of range")
+	} else if !validNibbles(m.packed, len(m.Features)*d) { // nil packed fails on size
+		return errors.New("embedding weights missing, of the wrong size or out of range")
 	}
 	limit := uint32(1)<<m.Spec.Bits - 1
 	m.index = make(map[uint32]int32, len(m.Features))
