@@ -21,6 +21,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -47,6 +48,9 @@ type Stats struct {
 	Writes   int64            // successful writes (HTTP 200 answers to write operations)
 	Dropped  int64            // successful writes whose answer was lost
 	ByOp     map[string]int64 // lost answers per operation
+	// Lost lists the successful writes whose answer was lost, by their 0-based place among
+	// the successful writes the proxy saw: the proxy's own record of its draws.
+	Lost []int64
 }
 
 // Proxy is a running proxy.
@@ -56,10 +60,11 @@ type Proxy struct {
 	share    float64
 	client   *http.Client
 
-	mu     sync.Mutex // guards rng, script, byOp and conns
+	mu     sync.Mutex // guards rng, script, byOp, lost and conns
 	rng    *rand.Rand
 	script []bool
 	byOp   map[string]int64
+	lost   []int64
 	conns  map[net.Conn]struct{}
 
 	requests, writes, dropped atomic.Int64
@@ -111,8 +116,9 @@ func (p *Proxy) Stats() Stats {
 	for k, v := range p.byOp {
 		by[k] = v
 	}
+	lost := slices.Clone(p.lost)
 	p.mu.Unlock()
-	return Stats{Requests: p.requests.Load(), Writes: p.writes.Load(), Dropped: p.dropped.Load(), ByOp: by}
+	return Stats{Requests: p.requests.Load(), Writes: p.writes.Load(), Dropped: p.dropped.Load(), ByOp: by, Lost: lost}
 }
 
 // Close stops listening, closes every client connection and waits for the handlers.
@@ -179,8 +185,7 @@ func (p *Proxy) serve(c net.Conn) {
 		p.requests.Add(1)
 		op := operation(req.Header.Get("X-Amz-Target"))
 		if writeOps[op] && resp.StatusCode == http.StatusOK {
-			p.writes.Add(1)
-			if p.lose(op) {
+			if p.lose(op, p.writes.Add(1)-1) {
 				return // applied upstream, never answered: the deferred Close drops the connection
 			}
 		}
@@ -223,8 +228,8 @@ func (p *Proxy) Script(lose ...bool) {
 	p.script = append(p.script, lose...)
 }
 
-// lose decides whether the answer of a successful write of op is lost.
-func (p *Proxy) lose(op string) bool {
+// lose decides whether the answer of a successful write of op, the proxy's nth, is lost.
+func (p *Proxy) lose(op string, nth int64) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var lost bool
@@ -237,6 +242,7 @@ func (p *Proxy) lose(op string) bool {
 		return false
 	}
 	p.byOp[op]++
+	p.lost = append(p.lost, nth)
 	p.dropped.Add(1)
 	return true
 }

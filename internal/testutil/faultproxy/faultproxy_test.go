@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
+	"net"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -15,6 +15,24 @@ import (
 )
 
 func noRetries(o *dynamodb.Options) { o.Retryer = aws.NopRetryer{} }
+
+// sdkRace reports whether err is the client's own closed connection rather than the proxy's
+// doing. The SDK and net/http race on a kept-alive connection: the SDK closes the request body
+// while the transport's writer still holds it, and the transport closes the connection under
+// the answer (aws/aws-sdk-go-v2#2737). It ends in net.ErrClosed, which the SDK's standard
+// retryer retries; these tests' clients retry nothing, so that the proxy's draws stay in step
+// with the writes, and so meet it now and then.
+func sdkRace(err error) bool { return errors.Is(err, net.ErrClosed) }
+
+// againOnRace calls f until it ends other than in the SDK's race, at most three times.
+func againOnRace(f func() error) (err error) {
+	for range 3 {
+		if err = f(); !sdkRace(err) {
+			return err
+		}
+	}
+	return err
+}
 
 // table creates a table with a string key pk.
 func table(t *testing.T, db *dynamodb.Client, name string) {
@@ -40,9 +58,13 @@ func put(ctx context.Context, db *dynamodb.Client, tableName, pk string) error {
 
 func exists(t *testing.T, db *dynamodb.Client, tableName, pk string) bool {
 	t.Helper()
-	out, err := db.GetItem(t.Context(), &dynamodb.GetItemInput{
-		TableName: aws.String(tableName), ConsistentRead: aws.Bool(true),
-		Key: map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: pk}},
+	var out *dynamodb.GetItemOutput
+	err := againOnRace(func() (err error) {
+		out, err = db.GetItem(t.Context(), &dynamodb.GetItemInput{
+			TableName: aws.String(tableName), ConsistentRead: aws.Bool(true),
+			Key: map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: pk}},
+		})
+		return err
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -75,17 +97,20 @@ func TestProxy(t *testing.T) {
 		if !exists(t, db, "tbl", "lost-1") {
 			t.Fatal("a read through the proxy did not see the item")
 		}
-		_, err = db.PutItem(t.Context(), &dynamodb.PutItemInput{
-			TableName:           aws.String("tbl"),
-			Item:                map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "lost-1"}},
-			ConditionExpression: aws.String("attribute_not_exists(pk)"),
+		err = againOnRace(func() error {
+			_, err := db.PutItem(t.Context(), &dynamodb.PutItemInput{
+				TableName:           aws.String("tbl"),
+				Item:                map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "lost-1"}},
+				ConditionExpression: aws.String("attribute_not_exists(pk)"),
+			})
+			return err
 		})
 		var ccf *types.ConditionalCheckFailedException
 		if !errors.As(err, &ccf) {
 			t.Fatalf("a refused write: err = %v, want its ConditionalCheckFailedException", err)
 		}
-		if s := p.Stats(); s.Dropped != 1 || s.Writes != 1 || s.ByOp["PutItem"] != 1 || s.Requests != 3 {
-			t.Fatalf("stats = %+v, want 3 requests, 1 successful write, its answer lost", s)
+		if s := p.Stats(); s.Dropped != 1 || s.Writes != 1 || s.ByOp["PutItem"] != 1 || s.Requests < 3 {
+			t.Fatalf("stats = %+v, want 3 requests (more if the SDK's race struck), 1 successful write, its answer lost", s)
 		}
 	})
 
@@ -96,7 +121,7 @@ func TestProxy(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i := range 20 {
-			if err := put(t.Context(), db, "tbl", fmt.Sprintf("zero-%d", i)); err != nil {
+			if err := put(t.Context(), db, "tbl", fmt.Sprintf("zero-%d", i)); err != nil && !sdkRace(err) {
 				t.Fatalf("write %d: %v", i, err)
 			}
 		}
@@ -106,23 +131,37 @@ func TestProxy(t *testing.T) {
 	})
 
 	t.Run("SeededAndProportional", func(t *testing.T) {
-		pattern := func(seed uint64) (lost []int) {
+		// pattern sends 200 writes one at a time and returns the proxy's record of the ones
+		// whose answer it lost, after checking the client saw those fail and no others but
+		// for the SDK's own race.
+		pattern := func(seed uint64) []int64 {
 			p := StartT(t, endpoint, Config{Share: 0.15, Seed: seed})
 			db, err := dynalite.Client(t.Context(), p.URL(), noRetries)
 			if err != nil {
 				t.Fatal(err)
 			}
-			var errs []string
-			for i := range 200 {
+			failed := map[int64]error{}
+			for i := range int64(200) {
 				if err := put(t.Context(), db, "tbl", fmt.Sprintf("seed-%d-%d", seed, i)); err != nil {
-					lost = append(lost, i)
-					errs = append(errs, err.Error())
+					failed[i] = err
 				}
 			}
-			if s := p.Stats(); s.Dropped != int64(len(lost)) || s.Writes != 200 {
-				t.Fatalf("stats = %+v, %d failed writes:\n%s", s, len(lost), strings.Join(errs, "\n"))
+			s := p.Stats()
+			if s.Writes != 200 || s.Dropped != int64(len(s.Lost)) {
+				t.Fatalf("stats = %+v, want 200 successful writes", s)
 			}
-			return lost
+			for _, i := range s.Lost {
+				if failed[i] == nil {
+					t.Fatalf("write %d: the proxy lost its answer but the client saw success", i)
+				}
+				delete(failed, i)
+			}
+			for i, err := range failed {
+				if !sdkRace(err) {
+					t.Fatalf("write %d failed though the proxy answered it: %v", i, err)
+				}
+			}
+			return s.Lost
 		}
 		a, b, c := pattern(7), pattern(7), pattern(8)
 		if fmt.Sprint(a) != fmt.Sprint(b) {
@@ -154,7 +193,7 @@ func TestScript(t *testing.T) {
 	p.Script(false, true, false, true)
 	var lost []int
 	for i := range 6 {
-		if put(t.Context(), db, "tbl", fmt.Sprintf("script-%d", i)) != nil {
+		if err := put(t.Context(), db, "tbl", fmt.Sprintf("script-%d", i)); err != nil && !sdkRace(err) {
 			lost = append(lost, i)
 		}
 		if !exists(t, direct, "tbl", fmt.Sprintf("script-%d", i)) {
@@ -163,5 +202,8 @@ func TestScript(t *testing.T) {
 	}
 	if fmt.Sprint(lost) != "[1 3]" {
 		t.Fatalf("lost answers of writes %v, want [1 3] as scripted", lost)
+	}
+	if s := p.Stats(); fmt.Sprint(s.Lost) != "[1 3]" {
+		t.Fatalf("the proxy's record of lost answers is %v, want [1 3]", s.Lost)
 	}
 }
