@@ -48,8 +48,8 @@ type Model struct {
 	OutScale []float32
 	OutBias  []float32
 
-	index map[uint32]int32 // feature -> row, built by Decode
-	out   []float32        // Out times OutScale, built by Decode
+	index rowIndex  // feature -> row, built by check
+	out   []float32 // Out times OutScale, built by Decode
 	// packed is the embedding as the file stores it: weight+8 (1..15) in each half of a byte,
 	// low half first, row after row. Decode copies it from the file (so its pages are
 	// touched once at load, not faulted in during requests); check builds it from Emb.
@@ -92,8 +92,15 @@ func (m *Model) Predict(ctx context.Context, text string, k int) (Prediction, er
 func (m *Model) Probabilities(x []Entry) []float64 {
 	d := m.Hidden
 	h := slices.Clone(m.HiddenBias)
+	var pairs [][2]float32 // h two by two, when d is even
+	if d%2 == 0 {
+		pairs = make([][2]float32, d/2)
+		for j := range pairs {
+			pairs[j] = [2]float32{h[2*j], h[2*j+1]}
+		}
+	}
 	for _, e := range x {
-		i, ok := m.index[e.Feature]
+		i, ok := m.index.row(e.Feature)
 		if !ok {
 			continue
 		}
@@ -105,12 +112,14 @@ func (m *Model) Probabilities(x []Entry) []float64 {
 		for n := 8 - EmbLevels; n <= 8+EmbLevels; n++ {
 			prod[n] = v * float32(n-8)
 		}
-		if d%2 == 0 {
+		if pairs != nil {
+			// One byte holds the weights of two hidden units: with the units in pairs too,
+			// the loop needs no bounds check.
 			row := m.packed[int(i)*d/2 : int(i)*d/2+d/2]
-			h := h[:2*len(row)]
+			pairs := pairs[:len(row)]
 			for j, b := range row {
-				h[2*j] += prod[b&15]
-				h[2*j+1] += prod[b>>4]
+				pairs[j][0] += prod[b&15]
+				pairs[j][1] += prod[b>>4]
 			}
 			continue
 		}
@@ -118,6 +127,9 @@ func (m *Model) Probabilities(x []Entry) []float64 {
 			k := int(i)*d + j
 			h[j] += prod[m.packed[k/2]>>(4*(k%2))&15]
 		}
+	}
+	for j, p := range pairs {
+		h[2*j], h[2*j+1] = p[0], p[1]
 	}
 	for j := range h {
 		h[j] = max(h[j], 0)
@@ -208,7 +220,6 @@ func (m *Model) check() error {
 		return errors.New("embedding weights missing, of the wrong size or out of range")
 	}
 	limit := uint32(1)<<m.Spec.Bits - 1
-	m.index = make(map[uint32]int32, len(m.Features))
 	for i, f := range m.Features {
 		if i > 0 && f <= m.Features[i-1] {
 			return fmt.Errorf("features not increasing at %d", i)
@@ -216,8 +227,8 @@ func (m *Model) check() error {
 		if f > limit {
 			return fmt.Errorf("feature %d outside %d bits", f, m.Spec.Bits)
 		}
-		m.index[f] = int32(i)
 	}
+	m.index = newRowIndex(m.Features)
 	for _, s := range [][]float32{m.EmbScale, m.HiddenBias, m.OutScale, m.OutBias} {
 		for _, v := range s {
 			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
@@ -305,4 +316,47 @@ func QuantizeRows(w []float32, d, levels int) ([]int8, []float32) {
 		}
 	}
 	return q, scales
+}
+
+// rowIndex maps a feature to its row: an open-addressing table, at most half full, of
+// feature<<32 | row+1 (zero is a free slot), probed from a multiplicative hash of the feature.
+// A lookup is one multiplication and usually one slot, where a map lookup hashed the key and
+// scanned a group.
+type rowIndex struct {
+	slots []uint64
+	shift uint32
+}
+
+func newRowIndex(features []uint32) rowIndex {
+	bits := uint32(4)
+	for 1<<bits < 2*len(features) {
+		bits++
+	}
+	x := rowIndex{slots: make([]uint64, 1<<bits), shift: 32 - bits}
+	mask := uint32(len(x.slots) - 1)
+	for i, f := range features {
+		h := (f * 0x9E3779B1) >> x.shift
+		for x.slots[h] != 0 {
+			h = (h + 1) & mask
+		}
+		x.slots[h] = uint64(f)<<32 | uint64(i+1)
+	}
+	return x
+}
+
+// row returns the row of feature f, and whether the model has one.
+func (x rowIndex) row(f uint32) (int32, bool) {
+	if len(x.slots) == 0 {
+		return 0, false
+	}
+	mask := uint32(len(x.slots) - 1)
+	for h := (f * 0x9E3779B1) >> x.shift; ; h = (h + 1) & mask {
+		s := x.slots[h]
+		if s == 0 {
+			return 0, false
+		}
+		if uint32(s>>32) == f {
+			return int32(uint32(s)) - 1, true
+		}
+	}
 }
