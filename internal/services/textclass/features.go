@@ -130,6 +130,21 @@ func (f *featurizer) appendWord(dst []uint64, word []byte, h0, h1, h2 uint64, lo
 		return dst
 	}
 	f.marked = append(append(append(f.marked[:0], '<'), word...), '>')
+	if isASCII(word) {
+		// Every character is one byte: the n-grams are byte ranges.
+		m := f.marked
+		for a := range m {
+			h := uint64(fnvOffset ^ seedChar)
+			for b := a; b < min(len(m), a+s.CharMax); b++ {
+				h ^= uint64(m[b])
+				h *= fnvPrime
+				if b-a+1 >= s.CharMin {
+					dst = append(dst, finalize(h))
+				}
+			}
+		}
+		return dst
+	}
 	f.starts = f.starts[:0]
 	for i := 0; i < len(f.marked); {
 		f.starts = append(f.starts, i)
@@ -155,6 +170,16 @@ func (f *featurizer) appendWord(dst []uint64, word []byte, h0, h1, h2 uint64, lo
 		}
 	}
 	return dst
+}
+
+// isASCII reports whether b has only ASCII bytes.
+func isASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // segment is a range of words scored on its own: the text, or one decoded blob.
