@@ -192,6 +192,20 @@ func (w *Words) flush(flags Flag) {
 		return
 	}
 	raw := w.raw
+	if !w.needNFKC && asciiLetters(raw) {
+		// The common word, ASCII letters only: folding only lowers it (what foldRunes does
+		// to such a word, without decoding it rune by rune).
+		if len(w.Text) > 0 {
+			w.Text = append(w.Text, ' ')
+		}
+		for _, c := range raw {
+			w.Text = append(w.Text, c|0x20) // 'A'..'Z' to 'a'..'z'; 'a'..'z' stay
+		}
+		w.Ends = append(w.Ends, len(w.Text))
+		w.Flags = append(w.Flags, flags)
+		w.raw = w.raw[:0]
+		return
+	}
 	if w.needNFKC {
 		w.nfkc = norm.NFKC.Append(w.nfkc[:0], raw...)
 		raw = w.nfkc
@@ -214,6 +228,16 @@ func (w *Words) flush(flags Flag) {
 	}
 	w.foldRunes(flags)
 	w.raw = w.raw[:0]
+}
+
+// asciiLetters reports whether b has only the letters a-z and A-Z.
+func asciiLetters(b []byte) bool {
+	for _, c := range b {
+		if c|0x20 < 'a' || c|0x20 > 'z' {
+			return false
+		}
+	}
+	return true
 }
 
 // foldRunes folds the word in w.runes and appends it when anything is left.
