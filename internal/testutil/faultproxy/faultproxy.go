@@ -46,7 +46,7 @@ type Config struct {
 type Stats struct {
 	Requests int64            // every request forwarded
 	Writes   int64            // successful writes (HTTP 200 answers to write operations)
-	Dropped  int64            // successful writes whose answer was lost
+	Dropped  int64            // successful writes whose answer was lost: len(Lost)
 	ByOp     map[string]int64 // lost answers per operation
 	// Lost lists the successful writes whose answer was lost, by their 0-based place among
 	// the successful writes the proxy saw: the proxy's own record of its draws.
@@ -67,9 +67,9 @@ type Proxy struct {
 	lost   []int64
 	conns  map[net.Conn]struct{}
 
-	requests, writes, dropped atomic.Int64
-	closed                    atomic.Bool
-	wg                        sync.WaitGroup
+	requests, writes atomic.Int64
+	closed           atomic.Bool
+	wg               sync.WaitGroup
 }
 
 // Start listens on a free loopback port and forwards to upstream (http://host:port).
@@ -118,7 +118,7 @@ func (p *Proxy) Stats() Stats {
 	}
 	lost := slices.Clone(p.lost)
 	p.mu.Unlock()
-	return Stats{Requests: p.requests.Load(), Writes: p.writes.Load(), Dropped: p.dropped.Load(), ByOp: by, Lost: lost}
+	return Stats{Requests: p.requests.Load(), Writes: p.writes.Load(), Dropped: int64(len(lost)), ByOp: by, Lost: lost}
 }
 
 // Close stops listening, closes every client connection and waits for the handlers.
@@ -243,7 +243,6 @@ func (p *Proxy) lose(op string, nth int64) bool {
 	}
 	p.byOp[op]++
 	p.lost = append(p.lost, nth)
-	p.dropped.Add(1)
 	return true
 }
 
