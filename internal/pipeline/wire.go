@@ -54,21 +54,33 @@ type StepResult struct {
 	Data    json.RawMessage
 }
 
-// MarshalJSON writes only the fields of the result's kind.
+// MarshalJSON writes only the fields of the result's kind, members in name order.
 func (r StepResult) MarshalJSON() ([]byte, error) {
-	m := map[string]any{"kind": r.Kind, "status": r.Status}
+	// The fields are in name order, as encoding/json writes a map's keys; a pointer or
+	// omitempty field is left out unless the result's kind has it.
+	var w struct {
+		Changes *int               `json:"changes,omitempty"`
+		Data    *json.RawMessage   `json:"data,omitempty"`
+		Kind    string             `json:"kind"`
+		Labels  *[]string          `json:"labels,omitempty"`
+		Map     *map[string]string `json:"map,omitempty"`
+		Score   *float64           `json:"score,omitempty"`
+		Status  string             `json:"status"`
+		Verdict *string            `json:"verdict,omitempty"`
+	}
+	w.Kind, w.Status = r.Kind, r.Status
 	switch r.Kind {
 	case services.KindTransform:
-		m["changes"] = r.Changes
+		w.Changes = &r.Changes
 		if r.Map != nil {
-			m["map"] = r.Map
+			w.Map = &r.Map
 		}
 	case services.KindClassify:
-		m["verdict"], m["score"], m["labels"] = r.Verdict, r.Score, r.Labels
+		w.Verdict, w.Score, w.Labels = &r.Verdict, &r.Score, &r.Labels
 	case services.KindExtract:
-		m["data"] = r.Data
+		w.Data = &r.Data
 	}
-	return json.Marshal(m)
+	return json.Marshal(w)
 }
 
 // Audit is the trace of a run: no payload content, only types, sizes and hashes.
@@ -135,16 +147,25 @@ func (o *Outcome) Render(requestID string, total time.Duration) Run {
 		out := o.Output
 		r.Output = &out
 	}
+	// A step's input is the text the step before it left, and a classify or extract step
+	// passes its input on: most texts of a run are the one hashed just before.
+	var last, lastSum string
+	sum := func(text string) string {
+		if lastSum == "" || text != last {
+			last, lastSum = text, SHA256(text)
+		}
+		return lastSum
+	}
 	for _, s := range o.Steps {
 		d := s.Step.Descriptor
 		a := AuditStep{
 			ID: s.Step.ID, Service: d.Name, Version: d.Version, Model: d.Model.ID, Status: s.Status,
-			InputType: s.In.Type, InputSize: s.InChars, InputSHA256: SHA256(s.In.Value),
+			InputType: s.In.Type, InputSize: s.InChars, InputSHA256: sum(s.In.Value),
 			DurationMs: s.Duration.Milliseconds(),
 		}
 		if s.Status == StepOK {
 			outChars := s.OutChars
-			a.OutputType, a.OutputSize, a.OutputSHA256 = s.Out.Type, &outChars, SHA256(s.Out.Value)
+			a.OutputType, a.OutputSize, a.OutputSHA256 = s.Out.Type, &outChars, sum(s.Out.Value)
 			switch d.Kind {
 			case services.KindClassify:
 				a.Verdict = s.Result.Verdict
