@@ -95,10 +95,17 @@ func shortQuote(s string) string {
 	return fmt.Sprintf("%q...", string(r[:limit]))
 }
 
+// decoderOn returns a decoder that reads b where it lies: given a bytes.Buffer, jsontext parses
+// the buffer's bytes without copying them into a buffer of its own (it never writes to them).
+// With a bytes.Reader it copied the body once per container, growing its buffer as it went.
+func decoderOn(b []byte, opts ...jsontext.Options) *jsontext.Decoder {
+	return jsontext.NewDecoder(bytes.NewBuffer(b), opts...)
+}
+
 // decodeStrict validates body as one JSON value with nothing but JSON whitespace around it and
 // returns it; its children are decoded later, on demand, from the validated bytes.
 func decodeStrict(body []byte) (value, error) {
-	dec := jsontext.NewDecoder(bytes.NewReader(body))
+	dec := decoderOn(body)
 	raw, err := dec.ReadValue()
 	if err != nil {
 		return value{}, err
@@ -113,7 +120,7 @@ func decodeStrict(body []byte) (value, error) {
 // wellFormed reports whether body is one JSON value with nothing but JSON whitespace around it
 // under opts, and its kind, building nothing.
 func wellFormed(body []byte, opts ...jsontext.Options) (jsontext.Kind, error) {
-	dec := jsontext.NewDecoder(bytes.NewReader(body), opts...)
+	dec := decoderOn(body, opts...)
 	raw, err := dec.ReadValue()
 	if err != nil {
 		return 0, err
@@ -166,7 +173,7 @@ func (v value) elems() []value {
 // decodeChildren decodes the children of a validated container, one level deep: scalars are
 // decoded, containers keep their bytes for later.
 func decodeChildren(raw []byte) []value {
-	dec := jsontext.NewDecoder(bytes.NewReader(raw), relaxed()...)
+	dec := decoderOn(raw, relaxed()...)
 	open, err := dec.ReadToken()
 	if err != nil {
 		panic("pipeline: a validated container does not decode") // decodeStrict validated it
@@ -225,7 +232,7 @@ func (v value) names() []string {
 func (v value) plain() (any, error) {
 	switch v.kind {
 	case '{', '[':
-		return readPlain(jsontext.NewDecoder(bytes.NewReader(v.c.raw), relaxed()...))
+		return readPlain(decoderOn(v.c.raw, relaxed()...))
 	case '"':
 		return v.text, nil
 	case '0':
