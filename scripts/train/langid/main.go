@@ -1,5 +1,5 @@
 // Command langid trains the n-gram model of routing.language.detect
-// (internal/services/langid/model.bin.gz) by distilling lingua-go's language models.
+// (internal/services/langid/model.bin) by distilling lingua-go's language models.
 //
 // lingua-go (Apache-2.0) ships, for each of its 75 languages, tables of letter n-grams of one to
 // five characters counted in Leipzig news corpora. This command reads them (the model files
