@@ -43,14 +43,36 @@ var budgets = map[string]float64{
 const (
 	mixedCount = 3000
 	mixedSeed  = 11
+	longSeed   = 13
 )
 
 // load reads every training source and weighs its texts; mixed adds the hand-written messages
 // and the documents that switch language (see mixed.go).
-func load(data string, mixed bool) ([]doc, error) {
+func load(cfg config) ([]doc, error) {
+	data, mixed := cfg.data, cfg.mixed
+	override := map[string]float64{}
+	if cfg.budgets != "" {
+		for _, kv := range strings.Split(cfg.budgets, ",") {
+			name, v, ok := strings.Cut(kv, "=")
+			w, err := strconv.ParseFloat(v, 64)
+			if _, known := budgets[name]; !ok || err != nil || !known {
+				return nil, fmt.Errorf("-budget: bad entry %q", kv)
+			}
+			override[name] = w
+		}
+	}
 	var all []doc
 	add := func(budget string, ds []shielddata.Doc, group func(shielddata.Doc) string) error {
 		b, ok := budgets[budget]
+		switch budget {
+		case "long":
+			b, ok = cfg.longBudget, true
+		case "long-injected":
+			b, ok = cfg.longInjBudget, true
+		}
+		if w, set := override[budget]; set {
+			b = w
+		}
 		if !ok {
 			return fmt.Errorf("no budget for %s", budget)
 		}
@@ -201,6 +223,23 @@ func load(data string, mixed bool) ([]doc, error) {
 		}
 	}
 
+	if cfg.longPerLang > 0 {
+		// Long harmless documents in one language, and attacks hidden in some of them.
+		ll, _, err := shielddata.Lingua(data, longDocLangs())
+		if err != nil {
+			return nil, err
+		}
+		long := longDocs(ll, longDocLangs(), cfg.longPerLang, longSeed)
+		if err := add("long", long, byID); err != nil {
+			return nil, err
+		}
+		if cfg.longInjBudget > 0 {
+			inj := longInjected(long, hand["hand/attack"], ca)
+			if err := add("long-injected", inj, func(d shielddata.Doc) string { a, _, _ := strings.Cut(d.ID, "+"); return a }); err != nil {
+				return nil, err
+			}
+		}
+	}
 	if !mixed {
 		return all, nil
 	}

@@ -9,7 +9,11 @@
 // flag) and of the lingua sentences, the CyberSecEval system prompts of its training half, and
 // the hand-written examples in examples/. With -mixed (an experiment for issue 11, not used for
 // the committed model) it also builds harmless documents that switch language and hides attacks
-// in some of them (mixed.go), and reads the hand-written messages. The split of every set is made by package shielddata,
+// in some of them (mixed.go), and reads the hand-written messages. With -long-docs N (another
+// experiment for issue 11, not used for the committed model) it builds N long harmless documents
+// per language from the lingua training sentences and hides attacks of the same language in
+// every fourth (longdocs.go). -budget and -neg-share change source budgets and the weight of the
+// clean windows of injected documents, for experiments. The split of every set is made by package shielddata,
 // which the evaluation command shares.
 //
 // Each text is cut into the windows textclass will score. A window of an attack inserted into a
@@ -56,8 +60,13 @@ func main() {
 	long := flag.Int("long", 40, "words from which a text counts as a long document (textclass.Spec.LongSegment)")
 	noLabels := flag.Bool("no-labels", false, "skip the label heads (for quick experiments; the model then lacks them)")
 	mixed := flag.Bool("mixed", false, "also train on harmless documents that switch language, the hand-written messages, and attacks hidden in such documents (an experiment for text that switches language; the committed model is trained without it, see MODEL.md)")
+	longPerLang := flag.Int("long-docs", 0, "long harmless documents per language built from lingua training sentences (0: none; see longdocs.go)")
+	longBudget := flag.Float64("long-budget", 0.3, "total weight of the long harmless documents")
+	longInjBudget := flag.Float64("long-injected-budget", 0.05, "total weight of the attacks hidden in long documents (0: none)")
+	negShare := flag.Float64("neg-share", 0.5, "weight of the harmless windows of a document with an attack inserted, relative to its attack windows")
+	budgetFlag := flag.String("budget", "", "override source budgets, as name=weight,name=weight (see budgets in load.go; for experiments)")
 	flag.Parse()
-	cfg := config{noLabels: *noLabels, mixed: *mixed, data: *data, out: *out, seed: *seed, bits: *bits, labelBits: *labelBits, l2: *l2, labelL2: *labelL2, folds: *folds,
+	cfg := config{noLabels: *noLabels, mixed: *mixed, longPerLang: *longPerLang, longBudget: *longBudget, longInjBudget: *longInjBudget, budgets: *budgetFlag, negShare: *negShare, data: *data, out: *out, seed: *seed, bits: *bits, labelBits: *labelBits, l2: *l2, labelL2: *labelL2, folds: *folds,
 		spec: textclass.Spec{WordNgrams: 2, CharMin: 3, CharMax: 5, Window: *window, Stride: *stride, DecodeBlobs: true, LongSegment: *long}}
 	if err := run(cfg); err != nil {
 		log.Fatal(err)
@@ -72,6 +81,14 @@ type config struct {
 	l2, labelL2     float64
 	folds           int
 	spec            textclass.Spec
+	// long documents (longdocs.go): how many per language, and the budgets
+	longPerLang               int
+	longBudget, longInjBudget float64
+	// budgets overrides source budgets: name=weight,...
+	budgets string
+	// negShare is the weight of the clean windows of an injected document, relative to its
+	// attack windows.
+	negShare float64
 }
 
 // doc is a training text with its weight and split group.
@@ -92,7 +109,7 @@ type window struct {
 
 func run(cfg config) error {
 	ctx := context.Background()
-	docs, err := load(cfg.data, cfg.mixed)
+	docs, err := load(cfg)
 	if err != nil {
 		return err
 	}
@@ -112,7 +129,7 @@ func run(cfg config) error {
 	attackCfg := lrtrain.Config{Bits: cfg.bits, L2: cfg.l2, Folds: cfg.folds, Holdout: 0.2, Seed: cfg.seed, Log: log.Printf}
 	first := attackCfg
 	first.Folds, first.Holdout = 0, 0.01 // the first fit only ranks windows; calibration comes later
-	fit, err := lrtrain.Train(examples(docs, wins), first)
+	fit, err := lrtrain.Train(examples(docs, wins, cfg.negShare), first)
 	if err != nil {
 		return err
 	}
@@ -138,7 +155,7 @@ func run(cfg config) error {
 	wins = kept
 	log.Printf("multiple-instance step dropped %d windows of long attacks", dropped)
 
-	ex := examples(docs, wins)
+	ex := examples(docs, wins, cfg.negShare)
 	fit, err = lrtrain.Train(ex, attackCfg)
 	if err != nil {
 		return err
@@ -191,6 +208,15 @@ func command(cfg config) string {
 	if cfg.mixed {
 		c += " -mixed"
 	}
+	if cfg.budgets != "" {
+		c += " -budget " + cfg.budgets
+	}
+	if cfg.negShare != 0.5 {
+		c += fmt.Sprintf(" -neg-share %g", cfg.negShare)
+	}
+	if cfg.longPerLang > 0 {
+		c += fmt.Sprintf(" -long-docs %d -long-budget %g -long-injected-budget %g", cfg.longPerLang, cfg.longBudget, cfg.longInjBudget)
+	}
 	return c
 }
 
@@ -226,9 +252,9 @@ func countWords(s string) int {
 }
 
 // examples weighs the windows: a document's weight is shared among its positive windows, and
-// half of it among its negative windows when it also has positive ones (the clean parts of a
-// document an attack was inserted into).
-func examples(docs []doc, wins []window) []lrtrain.Example {
+// negShare of it (half by default) among its negative windows when it also has positive ones
+// (the clean parts of a document an attack was inserted into).
+func examples(docs []doc, wins []window, negShare float64) []lrtrain.Example {
 	type split struct{ pos, neg int }
 	per := map[int]split{}
 	for _, w := range wins {
@@ -247,7 +273,7 @@ func examples(docs []doc, wins []window) []lrtrain.Example {
 		if !w.label {
 			wt = d.weight / float64(s.neg)
 			if s.pos > 0 {
-				wt /= 2
+				wt *= negShare
 			}
 		}
 		ex[k] = lrtrain.Example{Features: w.win.Features, Label: w.label, Weight: wt, Group: d.group}
