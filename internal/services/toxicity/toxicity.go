@@ -42,7 +42,7 @@ const (
 	ModelID     = "sluice-toxicity-lr-v2"
 	HeadToxic   = "toxic"
 	PrimaryBits = 20
-	PrimaryL2   = 1e-5
+	PrimaryL2   = 1e-6
 	LabelBits   = 18
 	LabelL2     = 1e-5
 )
