@@ -12,6 +12,7 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -125,8 +126,9 @@ func weights(docs []corpus.Example) []float64 {
 	}
 	norm := map[cell]float64{}
 	for k, m := range kinds {
-		for _, n := range m {
-			norm[k] += math.Sqrt(float64(n))
+		// Sum in a fixed order: map order would change the last bits, and the model's bytes.
+		for _, g := range slices.Sorted(maps.Keys(m)) {
+			norm[k] += math.Sqrt(float64(m[g]))
 		}
 	}
 	out := make([]float64, len(docs))
