@@ -21,6 +21,12 @@ func testEntries() []Entry {
 
 func encode(t *testing.T, entries []Entry) []byte {
 	t.Helper()
+	return encodeFor(t, entries)
+}
+
+// encodeFor encodes entries into a model file of three languages for a test or fuzz target.
+func encodeFor(t testing.TB, entries []Entry) []byte {
+	t.Helper()
 	var buf bytes.Buffer
 	langs := []string{"en", "de", "ru"}
 	scripts := []uint32{1 << Latin, 1 << Latin, 1 << Cyrillic}
@@ -236,4 +242,32 @@ func TestDetectOnTinyModel(t *testing.T) {
 	if _, err := d.Detect(ctx, "a a a", d.All()); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Detect with a cancelled context: %v", err)
 	}
+}
+
+// FuzzLoad feeds Load damaged and arbitrary files: it must refuse them or return a model whose
+// lookups stay inside its postings, never panic or loop.
+func FuzzLoad(f *testing.F) {
+	good := encodeFor(f, testEntries())
+	f.Add(good)
+	f.Add(good[:len(good)/2])
+	flipped := slices.Clone(good)
+	flipped[len(flipped)/2] ^= 0xff
+	f.Add(flipped)
+	f.Fuzz(func(t *testing.T, file []byte) {
+		m, err := Load(file)
+		if err != nil {
+			return
+		}
+		for _, g := range []string{"a", " ab", "ab ", "щ", " ж ", "zz", ""} {
+			p := m.Lookup(HashString(g))
+			if len(p)%2 != 0 {
+				t.Fatalf("Lookup(%q) = %d bytes, want pairs", g, len(p))
+			}
+			for i := 0; i < len(p); i += 2 {
+				if int(p[i]) >= len(m.Langs) {
+					t.Fatalf("Lookup(%q) has language %d of %d", g, p[i], len(m.Langs))
+				}
+			}
+		}
+	})
 }
