@@ -276,23 +276,23 @@ func loadTests(w io.Writer, tmp string, maxDur time.Duration) error {
 	if err != nil {
 		return err
 	}
-	body := func(name string, n int, steps string) (string, error) {
-		v, _ := json.Marshal(servicetest.Prose(n))
+	body := func(name, text, steps string) (string, error) {
+		v, _ := json.Marshal(text)
 		p := filepath.Join(tmp, name)
 		return p, os.WriteFile(p, []byte(`{"input":{"type":"text","value":`+string(v)+`},"pipeline":`+steps+`}`), 0o600)
 	}
-	three, err := body("three.json", 1000, `[{"id":"lang","service":"routing.language.detect"},{"id":"pii","service":"governance.pii.redact"},{"id":"tox","service":"security.toxicity.flag"}]`)
+	three, err := body("three.json", servicetest.Prose(1000), `[{"id":"lang","service":"routing.language.detect"},{"id":"pii","service":"governance.pii.redact"},{"id":"tox","service":"security.toxicity.flag"}]`)
 	if err != nil {
 		return err
 	}
-	six, err := body("six.json", 100_000, sixSteps)
+	six, err := body("six.json", servicetest.Prose(100_000), sixSteps)
 	if err != nil {
 		return err
 	}
 	// A run with next to no step work: what a run costs beyond its steps (key check, rate
 	// window, parse, settlement, answer), the most a run could do next to the descriptor.
-	bare := filepath.Join(tmp, "bare.json")
-	if err := os.WriteFile(bare, []byte(`{"input":{"type":"text","value":"Hello, see you tomorrow."},"pipeline":[{"id":"pii","service":"governance.pii.redact","params":{"entities":["email"]}}]}`), 0o600); err != nil {
+	bare, err := body("bare.json", "Hello, see you tomorrow.", `[{"id":"pii","service":"governance.pii.redact","params":{"entities":["email"]}}]`)
+	if err != nil {
 		return err
 	}
 	run := func(args ...string) (map[string]float64, error) {

@@ -14,10 +14,11 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 
 	"github.com/sluice-api/sluice/internal/services/textclass"
 	"github.com/sluice-api/sluice/internal/services/toxicity"
@@ -29,103 +30,84 @@ func main() {
 	data := evalkit.DataFlag()
 	dir := flag.String("dir", "", "directory with toxicity.model and lexicon.tsv")
 	flag.Parse()
-	raw, err := os.ReadFile(filepath.Join(*dir, "toxicity.model"))
-	if err != nil {
+	if err := run(*data, *dir); err != nil {
 		log.Fatal(err)
+	}
+}
+
+// tally is one source's dev examples: how many, how many judged right at 0.5, and the sum of
+// their log-losses.
+type tally struct {
+	n, right int
+	loss     float64
+}
+
+func (t tally) String() string {
+	return fmt.Sprintf("n=%5d acc=%.3f ll=%.3f", t.n, float64(t.right)/float64(t.n), t.loss/float64(t.n))
+}
+
+func run(data, dir string) error {
+	raw, err := os.ReadFile(filepath.Join(dir, "toxicity.model"))
+	if err != nil {
+		return err
 	}
 	m, err := textclass.Decode(raw)
 	if err != nil {
-		log.Fatal(err)
+		return err
 	}
-	lex, err := os.ReadFile(filepath.Join(*dir, "lexicon.tsv"))
+	lex, err := os.ReadFile(filepath.Join(dir, "lexicon.tsv"))
 	if err != nil {
-		log.Fatal(err)
+		return err
 	}
 	prep, err := toxicity.NewPreparer(toxicity.GroupsFile, toxicity.PolarityFile, string(lex))
 	if err != nil {
-		log.Fatal(err)
+		return err
+	}
+	docs, err := corpus.Training(data)
+	if err != nil {
+		return err
 	}
 	ctx := context.Background()
-	dv, _, err := corpus.Davidson(*data)
-	if err != nil {
-		log.Fatal(err)
-	}
-	var parts [][]corpus.Example
-	for _, load := range []func() ([]corpus.Example, error){
-		func() ([]corpus.Example, error) { return corpus.GermEval(*data, "train") },
-		func() ([]corpus.Example, error) { return corpus.GAHD(*data, "train") },
-		func() ([]corpus.Example, error) { return corpus.GAHD(*data, "dev") },
-		func() ([]corpus.Example, error) { return corpus.MLMA(*data) },
-		corpus.Own,
-		func() ([]corpus.Example, error) { return corpus.Background(*data) },
-	} {
-		p, err := load()
-		if err != nil {
-			log.Fatal(err)
-		}
-		parts = append(parts, p)
-	}
-	type acc struct {
-		n, tp, fp, fn, tn int
-		ll                float64
-	}
-	res := map[string]*acc{}
 	quote := func(ctx context.Context, p string) (float64, error) { r, err := m.Score(ctx, p); return r.P, err }
-	for _, part := range append([][]corpus.Example{dv}, parts...) {
-		for _, d := range part {
-			if !corpus.InDev(d) {
-				continue
-			}
-			text, err := prep.Prepare(ctx, d.Text, quote)
-			if err != nil {
-				log.Fatal(err)
-			}
-			r, err := m.Score(ctx, text)
-			if err != nil {
-				log.Fatal(err)
-			}
-			key := d.Source
-			if d.Source == "own" {
-				key = "own-" + d.Lang
-			}
-			a := res[key]
-			if a == nil {
-				a = &acc{}
-				res[key] = a
-			}
-			p := math.Min(math.Max(r.P, 1e-4), 1-1e-4)
-			a.n++
-			if d.Toxic {
-				a.ll -= math.Log(p)
-				if r.P >= 0.5 {
-					a.tp++
-				} else {
-					a.fn++
-				}
-			} else {
-				a.ll -= math.Log(1 - p)
-				if r.P >= 0.5 {
-					a.fp++
-				} else {
-					a.tn++
-				}
+	bySource := map[string]*tally{}
+	var all tally
+	for _, d := range docs {
+		if !corpus.InDev(d) {
+			continue
+		}
+		text, err := prep.Prepare(ctx, d.Text, quote)
+		if err != nil {
+			return err
+		}
+		r, err := m.Score(ctx, text)
+		if err != nil {
+			return err
+		}
+		key := d.Source
+		if d.Source == "own" {
+			key = "own-" + d.Lang
+		}
+		t := bySource[key]
+		if t == nil {
+			t = &tally{}
+			bySource[key] = t
+		}
+		p := math.Min(math.Max(r.P, 1e-4), 1-1e-4)
+		loss, right := -math.Log(1-p), r.P < 0.5
+		if d.Toxic {
+			loss, right = -math.Log(p), r.P >= 0.5
+		}
+		for _, t := range []*tally{t, &all} {
+			t.n++
+			t.loss += loss
+			if right {
+				t.right++
 			}
 		}
 	}
-	keys := make([]string, 0, len(res))
-	for k := range res {
-		keys = append(keys, k)
+	for _, k := range slices.Sorted(maps.Keys(bySource)) {
+		fmt.Printf("%-10s %v\n", k, bySource[k])
 	}
-	sort.Strings(keys)
-	tot := acc{}
-	for _, k := range keys {
-		a := res[k]
-		acc := float64(a.tp+a.tn) / float64(a.n)
-		fmt.Printf("%-10s n=%5d acc=%.3f ll=%.3f\n", k, a.n, acc, a.ll/float64(a.n))
-		tot.n += a.n
-		tot.tp += a.tp
-		tot.tn += a.tn
-		tot.ll += a.ll
-	}
-	fmt.Printf("%-10s n=%5d acc=%.3f ll=%.3f\n", "ALL", tot.n, float64(tot.tp+tot.tn)/float64(tot.n), tot.ll/float64(tot.n))
+	fmt.Printf("%-10s %v\n", "ALL", all)
+	return nil
 }

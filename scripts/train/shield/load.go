@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -50,7 +51,10 @@ const (
 // and the documents that switch language (see mixed.go).
 func load(cfg config) ([]doc, error) {
 	data, mixed := cfg.data, cfg.mixed
-	override := map[string]float64{}
+	// The budgets of this run: the fixed ones, the long documents' from their flags, then
+	// -budget's overrides.
+	budget := maps.Clone(budgets)
+	budget["long"], budget["long-injected"] = cfg.longBudget, cfg.longInjBudget
 	if cfg.budgets != "" {
 		for _, kv := range strings.Split(cfg.budgets, ",") {
 			name, v, ok := strings.Cut(kv, "=")
@@ -58,26 +62,17 @@ func load(cfg config) ([]doc, error) {
 			if _, known := budgets[name]; !ok || err != nil || !known {
 				return nil, fmt.Errorf("-budget: bad entry %q", kv)
 			}
-			override[name] = w
+			budget[name] = w
 		}
 	}
 	var all []doc
-	add := func(budget string, ds []shielddata.Doc, group func(shielddata.Doc) string) error {
-		b, ok := budgets[budget]
-		switch budget {
-		case "long":
-			b, ok = cfg.longBudget, true
-		case "long-injected":
-			b, ok = cfg.longInjBudget, true
-		}
-		if w, set := override[budget]; set {
-			b = w
-		}
+	add := func(name string, ds []shielddata.Doc, group func(shielddata.Doc) string) error {
+		b, ok := budget[name]
 		if !ok {
-			return fmt.Errorf("no budget for %s", budget)
+			return fmt.Errorf("no budget for %s", name)
 		}
 		if len(ds) == 0 {
-			return fmt.Errorf("source %s is empty", budget)
+			return fmt.Errorf("source %s is empty", name)
 		}
 		for _, d := range ds {
 			if d.Attack {
@@ -88,6 +83,8 @@ func load(cfg config) ([]doc, error) {
 		return nil
 	}
 	byID := func(d shielddata.Doc) string { return d.ID }
+	// byAttack groups a document an attack was hidden in (ID "attack+context") by its attack.
+	byAttack := func(d shielddata.Doc) string { a, _, _ := strings.Cut(d.ID, "+"); return a }
 
 	warden, err := shielddata.LLMWarden(data, "train")
 	if err != nil {
@@ -211,7 +208,7 @@ func load(cfg config) ([]doc, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := add("task-injected", taskInjections(clinc, hand, emails), func(d shielddata.Doc) string { g, _, _ := strings.Cut(d.ID, "+"); return g }); err != nil {
+	if err := add("task-injected", taskInjections(clinc, hand, emails), byAttack); err != nil {
 		return nil, err
 	}
 	for _, name := range []string{"hand/attack", "hand/injected", "hand/benign", "hand/message", "hand/context"} {
@@ -225,17 +222,18 @@ func load(cfg config) ([]doc, error) {
 
 	if cfg.longPerLang > 0 {
 		// Long harmless documents in one language, and attacks hidden in some of them.
-		ll, _, err := shielddata.Lingua(data, longDocLangs())
+		langs := longDocLangs()
+		ll, _, err := shielddata.Lingua(data, langs)
 		if err != nil {
 			return nil, err
 		}
-		long := longDocs(ll, longDocLangs(), cfg.longPerLang, longSeed)
+		long := longDocs(ll, langs, cfg.longPerLang, longSeed)
 		if err := add("long", long, byID); err != nil {
 			return nil, err
 		}
 		if cfg.longInjBudget > 0 {
 			inj := longInjected(long, hand["hand/attack"], ca)
-			if err := add("long-injected", inj, func(d shielddata.Doc) string { a, _, _ := strings.Cut(d.ID, "+"); return a }); err != nil {
+			if err := add("long-injected", inj, byAttack); err != nil {
 				return nil, err
 			}
 		}
@@ -254,7 +252,7 @@ func load(cfg config) ([]doc, error) {
 		return nil, err
 	}
 	public := append(slices.Clone(wa), ca...)
-	if err := add("mixed-injected", mixedInjected(docs, hand, public), func(d shielddata.Doc) string { a, _, _ := strings.Cut(d.ID, "+"); return a }); err != nil {
+	if err := add("mixed-injected", mixedInjected(docs, hand, public), byAttack); err != nil {
 		return nil, err
 	}
 	return all, nil
@@ -305,17 +303,24 @@ func handwritten(emails []shielddata.Email) (map[string][]shielddata.Doc, error)
 				if (v+k)%2 != 0 { // half of the pairs are enough
 					continue
 				}
-				d := shielddata.Insert(c.Text, t, v+k)
+				d := hide(c.Text, t, e.labels, v+k)
 				d.ID = e.lang + strconv.Itoa(e.line) + "#" + strconv.Itoa(v) + "/" + c.ID
 				d.Source, d.Lang = "hand-injected", e.lang
-				d.Labels = append(slices.Clone(e.labels), shielddata.IndirectInjection)
-				slices.Sort(d.Labels)
-				d.Labels = slices.Compact(d.Labels)
 				out["hand/injected"] = append(out["hand/injected"], d)
 			}
 		}
 	}
 	return out, nil
+}
+
+// hide inserts attack into context (shielddata.Insert, at one of three places by where) and
+// labels the result with the attack's labels and indirect_injection, sorted and unique.
+func hide(context, attack string, labels []string, where int) shielddata.Doc {
+	d := shielddata.Insert(context, attack, where)
+	d.Labels = append(slices.Clone(labels), shielddata.IndirectInjection)
+	slices.Sort(d.Labels)
+	d.Labels = slices.Compact(d.Labels)
+	return d
 }
 
 // Label rules for attacks whose source gives no kind (llm-warden) or only some kinds: each adds

@@ -90,12 +90,9 @@ func longInjected(docs []shielddata.Doc, hand []shielddata.Doc, cyber []shieldda
 			continue
 		}
 		a := as[(i*7919)%len(as)]
-		d := shielddata.Insert(c.Text, a.Text, i/4)
+		d := hide(c.Text, a.Text, a.Labels, i/4)
 		d.ID = a.Source + "/" + a.ID + "+" + c.ID
 		d.Source, d.Lang = "long-injected", c.Lang
-		d.Labels = append(slices.Clone(a.Labels), shielddata.IndirectInjection)
-		slices.Sort(d.Labels)
-		d.Labels = slices.Compact(d.Labels)
 		out = append(out, d)
 	}
 	return out

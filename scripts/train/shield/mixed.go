@@ -199,12 +199,9 @@ func mixedInjected(mixed []shielddata.Doc, hand map[string][]shielddata.Doc, pub
 	var out []shielddata.Doc
 	for i, a := range attacks {
 		c := mixed[(i*7919)%len(mixed)]
-		d := shielddata.Insert(c.Text, a.Text, i)
+		d := hide(c.Text, a.Text, a.Labels, i)
 		d.ID = a.Source + "/" + a.ID + "+" + c.ID
 		d.Source, d.Lang = "mixed-injected", c.Lang
-		d.Labels = append(slices.Clone(a.Labels), shielddata.IndirectInjection)
-		slices.Sort(d.Labels)
-		d.Labels = slices.Compact(d.Labels)
 		out = append(out, d)
 	}
 	return out

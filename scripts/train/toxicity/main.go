@@ -53,42 +53,6 @@ var sourceWeight = map[string]float64{
 	"background": 1.0,
 }
 
-func load(data string) ([]corpus.Example, error) {
-	dv, _, err := corpus.Davidson(data)
-	if err != nil {
-		return nil, err
-	}
-	ge, err := corpus.GermEval(data, "train")
-	if err != nil {
-		return nil, err
-	}
-	gt, err := corpus.GAHD(data, "train")
-	if err != nil {
-		return nil, err
-	}
-	gd, err := corpus.GAHD(data, "dev")
-	if err != nil {
-		return nil, err
-	}
-	ml, err := corpus.MLMA(data)
-	if err != nil {
-		return nil, err
-	}
-	own, err := corpus.Own()
-	if err != nil {
-		return nil, err
-	}
-	bg, err := corpus.Background(data)
-	if err != nil {
-		return nil, err
-	}
-	var all []corpus.Example
-	for _, part := range [][]corpus.Example{dv, ge, gt, gd, ml, own, bg} {
-		all = append(all, part...)
-	}
-	return all, nil
-}
-
 // ownCell is the total weight of the hand-written examples of one language in one cell: toxic
 // or not, about a group of people or not. Texts about groups weigh most, with the toxic side a
 // little heavier: the model must judge what is said about a group, and a group name must not
@@ -146,7 +110,7 @@ func weights(docs []corpus.Example) []float64 {
 
 func run(data, out string, verbose, quick, dev bool, l2 float64) error {
 	ctx := context.Background()
-	docs, err := load(data)
+	docs, err := corpus.Training(data)
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ package model
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -209,19 +210,16 @@ func Encode(w io.Writer, langs []string, scripts []uint32, prior []float32, p Pa
 	for i := range order {
 		order[i] = i
 	}
-	slots := func(i int) (uint64, uint32) { return hs[i] & mask, Fingerprint(hs[i]) }
+	place := func(i int) (uint64, uint32) { return hs[i] & mask, Fingerprint(hs[i]) }
 	slices.SortFunc(order, func(a, b int) int {
-		ha, fa := slots(a)
-		hb, fb := slots(b)
-		if ha != hb {
-			return cmpUint(ha, hb)
-		}
-		return cmpUint(uint64(fa), uint64(fb))
+		ha, fa := place(a)
+		hb, fb := place(b)
+		return cmp.Or(cmp.Compare(ha, hb), cmp.Compare(fa, fb))
 	})
 	var home uint64
 	var tmp [binary.MaxVarintLen64 + 4]byte
 	for _, i := range order {
-		h, fp := slots(i)
+		h, fp := place(i)
 		n := binary.PutUvarint(tmp[:], h-home)
 		binary.LittleEndian.PutUint32(tmp[n:], fp)
 		bw.Write(tmp[:n+4])
@@ -242,16 +240,6 @@ func Encode(w io.Writer, langs []string, scripts []uint32, prior []float32, p Pa
 		return fmt.Errorf("model: %w", err)
 	}
 	return nil
-}
-
-func cmpUint(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // tableMask is the mask of the table that holds n n-grams: a power of two at least twice n, so

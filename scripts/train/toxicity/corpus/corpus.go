@@ -302,3 +302,30 @@ func Background(data string) ([]Example, error) {
 	}
 	return out, nil
 }
+
+// Training returns every example the model trains on, in a fixed order: Davidson's training
+// side, GermEval 2018 train, GAHD train and dev, MLMA, our hand-written examples and the
+// background sentences. The dev tenth (InDev) is included; a caller that tunes on it leaves it
+// out.
+func Training(data string) ([]Example, error) {
+	dv, _, err := Davidson(data)
+	if err != nil {
+		return nil, err
+	}
+	all := dv
+	for _, load := range []func() ([]Example, error){
+		func() ([]Example, error) { return GermEval(data, "train") },
+		func() ([]Example, error) { return GAHD(data, "train") },
+		func() ([]Example, error) { return GAHD(data, "dev") },
+		func() ([]Example, error) { return MLMA(data) },
+		Own,
+		func() ([]Example, error) { return Background(data) },
+	} {
+		part, err := load()
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, part...)
+	}
+	return all, nil
+}
