@@ -109,7 +109,45 @@ func (m *Model) labels(ctx context.Context, text string, toks []Token) ([]uint8,
 		y2, y1 = y1, y
 	}
 	afterTitles(&f, labels)
+	dropHollow(&f, labels)
 	return labels, ctx.Err()
+}
+
+// dropHollow removes every name made only of words that cannot be a name on their own: particles
+// and function words ("van" in "echtg. van A. Riet"), titles that are not also given names ("Sir"
+// in "Excuse me, Sir"; "Don" is a given name and stays), and single lower-case letters (the "s"
+// of "Nicholson 's"). The tagger scores such words because the gazetteer knows many of them as
+// names somewhere ("Van", "De", "La"), but alone they never are one.
+func dropHollow(f *featurizer, labels []uint8) {
+	for i := 0; i < len(labels); {
+		if labels[i] == O {
+			i++
+			continue
+		}
+		j, hollow := i, true
+		for ; j < len(labels) && (j == i || labels[j] == I); j++ {
+			hollow = hollow && f.hollow(j)
+		}
+		if hollow {
+			for k := i; k < j; k++ {
+				labels[k] = O
+			}
+		}
+		i = j
+	}
+}
+
+// hollow reports whether token i cannot be a name on its own (see dropHollow).
+func (f *featurizer) hollow(i int) bool {
+	ti := &f.info[i]
+	if ti.kind != Word {
+		return false
+	}
+	if ti.runes <= 1 {
+		return ti.caps == capLower
+	}
+	c := f.class(i)
+	return c&(ClsParticle|ClsFunction) != 0 || c&ClsTitle != 0 && ti.gaz&Given == 0
 }
 
 // personTitles are honorifics that, in front of a capitalised word, make it a name whatever the

@@ -248,3 +248,40 @@ func TestSelfIntroduction(t *testing.T) {
 		})
 	}
 }
+
+func TestDropHollow(t *testing.T) {
+	b := NewGazetteerBuilder()
+	for _, w := range []string{"Don", "Van", "Anna", "De"} {
+		b.Add(w, Given)
+	}
+	g := b.Build()
+	for _, tc := range []struct {
+		name   string
+		text   string
+		labels []uint8
+		want   []uint8
+	}{
+		{"ParticleAlone", "echtg. van A. Riet", []uint8{O, B, O, O}, []uint8{O, O, O, O}},
+		{"ParticlesOnly", "zegel Van De kerk", []uint8{O, B, I, O}, []uint8{O, O, O, O}},
+		{"ParticleInName", "heer Van Dijk kwam", []uint8{O, B, I, O}, []uint8{O, B, I, O}},
+		{"TitleAlone", "Excuse me, Sir bot", []uint8{O, O, B, O}, []uint8{O, O, O, O}},
+		{"TitleThatIsAGivenName", "ask Don now", []uint8{O, B, O}, []uint8{O, B, O}},
+		{"LowerLetter", "Nicholson 's shop", []uint8{B, B, O}, []uint8{B, O, O}},
+		{"Initial", "W. van Rekum", []uint8{B, I, I}, []uint8{B, I, I}},
+		{"LoneCapitalInitial", "plaatsv. W.", []uint8{O, B}, []uint8{O, B}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			toks := Tokenize(tc.text)
+			if len(toks) != len(tc.labels) {
+				t.Fatalf("%d tokens, %d labels", len(toks), len(tc.labels))
+			}
+			f := featurizer{text: tc.text, toks: toks}
+			f.info = analyse(tc.text, toks, g, nil)
+			got := slices.Clone(tc.labels)
+			dropHollow(&f, got)
+			if !slices.Equal(got, tc.want) {
+				t.Fatalf("labels = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
