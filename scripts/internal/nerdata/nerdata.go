@@ -7,7 +7,8 @@
 // file's token stream is cut into pseudo-sentences (at ".", "!" or "?" before a capitalised
 // token, or after 80 tokens), sentences are grouped in blocks of 8, and the last fifth of each
 // file's blocks is held out for evaluation; the rest is for training. Blocks are contiguous, so
-// an article rarely straddles the cut.
+// an article rarely straddles the cut. For choosing training settings, the last fifth of each
+// file's training blocks can be set apart as a development set (EuropeanaDev).
 package nerdata
 
 import (
@@ -33,8 +34,8 @@ type Token struct {
 // Sentence is a run of tokens.
 type Sentence []Token
 
-// Europeana files per language.
-var europeanaFiles = map[string][]string{
+// europeanaNames are the Europeana files of each language.
+var europeanaNames = map[string][]string{
 	"de": {"enp_DE.lft.bio", "enp_DE.onb.bio", "enp_DE.sbb.bio"},
 	"fr": {"enp_FR.bnf.bio"},
 	"nl": {"enp_NL.kb.bio"},
@@ -51,24 +52,51 @@ const (
 
 // Europeana returns the training and held-out blocks of lang (each block a few sentences).
 func Europeana(dir, lang string) (train, test [][]Sentence, err error) {
-	files, ok := europeanaFiles[lang]
+	err = europeanaFiles(dir, lang, func(blocks [][]Sentence) {
+		head, tail := cutLast(blocks)
+		train = append(train, head...)
+		test = append(test, tail...)
+	})
+	return train, test, err
+}
+
+// EuropeanaDev splits the training blocks of lang once more the same way: the last fifth of each
+// file's training blocks is a development set, for choosing settings without looking at the
+// held-out blocks; the rest is training.
+func EuropeanaDev(dir, lang string) (train, dev [][]Sentence, err error) {
+	err = europeanaFiles(dir, lang, func(blocks [][]Sentence) {
+		head, _ := cutLast(blocks)
+		head, tail := cutLast(head)
+		train = append(train, head...)
+		dev = append(dev, tail...)
+	})
+	return train, dev, err
+}
+
+// cutLast splits blocks before their last 1/heldOutFrac.
+func cutLast(blocks [][]Sentence) (head, tail [][]Sentence) {
+	cut := len(blocks) - len(blocks)/heldOutFrac
+	return blocks[:cut], blocks[cut:]
+}
+
+// europeanaFiles calls each with the blocks of each Europeana file of lang, in order.
+func europeanaFiles(dir, lang string, each func(blocks [][]Sentence)) error {
+	files, ok := europeanaNames[lang]
 	if !ok {
-		return nil, nil, fmt.Errorf("europeana: no language %q", lang)
+		return fmt.Errorf("europeana: no language %q", lang)
 	}
 	for _, name := range files {
 		sents, err := readEuropeana(filepath.Join(dir, name))
 		if err != nil {
-			return nil, nil, err
+			return err
 		}
 		var blocks [][]Sentence
 		for i := 0; i < len(sents); i += blockSize {
 			blocks = append(blocks, sents[i:min(i+blockSize, len(sents))])
 		}
-		cut := len(blocks) - len(blocks)/heldOutFrac
-		train = append(train, blocks[:cut]...)
-		test = append(test, blocks[cut:]...)
+		each(blocks)
 	}
-	return train, test, nil
+	return nil
 }
 
 func readEuropeana(path string) ([]Sentence, error) {

@@ -1,6 +1,7 @@
 package nerdata
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -45,6 +46,37 @@ func TestEuropeanaSplitAndExample(t *testing.T) {
 	}
 	if _, _, err := Europeana(dir, "xx"); err == nil {
 		t.Fatal("unknown language accepted")
+	}
+}
+
+func TestEuropeanaDev(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	// 100 numbered sentences: 13 blocks of 8 (the last of 4), 2 held out; of the 11 training
+	// blocks, 2 more are the development set.
+	for i := range 100 {
+		fmt.Fprintf(&b, "Satz O\nN%d B-PER\n. O\n", i)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "enp_NL.kb.bio"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	train, test, err := Europeana(dir, "nl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	devTrain, dev, err := EuropeanaDev(dir, "nl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(train) != 11 || len(test) != 2 || len(devTrain) != 9 || len(dev) != 2 {
+		t.Fatalf("blocks: train %d, test %d, dev train %d, dev %d; want 11, 2, 9, 2", len(train), len(test), len(devTrain), len(dev))
+	}
+	first := func(blocks [][]Sentence) string { return blocks[0][0][1].Text }
+	if first(devTrain) != first(train) || first(dev) != first(train[9:]) {
+		t.Fatalf("dev split does not cut the training blocks in order: %s %s", first(devTrain), first(dev))
+	}
+	if first(dev) == first(test) {
+		t.Fatal("the development set overlaps the held-out blocks")
 	}
 }
 

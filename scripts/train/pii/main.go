@@ -35,13 +35,14 @@ func main() {
 	perLang := flag.Int("synth", 5000, "generated texts per language (English gets twice as many)")
 	repeat := flag.Int("corpus-repeat", 5, "how many times each NER corpus text is seen per epoch")
 	dropout := flag.Float64("gaz-dropout", 0.05, "share of words whose name flags are hidden in each epoch")
+	dev := flag.Bool("dev", false, "for choosing settings: leave out the Europeana development blocks (score them with go run ./scripts/eval/pii -dev DIR)")
 	flag.Parse()
-	if err := run(*data, *out, *seed, *epochs, *bits, *perLang, *repeat, *dropout); err != nil {
+	if err := run(*data, *out, *seed, *epochs, *bits, *perLang, *repeat, *dropout, *dev); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(data, out string, seed uint64, epochs int, bits uint, perLang, repeat int, dropout float64) error {
+func run(data, out string, seed uint64, epochs int, bits uint, perLang, repeat int, dropout float64, dev bool) error {
 	p, err := loadPools(data)
 	if err != nil {
 		return err
@@ -56,7 +57,11 @@ func run(data, out string, seed uint64, epochs int, bits uint, perLang, repeat i
 	}
 	var corpus []names.Example
 	for _, lang := range nerdata.EuropeanaLanguages {
-		train, _, err := nerdata.Europeana(eu, lang)
+		split := nerdata.Europeana
+		if dev {
+			split = nerdata.EuropeanaDev
+		}
+		train, _, err := split(eu, lang)
 		if err != nil {
 			return err
 		}
