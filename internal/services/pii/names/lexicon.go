@@ -59,7 +59,22 @@ var lexiconText = map[Class]string{
 		dott dottssa dott.ssa sig sig.ra signor signora signore ing avv geom rag
 		dhr mevr mw mevrouw meneer drs ir
 		senhor senhora sr.ª
-		pan pani panna państwo mgr inż hab`,
+		pan pani panna państwo mgr inż hab
+		general colonel lieutenant sergeant corporal admiral commander commodore marshal bishop archbishop
+		cardinal pope rabbi imam pastor earl countess baroness marquess viscount duchess
+		graf gräfin freiherr freifrau fürst fürstin prinz prinzessin herzog herzogin kaiser kaiserin
+		baronin ritter oberst hauptmann leutnant feldmarschall pfarrer kardinal bischof erzbischof abt pater
+		bürgermeister hrn herrn witwe wwe
+		évêque archevêque abbé curé princesse duchesse comtesse vicomte vicomtesse marquis marquise baronne
+		impératrice général commandant capitaine sergent maréchal amiral sieur veuve mm
+		coronel capitán teniente sargento almirante obispo arzobispo cardenal fray sor príncipe princesa
+		duquesa condesa marqués marquesa barón baronesa viuda
+		generale colonnello capitano tenente sergente ammiraglio vescovo arcivescovo cardinale frate suor
+		principe principessa duca duchessa contessa marchese marchesa barone baronessa cav onorevole
+		generaal kolonel kapitein luitenant majoor admiraal bisschop aartsbisschop kardinaal pastoor
+		koningin prins prinses hertog hertogin graaf gravin barones jonkheer jhr heer heeren heren wed weduwe
+		burgemeester
+		capitão bispo arcebispo cardeal frei irmã rainha duquesa condessa marquês barão baronesa viúva`,
 	ClsParticle: `van von der den de del della delle dei degli di da das dos do du des le la lo ten ter te
 		zu zum zur bin ibn al el y e mac mc ap af av`,
 	ClsCue: `name names named called call am i'm im me is bin heiße heisse heißt heisst ich
@@ -215,6 +230,10 @@ var lexiconText = map[Class]string{
 		garden gardens forest sea ocean canyon creek harbor harbour port point cape peninsula desert airport
 		station square market run ridge field fields woods grove glen dale vale moor marsh lane road street
 		avenue boulevard highway bridge gate wharf pier dam reservoir gulf strait channel coast shore
+		bypass trail trails cliff cliffs loop mall points greens pass rapids flats cove coves crossing estates
+		plaza terrace parkway pike crescent mews junction expressway freeway turnpike villas manor meadows
+		orchard pines ranch shoals summit knoll knolls landing locks lodge mills plains prairie underpass
+		viaduct village villages
 		see berg berge tal wald feld dorf burg bach fluss platz brücke hafen insel
 		lac mont montagne rivière pont port île plage vallée forêt
 		lago monte río rio puente puerto isla playa valle sierra

@@ -114,8 +114,8 @@ func (m *Model) labels(ctx context.Context, text string, toks []Token) ([]uint8,
 }
 
 // dropHollow removes every name made only of words that cannot be a name on their own: particles
-// and function words ("van" in "echtg. van A. Riet"), titles that are not also given names ("Sir"
-// in "Excuse me, Sir"; "Don" is a given name and stays), and single lower-case letters (the "s"
+// and function words ("van" in "echtg. van A. Riet"), titles that the gazetteer does not know as a
+// name ("Sir" in "Excuse me, Sir"; "Don" is a given name and stays), and single lower-case letters (the "s"
 // of "Nicholson 's"). The tagger scores such words because the gazetteer knows many of them as
 // names somewhere ("Van", "De", "La"), but alone they never are one.
 func dropHollow(f *featurizer, labels []uint8) {
@@ -147,7 +147,7 @@ func (f *featurizer) hollow(i int) bool {
 		return ti.caps == capLower
 	}
 	c := f.class(i)
-	return c&(ClsParticle|ClsFunction) != 0 || c&ClsTitle != 0 && ti.gaz&Given == 0
+	return c&(ClsParticle|ClsFunction) != 0 || c&ClsTitle != 0 && ti.gaz&(Given|Surname) == 0
 }
 
 // personTitles are honorifics that, in front of a capitalised word, make it a name whatever the
