@@ -23,6 +23,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"flag"
 	"fmt"
@@ -317,21 +318,19 @@ func devNames(w io.Writer, data, dir string) error {
 
 // loadModel reads the tagger and gazetteer files the trainer wrote to dir.
 func loadModel(dir string) (*names.Model, error) {
-	gf, err := os.Open(filepath.Join(dir, "gazetteer.bin.gz"))
+	gaz, err := os.ReadFile(filepath.Join(dir, "gazetteer.bin.gz"))
 	if err != nil {
 		return nil, err
 	}
-	defer gf.Close()
-	g, err := names.ReadGazetteer(gf)
+	tagger, err := os.ReadFile(filepath.Join(dir, "tagger.model"))
 	if err != nil {
 		return nil, err
 	}
-	mf, err := os.Open(filepath.Join(dir, "tagger.model"))
+	g, err := names.ReadGazetteer(bytes.NewReader(gaz))
 	if err != nil {
 		return nil, err
 	}
-	defer mf.Close()
-	m, err := names.ReadModel(mf)
+	m, err := names.ReadModel(bytes.NewReader(tagger))
 	if err != nil {
 		return nil, err
 	}
