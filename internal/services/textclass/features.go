@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/sluice-api/sluice/internal/services/textnorm"
@@ -33,6 +34,11 @@ type Spec struct {
 	// can then weigh a phrase differently inside a long document (an e-mail, a web page) than in a
 	// short message, as it must for an instruction hidden in a document.
 	LongSegment int `json:"long_segment,omitempty"`
+	// Script, when set, gives every word one more feature: the script of its first letter
+	// (Latin, Cyrillic, Greek, Arabic, Hebrew, Devanagari, Bengali, Thai, Han, kana, Hangul, or
+	// none). A model trained on several scripts can then learn an offset per script, instead of
+	// moving its bias (and with it every other language's scores) to fit one script.
+	Script bool `json:"script,omitempty"`
 }
 
 // Validate reports the first way s is unusable.
@@ -76,7 +82,43 @@ const (
 	seedBigram  = 0xD6E8FEB86659FD93
 	seedTrigram = 0xA0761D6478BD642F
 	seedLong    = 0xE7037ED1A0B428DB
+	seedScript  = 0x8EBC6AF09C88C6E3
 )
+
+// scripts are the scripts Spec.Script tells apart, in the order of their ids (0 is none: a word
+// without a letter of these). Kana covers Hiragana and Katakana.
+var scripts = []*unicode.RangeTable{unicode.Latin, unicode.Cyrillic, unicode.Greek, unicode.Arabic, unicode.Hebrew,
+	unicode.Devanagari, unicode.Bengali, unicode.Thai, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul}
+
+// scriptOf returns the id of the script of word's first letter (see scripts; Katakana counts
+// as Hiragana), 0 when it has none. It looks at no more than the word's first 8 runes.
+func scriptOf(word []byte) uint64 {
+	for i, n := 0, 0; i < len(word) && n < 8; n++ {
+		c := word[i]
+		if c < utf8.RuneSelf {
+			if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' {
+				return 1
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(word[i:])
+		i += size
+		if !unicode.IsLetter(r) {
+			continue
+		}
+		for k, t := range scripts {
+			if unicode.Is(t, r) {
+				if t == unicode.Katakana {
+					k-- // kana: one script
+				}
+				return uint64(k + 1)
+			}
+		}
+		return 0
+	}
+	return 0
+}
 
 func finalize(h uint64) uint64 {
 	h ^= h >> 30
@@ -125,6 +167,9 @@ func (f *featurizer) appendWord(dst []uint64, word []byte, h0, h1, h2 uint64, lo
 		for _, h := range dst[first:] {
 			dst = append(dst, finalize(h^seedLong))
 		}
+	}
+	if s.Script {
+		dst = append(dst, finalize(seedScript^scriptOf(word)))
 	}
 	if s.CharMax == 0 {
 		return dst
