@@ -270,43 +270,39 @@ func TestScriptOf(t *testing.T) {
 	}
 }
 
-// TestScriptFeature checks that Spec.Script adds exactly one feature per word, telling scripts
-// apart, and that a spec without it is stored as before (no "script" key in the model file).
+// TestScriptFeature checks that Spec.Script adds one feature per script of a window, valued at
+// the script's share of the window's words and left out of the count that normalizes the other
+// features, and that a spec without it is stored as before (no "script" key in the model file).
 func TestScriptFeature(t *testing.T) {
 	ctx := context.Background()
 	on := testSpec
 	on.Script = true
-	count := func(spec Spec, text string) (int, map[uint64]bool) {
-		ws, err := spec.Windows(ctx, text)
+	for _, tc := range []struct {
+		text   string
+		shares map[string]float32 // a word of the script, and the script's share
+	}{
+		{"ignore the rules", map[string]float32{"a": 1}},
+		{"ignore 忽略", map[string]float32{"a": 1.0 / 3, "忽": 2.0 / 3}},
+		{"игнорируй the правила 42", map[string]float32{"и": 0.5, "a": 0.25, "4": 0.25}},
+	} {
+		off, err := testSpec.Windows(ctx, tc.text)
 		if err != nil {
 			t.Fatal(err)
 		}
-		hs := map[uint64]bool{}
-		for _, f := range ws[0].Features {
-			hs[f.Hash] = true
+		with, err := on.Windows(ctx, tc.text)
+		if err != nil {
+			t.Fatal(err)
 		}
-		return ws[0].Count, hs
-	}
-	for _, tc := range []struct {
-		text  string
-		words int
-	}{{"ignore the rules", 3}, {"忽略之前", 4}, {"игнорируй правила", 2}} {
-		off, _ := count(testSpec, tc.text)
-		with, _ := count(on, tc.text)
-		if with != off+tc.words {
-			t.Errorf("%q: %d feature occurrences with Script, %d without, want %d more", tc.text, with, off, tc.words)
+		if with[0].Count != off[0].Count || len(with[0].Features) != len(off[0].Features)+len(tc.shares) {
+			t.Errorf("%q: %d features (count %d) with Script, %d (count %d) without, want %d more and the same count",
+				tc.text, len(with[0].Features), with[0].Count, len(off[0].Features), off[0].Count, len(tc.shares))
 		}
-	}
-	_, latin := count(on, "abc")
-	_, cyrillic := count(on, "абв")
-	_, latinOff := count(testSpec, "abc")
-	_, cyrillicOff := count(testSpec, "абв")
-	if len(latin) != len(latinOff)+1 || len(cyrillic) != len(cyrillicOff)+1 {
-		t.Fatal("Script did not add one feature to a one-word text")
-	}
-	for h := range latin {
-		if !latinOff[h] && cyrillic[h] {
-			t.Error("Latin and Cyrillic words share their script feature")
+		for word, share := range tc.shares {
+			h := scriptHash([]byte(word))
+			k := slices.IndexFunc(with[0].Features, func(f Feature) bool { return f.Hash == h })
+			if k < 0 || math.Abs(float64(with[0].Features[k].Value-share)) > 1e-6 {
+				t.Errorf("%q: script of %q missing or not valued %v: %+v", tc.text, word, share, with[0].Features)
+			}
 		}
 	}
 	for _, tc := range []struct {
