@@ -10,7 +10,9 @@
 // blobs is normalized too, as separate segments whose words carry textnorm.FlagEncoded. Each word
 // contributes its hashed features: the word itself, the word pair and triple ending at it
 // (Spec.WordNgrams), and its character n-grams of Spec.CharMin to Spec.CharMax runes with "<" and
-// ">" marking its ends. Hashes are 64-bit (FNV-1a, finalized); a head with b bits looks a
+// ">" marking its ends; optional features (off unless the spec sets them) are a second copy of
+// the word n-grams in long segments (Spec.LongSegment) and the script of the word's first letter
+// (Spec.Script). Hashes are 64-bit (FNV-1a, finalized); a head with b bits looks a
 // feature up in slot hash>>(64-b).
 //
 // # Windows

@@ -30,6 +30,7 @@ type scratch struct {
 	p      prepared
 	prefix []float64 // prefix sums of the primary head's weights per word
 	counts []int     // prefix sums of feature occurrences per word
+	script []float64 // prefix sums of the primary head's script weights per word (Spec.Script)
 	spans  [][2]int
 }
 
@@ -52,6 +53,7 @@ func (m *Model) Score(ctx context.Context, text string) (Result, error) {
 	head := &m.Heads[0]
 	sc.prefix = append(sc.prefix[:0], 0)
 	sc.counts = append(sc.counts[:0], 0)
+	sc.script = append(sc.script[:0], 0)
 	for _, sg := range p.segments {
 		for i := sg.first; i < sg.end; i++ {
 			if i%4096 == 4095 {
@@ -66,6 +68,9 @@ func (m *Model) Score(ctx context.Context, text string) (Result, error) {
 			}
 			sc.prefix = append(sc.prefix, sc.prefix[i]+sum)
 			sc.counts = append(sc.counts, sc.counts[i]+len(fs))
+			if m.Spec.Script {
+				sc.script = append(sc.script, sc.script[i]+float64(head.Codebook[head.Codes[slot(scriptHash(p.words.Word(i)), head.Bits)]]))
+			}
 		}
 	}
 	res := Result{P: -1}
@@ -76,6 +81,9 @@ func (m *Model) Score(ctx context.Context, text string) (Result, error) {
 		for _, sp := range sc.spans {
 			c := sc.counts[sp[1]] - sc.counts[sp[0]]
 			z := head.Bias + (sc.prefix[sp[1]]-sc.prefix[sp[0]])/math.Sqrt(float64(max(c, 1)))
+			if m.Spec.Script && sp[1] > sp[0] {
+				z += (sc.script[sp[1]] - sc.script[sp[0]]) / float64(sp[1]-sp[0])
+			}
 			res.Windows++
 			if pr := head.Probability(z); pr > res.P {
 				res.P, bestSeg, bestSpan = pr, sg, sp
@@ -117,7 +125,15 @@ func (m *Model) HeadProbabilities(r Result) []float64 {
 		for _, f := range feats {
 			z += float64(h.Codebook[h.Codes[slot(f, h.Bits)]])
 		}
-		out[k] = h.Probability(h.Bias + z*norm)
+		z *= norm
+		if m.Spec.Script && len(r.best) > r.context {
+			s := 0.0
+			for _, w := range r.best[r.context:] {
+				s += float64(h.Codebook[h.Codes[slot(scriptHash(w), h.Bits)]])
+			}
+			z += s / float64(len(r.best)-r.context)
+		}
+		out[k] = h.Probability(h.Bias + z)
 	}
 	return out
 }

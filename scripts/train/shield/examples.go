@@ -21,10 +21,13 @@ import (
 //	I <labels> | <template>    an attack meant to be hidden in a document (also used alone)
 //	C <kind> | <template>      a harmless document context an I line can be inserted into
 //
+// Files under examples/more/ (more languages, and more harmless look-alikes) are read only with
+// -more-examples, with budgets of their own, and hold only A and N lines.
+//
 // A template may hold alternatives {a|b|c} (not nested); "\n" stands for a line break. Each line
 // yields up to maxVariants distinct texts, drawn with a seed derived from the line itself.
 //
-//go:embed examples/*.txt
+//go:embed examples/*.txt examples/more/*.txt
 var exampleFiles embed.FS
 
 const maxVariants = 6
@@ -36,6 +39,8 @@ type example struct {
 	labels []string
 	texts  []string
 	line   int
+	// more marks the examples of examples/more/.
+	more bool
 }
 
 func readExamples() ([]example, error) {
@@ -60,6 +65,7 @@ func readExamples() ([]example, error) {
 			if err != nil {
 				return fmt.Errorf("%s:%d: %w", p, n, err)
 			}
+			e.more = path.Base(path.Dir(p)) == "more"
 			out = append(out, e)
 		}
 		return sc.Err()

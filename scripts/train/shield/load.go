@@ -34,6 +34,10 @@ var budgets = map[string]float64{
 	"hand/benign":             0.50,
 	"hand/context":            0.15,
 	"task-injected":           0.15,
+	// with -more-examples only: the hand-written examples of examples/more/ (languages beyond
+	// the seven above, and more harmless look-alikes), attacks, then harmless texts
+	"hand/attack-more": 0.15,
+	"hand/benign-more": 0.25,
 	// with -mixed only (harmless, then attacks): see mixed.go
 	"hand/message":   0.15,
 	"mixed":          0.50,
@@ -211,8 +215,8 @@ func load(cfg config) ([]doc, error) {
 	if err := add("task-injected", taskInjections(clinc, hand, emails), byAttack); err != nil {
 		return nil, err
 	}
-	for _, name := range []string{"hand/attack", "hand/injected", "hand/benign", "hand/message", "hand/context"} {
-		if name == "hand/message" && !mixed {
+	for _, name := range []string{"hand/attack", "hand/injected", "hand/benign", "hand/message", "hand/context", "hand/attack-more", "hand/benign-more"} {
+		if name == "hand/message" && !mixed || strings.HasSuffix(name, "-more") && !cfg.moreExamples {
 			continue
 		}
 		if err := add(name, hand[name], func(d shielddata.Doc) string { g, _, _ := strings.Cut(d.ID, "#"); return g }); err != nil {
@@ -269,6 +273,24 @@ func handwritten(emails []shielddata.Email) (map[string][]shielddata.Doc, error)
 	contexts := map[string][]shielddata.Doc{}
 	var hidden []example
 	for _, e := range exs {
+		if e.more {
+			// The examples of examples/more/ have budgets of their own (-more-examples), so the
+			// other examples keep their weights; they hold no documents.
+			for v, t := range e.texts {
+				id := "more/" + e.lang + strconv.Itoa(e.line) + "#" + strconv.Itoa(v)
+				d := shielddata.Doc{ID: id, Source: "hand-more", Lang: e.lang, Text: t, Kind: e.kind, Labels: e.labels}
+				switch e.typ {
+				case 'A':
+					d.Attack = true
+					out["hand/attack-more"] = append(out["hand/attack-more"], d)
+				case 'N':
+					out["hand/benign-more"] = append(out["hand/benign-more"], d)
+				default:
+					return nil, fmt.Errorf("examples/more/%s.txt:%d: only A and N lines are read there", e.lang, e.line)
+				}
+			}
+			continue
+		}
 		for v, t := range e.texts {
 			// The group is the template line: its variants never straddle a calibration fold.
 			id := e.lang + strconv.Itoa(e.line) + "#" + strconv.Itoa(v)

@@ -12,7 +12,10 @@
 // in some of them (mixed.go), and reads the hand-written messages. With -long-docs N (another
 // experiment for issue 11, not used for the committed model) it builds N long harmless documents
 // per language from the lingua training sentences and hides attacks of the same language in
-// every fourth (longdocs.go). -budget and -neg-share change source budgets and the weight of the
+// every fourth (longdocs.go). With -more-examples it also reads the hand-written examples of
+// examples/more/ (attacks and harmless look-alikes in ar bn id ja ko ru th tr vi zh, and more
+// English harmless look-alikes), weighed by budgets of their own so that the other sources keep
+// theirs. -budget and -neg-share change source budgets and the weight of the
 // clean windows of injected documents, for experiments. The split of every set is made by package shielddata,
 // which the evaluation command shares.
 //
@@ -64,10 +67,12 @@ func main() {
 	longBudget := flag.Float64("long-budget", 0.3, "total weight of the long harmless documents")
 	longInjBudget := flag.Float64("long-injected-budget", 0.05, "total weight of the attacks hidden in long documents (0: none)")
 	negShare := flag.Float64("neg-share", 0.5, "weight of the harmless windows of a document with an attack inserted, relative to its attack windows")
+	moreExamples := flag.Bool("more-examples", false, "also train on the hand-written examples of examples/more/ (more languages and harmless look-alikes; budgets hand/attack-more and hand/benign-more)")
+	script := flag.Bool("script", false, "give every window a feature per script, valued at the script's share of its words (textclass.Spec.Script): an offset per script")
 	budgetFlag := flag.String("budget", "", "override source budgets, as name=weight,name=weight (see budgets in load.go; for experiments)")
 	flag.Parse()
-	cfg := config{noLabels: *noLabels, mixed: *mixed, longPerLang: *longPerLang, longBudget: *longBudget, longInjBudget: *longInjBudget, budgets: *budgetFlag, negShare: *negShare, data: *data, out: *out, seed: *seed, bits: *bits, labelBits: *labelBits, l2: *l2, labelL2: *labelL2, folds: *folds,
-		spec: textclass.Spec{WordNgrams: 2, CharMin: 3, CharMax: 5, Window: *window, Stride: *stride, DecodeBlobs: true, LongSegment: *long}}
+	cfg := config{noLabels: *noLabels, mixed: *mixed, moreExamples: *moreExamples, longPerLang: *longPerLang, longBudget: *longBudget, longInjBudget: *longInjBudget, budgets: *budgetFlag, negShare: *negShare, data: *data, out: *out, seed: *seed, bits: *bits, labelBits: *labelBits, l2: *l2, labelL2: *labelL2, folds: *folds,
+		spec: textclass.Spec{WordNgrams: 2, CharMin: 3, CharMax: 5, Window: *window, Stride: *stride, DecodeBlobs: true, LongSegment: *long, Script: *script}}
 	if err := run(cfg); err != nil {
 		log.Fatal(err)
 	}
@@ -75,6 +80,8 @@ func main() {
 
 type config struct {
 	noLabels, mixed bool
+	// moreExamples adds the hand-written examples of examples/more/ (load.go).
+	moreExamples    bool
 	data, out       string
 	seed            uint64
 	bits, labelBits int
@@ -207,6 +214,12 @@ func command(cfg config) string {
 		cfg.seed, cfg.bits, cfg.labelBits, cfg.l2, cfg.labelL2, cfg.folds, cfg.spec.Window, cfg.spec.Stride, cfg.spec.LongSegment)
 	if cfg.mixed {
 		c += " -mixed"
+	}
+	if cfg.spec.Script {
+		c += " -script"
+	}
+	if cfg.moreExamples {
+		c += " -more-examples"
 	}
 	if cfg.budgets != "" {
 		c += " -budget " + cfg.budgets
