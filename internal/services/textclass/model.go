@@ -245,8 +245,12 @@ func Decode(data []byte) (*Model, error) {
 	if _, err := io.ReadFull(r, js); err != nil {
 		return nil, fmt.Errorf("textclass: decode header: %w", err)
 	}
+	// An unknown field is an option this binary does not implement: scoring without it would give
+	// other scores than the trainer measured, silently, so the file is refused.
 	var hdr fileHeader
-	if err := json.Unmarshal(js, &hdr); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(js))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&hdr); err != nil {
 		return nil, fmt.Errorf("textclass: decode header: %w", err)
 	}
 	m := &Model{ID: hdr.ID, Spec: hdr.Spec, Meta: hdr.Meta}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -360,6 +362,12 @@ func TestEncodeDecode(t *testing.T) {
 			t.Fatal("a gzip-compressed model file does not decode to the same model")
 		}
 	})
+	t.Run("ReMarshalledHeaderStillReads", func(t *testing.T) {
+		// The control for UnknownOption below: the same rewriting without a new field decodes.
+		if _, err := Decode(withSpecField(t, good, "", nil)); err != nil {
+			t.Fatal(err)
+		}
+	})
 	for _, tc := range []struct {
 		name string
 		data []byte
@@ -371,6 +379,7 @@ func TestEncodeDecode(t *testing.T) {
 		{"BrokenGzip", regzip(t, good)[:100]},
 		{"Trailing", append(slices.Clone(good), 0)},
 		{"BadMagic", append([]byte("SLUICE-TEXTCLASS 9\n"), good[19:]...)},
+		{"UnknownOption", withSpecField(t, good, "FutureOption", true)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if _, err := Decode(tc.data); err == nil {
@@ -378,6 +387,33 @@ func TestEncodeDecode(t *testing.T) {
 			}
 		})
 	}
+}
+
+// withSpecField returns the model file data with its header re-marshalled and, unless name is
+// empty, one more field in its spec, as a newer trainer would write for an option this code does
+// not know.
+func withSpecField(t *testing.T, data []byte, name string, value any) []byte {
+	t.Helper()
+	n := binary.LittleEndian.Uint32(data[len(magic):])
+	start := len(magic) + 4
+	var hdr map[string]any
+	if err := json.Unmarshal(data[start:start+int(n)], &hdr); err != nil {
+		t.Fatal(err)
+	}
+	spec, ok := hdr["spec"].(map[string]any)
+	if !ok {
+		t.Fatalf("header has no spec object: %v", hdr)
+	}
+	if name != "" {
+		spec[name] = value
+	}
+	js, err := json.Marshal(hdr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := append([]byte(magic), binary.LittleEndian.AppendUint32(nil, uint32(len(js)))...)
+	out = append(out, js...)
+	return append(out, data[start+int(n):]...)
 }
 
 func TestNewHeadQuantizes(t *testing.T) {
