@@ -53,10 +53,10 @@ func main() {
 // hand-written examples, it scales the totals of ownCell.
 var sourceWeight = map[string]float64{
 	"davidson":   0.5,
-	"germeval":   1.5,
+	"germeval":   6,
 	"gahd":       1.0,
 	"mlma":       0.3,
-	"own":        1.0,
+	"own":        0.5,
 	"background": 1.0,
 }
 
@@ -103,7 +103,8 @@ var ownCell = map[[2]bool]float64{ // {toxic, about a group}
 var groupKinds = map[string]bool{
 	"identity_hate": true, "identity_hate_contrast": true, "threat_group": true, "threat_group_contrast": true,
 	"slur": true, "identity_neutral": true, "identity_positive": true, "negation": true,
-	"counter_quote": true, "counter_reference": true,
+	"counter_quote": true, "counter_reference": true, "negate_pos": true, "negate_pos_contrast": true,
+	"derog_impl": true, "ref_subs": true,
 }
 
 // weights returns each document's training weight: sw per example, except for the

@@ -49,11 +49,15 @@ func TestWeightsScaleOwn(t *testing.T) {
 		{Text: "b", Source: "own", Lang: "en", Toxic: true, Group: "insult"},
 		{Text: "c", Source: "own", Lang: "en", Toxic: true, Group: "insult"},
 	}
+	one, err := parseWeights("own=1")
+	if err != nil {
+		t.Fatal(err)
+	}
 	sw, err := parseWeights("germeval=3,own=2")
 	if err != nil {
 		t.Fatal(err)
 	}
-	base := weights(docs, sourceWeight)
+	base := weights(docs, one)
 	got := weights(docs, sw)
 	if got[0] != 3 {
 		t.Errorf("germeval example weighs %v, want 3", got[0])
