@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/sluice-api/sluice/internal/services/textclass"
@@ -37,20 +38,57 @@ func main() {
 	quick := flag.Bool("quick", false, "for experiments: calibrate on a 20% holdout instead of 5 folds")
 	l2 := flag.Float64("l2", toxicity.PrimaryL2, "for experiments: L2 penalty of the primary head")
 	dev := flag.Bool("dev", false, "for experiments: leave out the dev tenth of every data set (corpus.InDev) to measure on it")
+	weight := flag.String("weight", "", "for experiments: source=w,... overriding the weight of one example of a source (davidson, germeval, gahd, mlma, background) or scaling the hand-written examples (own)")
 	flag.Parse()
-	if err := run(*data, *out, *verbose, *quick, *dev, *l2); err != nil {
+	sw, err := parseWeights(*weight)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := run(*data, *out, *verbose, *quick, *dev, *l2, sw); err != nil {
 		log.Fatal(err)
 	}
 }
 
-// source says how much one example of a data set weighs in training.
+// sourceWeight says how much one example of a data set weighs in training; for "own", the
+// hand-written examples, it scales the totals of ownCell.
 var sourceWeight = map[string]float64{
 	"davidson":   0.5,
-	"germeval":   1.5,
+	"germeval":   6,
 	"gahd":       1.0,
 	"mlma":       0.3,
-	"own":        1.0,
+	"own":        0.5,
 	"background": 1.0,
+}
+
+// parseWeights returns sourceWeight with the overrides of a -weight flag ("source=w,...")
+// applied. An unknown source, a repeated one, or a weight that is not a finite number >= 0 is
+// an error.
+func parseWeights(spec string) (map[string]float64, error) {
+	out := maps.Clone(sourceWeight)
+	if strings.TrimSpace(spec) == "" {
+		return out, nil
+	}
+	seen := map[string]bool{}
+	for _, kv := range strings.Split(spec, ",") {
+		k, v, ok := strings.Cut(kv, "=")
+		k = strings.TrimSpace(k)
+		if !ok {
+			return nil, fmt.Errorf("-weight: %q is not source=weight", kv)
+		}
+		if _, known := sourceWeight[k]; !known {
+			return nil, fmt.Errorf("-weight: unknown source %q (want one of %s)", k, strings.Join(slices.Sorted(maps.Keys(sourceWeight)), ", "))
+		}
+		if seen[k] {
+			return nil, fmt.Errorf("-weight: source %q given twice", k)
+		}
+		seen[k] = true
+		w, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err != nil || math.IsNaN(w) || math.IsInf(w, 0) || w < 0 {
+			return nil, fmt.Errorf("-weight: %s: want a finite number >= 0, got %q", k, v)
+		}
+		out[k] = w
+	}
+	return out, nil
 }
 
 // ownCell is the total weight of the hand-written examples of one language in one cell: toxic
@@ -65,13 +103,14 @@ var ownCell = map[[2]bool]float64{ // {toxic, about a group}
 var groupKinds = map[string]bool{
 	"identity_hate": true, "identity_hate_contrast": true, "threat_group": true, "threat_group_contrast": true,
 	"slur": true, "identity_neutral": true, "identity_positive": true, "negation": true,
-	"counter_quote": true, "counter_reference": true,
+	"counter_quote": true, "counter_reference": true, "negate_pos": true, "negate_pos_contrast": true,
+	"derog_impl": true, "ref_subs": true,
 }
 
-// weights returns each document's training weight: sourceWeight per example, except for the
-// hand-written examples, where each language's cells (ownCell) have fixed totals, shared among
-// the kinds of a cell in proportion to the square root of their size.
-func weights(docs []corpus.Example) []float64 {
+// weights returns each document's training weight: sw per example, except for the
+// hand-written examples, where each language's cells (ownCell, times sw["own"]) have fixed
+// totals, shared among the kinds of a cell in proportion to the square root of their size.
+func weights(docs []corpus.Example, sw map[string]float64) []float64 {
 	type cell struct {
 		lang string
 		key  [2]bool
@@ -98,17 +137,17 @@ func weights(docs []corpus.Example) []float64 {
 	out := make([]float64, len(docs))
 	for i, d := range docs {
 		if d.Source != "own" {
-			out[i] = sourceWeight[d.Source]
+			out[i] = sw[d.Source]
 			continue
 		}
 		k := cellOf(d)
 		n := float64(kinds[k][d.Group])
-		out[i] = ownCell[k.key] * math.Sqrt(n) / norm[k] / n
+		out[i] = sw["own"] * ownCell[k.key] * math.Sqrt(n) / norm[k] / n
 	}
 	return out
 }
 
-func run(data, out string, verbose, quick, dev bool, l2 float64) error {
+func run(data, out string, verbose, quick, dev bool, l2 float64, sw map[string]float64) error {
 	ctx := context.Background()
 	docs, err := corpus.Training(data)
 	if err != nil {
@@ -139,7 +178,7 @@ func run(data, out string, verbose, quick, dev bool, l2 float64) error {
 	if verbose {
 		logf = log.Printf
 	}
-	dw := weights(docs)
+	dw := weights(docs, sw)
 
 	// Pass 1: a model that reads quotes as plain text, to tell which quoted passages are toxic.
 	primary, _, _, err := featurize(ctx, spec, docs, dw, prep, nil)

@@ -2,10 +2,13 @@ package corpus
 
 import (
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"unicode"
+
+	"github.com/sluice-api/sluice/scripts/internal/evalkit"
 )
 
 func TestExpand(t *testing.T) {
@@ -146,4 +149,45 @@ func wordRuns(s string, n int) []string {
 		out = append(out, strings.Join(w[i:i+n], " "))
 	}
 	return out
+}
+
+// TestOwnAvoidsHateCheck keeps the hand-written training examples apart from the HateCheck and
+// Multilingual HateCheck suites the model is evaluated on: no example may share a run of six
+// words with one of their test cases. It needs the data sets (-data's default directory) and
+// is skipped without them.
+func TestOwnAvoidsHateCheck(t *testing.T) {
+	const n = 6
+	data := evalkit.DefaultDataDir()
+	if _, err := os.Stat(filepath.Join(data, "toxicity", "hatecheck")); err != nil {
+		t.Skipf("HateCheck data not found under %s", data)
+	}
+	suite, err := HateCheck(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range MHCLanguages {
+		ex, err := MHC(data, l.Code)
+		if err != nil {
+			t.Fatal(err)
+		}
+		suite = append(suite, ex...)
+	}
+	cases := map[string]string{}
+	for _, e := range suite {
+		for _, g := range wordRuns(e.Text, n) {
+			cases[g] = e.Text
+		}
+	}
+	ex, err := Own()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ex {
+		for _, g := range wordRuns(e.Text, n) {
+			if c, ok := cases[g]; ok {
+				t.Errorf("%s training example %q shares %q with test case %q", e.Lang, e.Text, g, c)
+				break
+			}
+		}
+	}
 }
