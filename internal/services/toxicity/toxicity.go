@@ -88,12 +88,32 @@ func New() (*Service, error) {
 	if err != nil {
 		return nil, fmt.Errorf("toxicity: load model: %w", err)
 	}
-	if m.Heads[0].Name != HeadToxic {
-		return nil, fmt.Errorf("toxicity: model's primary head is %q, want %q", m.Heads[0].Name, HeadToxic)
-	}
 	prep, err := loadPreparer()
 	if err != nil {
 		return nil, fmt.Errorf("toxicity: %w", err)
+	}
+	return build(m, prep)
+}
+
+// Load returns the service with a model file and lexicon other than the embedded ones, as the
+// trainer writes them: for tools that compare trained candidates through the service's own
+// scoring.
+func Load(model []byte, lexicon string) (*Service, error) {
+	m, err := textclass.Decode(model)
+	if err != nil {
+		return nil, fmt.Errorf("toxicity: load model: %w", err)
+	}
+	prep, err := NewPreparer(GroupsFile, PolarityFile, lexicon)
+	if err != nil {
+		return nil, fmt.Errorf("toxicity: %w", err)
+	}
+	return build(m, prep)
+}
+
+// build checks the model's heads and assembles the service and its descriptor.
+func build(m *textclass.Model, prep *Preparer) (*Service, error) {
+	if m.Heads[0].Name != HeadToxic {
+		return nil, fmt.Errorf("toxicity: model's primary head is %q, want %q", m.Heads[0].Name, HeadToxic)
 	}
 	s := &Service{model: m, prep: prep}
 	for _, l := range Labels {
@@ -130,16 +150,32 @@ func (s *Service) scoreQuote(ctx context.Context, prepared string) (float64, err
 // Descriptor returns the service descriptor.
 func (s *Service) Descriptor() services.Descriptor { return s.desc }
 
+// score prepares text (groups, cues, quoted passages) and scores it with the model.
+func (s *Service) score(ctx context.Context, text string) (textclass.Result, error) {
+	prepared, err := s.prep.Prepare(ctx, text, s.scoreQuote)
+	if err != nil {
+		return textclass.Result{}, fmt.Errorf("toxicity: %w", err)
+	}
+	res, err := s.model.Score(ctx, prepared)
+	if err != nil {
+		return textclass.Result{}, fmt.Errorf("toxicity: %w", err)
+	}
+	return res, nil
+}
+
+// Probability returns the calibrated P(toxic) of text, unrounded: the service's score before
+// rounding, for evaluation tools.
+func (s *Service) Probability(ctx context.Context, text string) (float64, error) {
+	res, err := s.score(ctx, text)
+	return res.P, err
+}
+
 // Run scores the payload.
 func (s *Service) Run(ctx context.Context, req services.Request) (services.Result, error) {
 	threshold := services.Threshold(req.Params)
-	text, err := s.prep.Prepare(ctx, req.Payload.Value, s.scoreQuote)
+	res, err := s.score(ctx, req.Payload.Value)
 	if err != nil {
-		return services.Result{}, fmt.Errorf("toxicity: %w", err)
-	}
-	res, err := s.model.Score(ctx, text)
-	if err != nil {
-		return services.Result{}, fmt.Errorf("toxicity: %w", err)
+		return services.Result{}, err
 	}
 	score := math.Round(res.P*10000) / 10000
 	labels := []string{}

@@ -3,6 +3,7 @@ package toxicity
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"testing"
 
@@ -196,4 +197,35 @@ func BenchmarkRun100K(b *testing.B) { benchmarkRun(b, 100000) }
 
 func BenchmarkAdversarial(b *testing.B) {
 	servicetest.Bench(b, newService(b), config(), 100000)
+}
+
+func TestLoadScoresLikeTheEmbeddedService(t *testing.T) {
+	embedded := newService(t)
+	loaded, err := Load(modelFile, lexiconFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, text := range []string{
+		"Du bist ein dummer Idiot",
+		`He wrote "you people are vermin" and I reported him.`,
+		"Kill the process and restart the server.",
+	} {
+		want, err := embedded.Run(ctx, services.Request{Payload: services.Payload{Type: services.TypeText, Value: text}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := loaded.Probability(ctx, text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Round(got*10000)/10000 != want.Score {
+			t.Errorf("%q: Load's probability %.4f, the embedded service's score %.4f", text, got, want.Score)
+		}
+	}
+	for name, model := range map[string][]byte{"Garbage": []byte("not a model"), "Empty": nil} {
+		if _, err := Load(model, lexiconFile); err == nil {
+			t.Errorf("%s: Load accepted a broken model file", name)
+		}
+	}
 }

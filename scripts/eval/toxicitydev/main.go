@@ -20,7 +20,6 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/sluice-api/sluice/internal/services/textclass"
 	"github.com/sluice-api/sluice/internal/services/toxicity"
 	"github.com/sluice-api/sluice/scripts/internal/evalkit"
 	"github.com/sluice-api/sluice/scripts/train/toxicity/corpus"
@@ -51,15 +50,11 @@ func run(data, dir string) error {
 	if err != nil {
 		return err
 	}
-	m, err := textclass.Decode(raw)
-	if err != nil {
-		return err
-	}
 	lex, err := os.ReadFile(filepath.Join(dir, "lexicon.tsv"))
 	if err != nil {
 		return err
 	}
-	prep, err := toxicity.NewPreparer(toxicity.GroupsFile, toxicity.PolarityFile, string(lex))
+	svc, err := toxicity.Load(raw, string(lex))
 	if err != nil {
 		return err
 	}
@@ -68,18 +63,13 @@ func run(data, dir string) error {
 		return err
 	}
 	ctx := context.Background()
-	quote := func(ctx context.Context, p string) (float64, error) { r, err := m.Score(ctx, p); return r.P, err }
 	bySource := map[string]*tally{}
 	var all tally
 	for _, d := range docs {
 		if !corpus.InDev(d) {
 			continue
 		}
-		text, err := prep.Prepare(ctx, d.Text, quote)
-		if err != nil {
-			return err
-		}
-		r, err := m.Score(ctx, text)
+		p, err := svc.Probability(ctx, d.Text)
 		if err != nil {
 			return err
 		}
@@ -92,10 +82,14 @@ func run(data, dir string) error {
 			t = &tally{}
 			bySource[key] = t
 		}
-		p := math.Min(math.Max(r.P, 1e-4), 1-1e-4)
-		loss, right := -math.Log(1-p), r.P < 0.5
+		right := p < 0.5
 		if d.Toxic {
-			loss, right = -math.Log(p), r.P >= 0.5
+			right = !right
+		}
+		p = math.Min(math.Max(p, 1e-4), 1-1e-4)
+		loss := -math.Log(1 - p)
+		if d.Toxic {
+			loss = -math.Log(p)
 		}
 		for _, t := range []*tally{t, &all} {
 			t.n++
