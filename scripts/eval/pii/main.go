@@ -23,7 +23,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"flag"
 	"fmt"
@@ -326,15 +325,7 @@ func loadModel(dir string) (*names.Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	g, err := names.ReadGazetteer(bytes.NewReader(gaz))
-	if err != nil {
-		return nil, err
-	}
-	m, err := names.ReadModel(bytes.NewReader(tagger))
-	if err != nil {
-		return nil, err
-	}
-	return m.WithGazetteer(g), nil
+	return names.Load(tagger, gaz)
 }
 
 // examples turns blocks of annotated sentences into texts with their names.

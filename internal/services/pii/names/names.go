@@ -44,18 +44,22 @@ var modelFile []byte
 var gazetteerFile []byte
 
 // Default returns the embedded model, loaded once per process.
-var Default = sync.OnceValues(func() (*Model, error) {
-	g, err := ReadGazetteer(bytes.NewReader(gazetteerFile))
+var Default = sync.OnceValues(func() (*Model, error) { return Load(modelFile, gazetteerFile) })
+
+// Load reads a tagger and its gazetteer from the bytes of the files the trainer writes
+// (tagger.model, gazetteer.bin.gz).
+func Load(model, gazetteer []byte) (*Model, error) {
+	g, err := ReadGazetteer(bytes.NewReader(gazetteer))
 	if err != nil {
 		return nil, err
 	}
-	m, err := ReadModel(bytes.NewReader(modelFile))
+	m, err := ReadModel(bytes.NewReader(model))
 	if err != nil {
 		return nil, err
 	}
 	m.gaz = g
 	return m, nil
-})
+}
 
 // WithGazetteer returns a copy of m that looks words up in g.
 func (m *Model) WithGazetteer(g *Gazetteer) *Model {

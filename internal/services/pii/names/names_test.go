@@ -285,3 +285,22 @@ func TestDropHollow(t *testing.T) {
 		})
 	}
 }
+
+func TestLoad(t *testing.T) {
+	m, err := Load(modelFile, gazetteerFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spans, err := m.Tag(context.Background(), "Thanks, Sanne de Vries")
+	if err != nil || len(spans) != 1 {
+		t.Fatalf("Tag = %v, %v; want one name", spans, err)
+	}
+	for name, files := range map[string][2][]byte{
+		"BadModel":     {[]byte("not a model"), gazetteerFile},
+		"BadGazetteer": {modelFile, []byte("not a gazetteer")},
+	} {
+		if _, err := Load(files[0], files[1]); err == nil {
+			t.Errorf("%s: Load accepted a broken file", name)
+		}
+	}
+}
