@@ -35,14 +35,18 @@ func main() {
 	perLang := flag.Int("synth", 5000, "generated texts per language (English gets twice as many)")
 	repeat := flag.Int("corpus-repeat", 5, "how many times each NER corpus text is seen per epoch")
 	dropout := flag.Float64("gaz-dropout", 0.05, "share of words whose name flags are hidden in each epoch")
+	ensemble := flag.Int("ensemble", 5, "train this many taggers (seeds seed, seed+1, ...) and average their weights")
 	dev := flag.Bool("dev", false, "for choosing settings: leave out the Europeana development blocks (score them with go run ./scripts/eval/pii -dev DIR)")
 	flag.Parse()
-	if err := run(*data, *out, *seed, *epochs, *bits, *perLang, *repeat, *dropout, *dev); err != nil {
+	if *ensemble < 1 {
+		log.Fatalf("-ensemble %d: want 1 or more", *ensemble)
+	}
+	if err := run(*data, *out, *seed, *epochs, *bits, *perLang, *repeat, *dropout, *dev, *ensemble); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(data, out string, seed uint64, epochs int, bits uint, perLang, repeat int, dropout float64, dev bool) error {
+func run(data, out string, seed uint64, epochs int, bits uint, perLang, repeat int, dropout float64, dev bool, ensemble int) error {
 	p, err := loadPools(data)
 	if err != nil {
 		return err
@@ -105,33 +109,43 @@ func run(data, out string, seed uint64, epochs int, bits uint, perLang, repeat i
 	gaz := p.builder.Build()
 	log.Printf("gazetteer: %d words", gaz.Len())
 
-	var examples []names.Example
-	g := newGenerator(seed, p, phraseWords(english))
-	for _, lang := range synthLanguages {
-		n := perLang
-		if lang == "en" {
-			n *= 2
-		}
-		for range n {
-			examples = append(examples, g.example(lang))
-		}
-	}
-	synth := len(examples)
-	for range repeat {
-		examples = append(examples, corpus...)
-	}
 	neg := append(slices.Clone(banking), filterNamed(clinc, gaz)...)
-	for _, t := range neg {
-		examples = append(examples, names.Example{Text: t})
+	members := make([]*names.Model, ensemble)
+	for k := range members {
+		// Member k generates its texts and orders its passes with seed+k; member 0 is the
+		// single model of -ensemble 1.
+		s := seed + uint64(k)
+		var examples []names.Example
+		g := newGenerator(s, p, phraseWords(english))
+		for _, lang := range synthLanguages {
+			n := perLang
+			if lang == "en" {
+				n *= 2
+			}
+			for range n {
+				examples = append(examples, g.example(lang))
+			}
+		}
+		synth := len(examples)
+		for range repeat {
+			examples = append(examples, corpus...)
+		}
+		for _, t := range neg {
+			examples = append(examples, names.Example{Text: t})
+		}
+		log.Printf("member %d of %d: %d generated texts, %d from the NER corpora, %d English chat without names",
+			k+1, ensemble, synth, len(corpus), len(neg))
+		members[k] = names.Train(examples, names.TrainConfig{
+			Bits: bits, Epochs: epochs, Seed: s, Gazetteer: gaz, GazDropout: dropout,
+			Progress: func(epoch int, errRate float64) {
+				log.Printf("epoch %d: %.4f of scored tokens mislabelled", epoch, errRate)
+			},
+		})
 	}
-	log.Printf("training texts: %d generated, %d from the NER corpora, %d English chat without names",
-		synth, len(corpus), len(neg))
-	m := names.Train(examples, names.TrainConfig{
-		Bits: bits, Epochs: epochs, Seed: seed, Gazetteer: gaz, GazDropout: dropout,
-		Progress: func(epoch int, errRate float64) {
-			log.Printf("epoch %d: %.4f of scored tokens mislabelled", epoch, errRate)
-		},
-	})
+	m, err := names.Average(members)
+	if err != nil {
+		return err
+	}
 	if err := write(filepath.Join(out, "gazetteer.bin.gz"), gaz.WriteTo); err != nil {
 		return err
 	}

@@ -182,7 +182,8 @@ func introducesSelf(f *featurizer, i int) bool {
 }
 
 // afterTitles makes the capitalised word after a person title the start of a name when the
-// tagger left it out, and the capitalised words right after it (one space apart) part of it.
+// tagger left it out, and the capitalised words right after it (one space apart) part of it,
+// also when the tagger began a second name there ("I am Maria" + "Rossi").
 // After "I am" or "I'm" it does the same for a known given name, and also completes a name the
 // tagger started there but cut short ("I'm Jane Doe" tagged as just "Jane").
 func afterTitles(f *featurizer, labels []uint8) {
@@ -198,7 +199,7 @@ func afterTitles(f *featurizer, labels []uint8) {
 		labels[i] = B
 		for j := i + 1; j < len(labels) && j < i+3; j++ {
 			tj := &f.info[j]
-			if labels[j] != O || tj.kind != Word || tj.gap != 0 || tj.caps != capInit || f.class(j) != 0 {
+			if labels[j] == I || tj.kind != Word || tj.gap != 0 || tj.caps != capInit || f.class(j) != 0 {
 				break
 			}
 			labels[j] = I

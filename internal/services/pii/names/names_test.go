@@ -136,6 +136,52 @@ func TestTrainDeterministic(t *testing.T) {
 	}
 }
 
+// TestAverage checks that the averaged tagger's weights are the mean of its members' (so its
+// scores are the mean of theirs), that one model averages to itself, and that models of
+// different sizes are refused.
+func TestAverage(t *testing.T) {
+	b := NewGazetteerBuilder()
+	b.Add("Anna", Given)
+	g := b.Build()
+	var exs []Example
+	for _, n := range []string{"Anna", "Ben", "Clara", "David", "Erik"} {
+		text := "Hello, my name is " + n + " and I live in Paris."
+		exs = append(exs, Example{Text: text, Names: []Span{{Start: 18, End: 18 + len(n)}}})
+		exs = append(exs, Example{Text: "The meeting in " + n + "ville is on Monday."})
+	}
+	m1 := Train(exs, TrainConfig{Bits: 12, Epochs: 3, Seed: 3, Gazetteer: g})
+	m2 := Train(exs, TrainConfig{Bits: 12, Epochs: 3, Seed: 4, Gazetteer: g, GazDropout: 0.5})
+	avg, err := Average([]*Model{m1, m2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	differ := 0
+	for j := range avg.weights {
+		a := float64(m1.weights[j]) / float64(m1.scale)
+		c := float64(m2.weights[j]) / float64(m2.scale)
+		if a != c {
+			differ++
+		}
+		got := float64(avg.weights[j]) / float64(avg.scale)
+		if math.Abs(got-(a+c)/2) > 0.51/float64(avg.scale) {
+			t.Fatalf("weight %d = %v, want the mean of %v and %v", j, got, a, c)
+		}
+	}
+	if differ == 0 {
+		t.Fatal("the two members are identical: the test shows nothing")
+	}
+	if one, err := Average([]*Model{m1}); err != nil || one != m1 {
+		t.Fatalf("Average of one model = %p, %v; want the model itself", one, err)
+	}
+	small := Train(exs, TrainConfig{Bits: 10, Epochs: 1, Seed: 3, Gazetteer: g})
+	if _, err := Average([]*Model{m1, small}); err == nil {
+		t.Fatal("Average of models with different bucket bits: no error")
+	}
+	if _, err := Average(nil); err == nil {
+		t.Fatal("Average of no models: no error")
+	}
+}
+
 func TestDefaultModelLoads(t *testing.T) {
 	m, err := Default()
 	if err != nil {

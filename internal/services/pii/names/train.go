@@ -1,6 +1,8 @@
 package names
 
 import (
+	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 )
@@ -154,4 +156,39 @@ func Train(examples []Example, cfg TrainConfig) *Model {
 		q[j] = int16(math.Round(v * scale))
 	}
 	return &Model{bits: cfg.Bits, weights: q, scale: float32(scale), gaz: cfg.Gazetteer}
+}
+
+// Average returns the model whose scores are the mean of the models' scores: the tagger is
+// linear, so averaging the weights of taggers trained with different seeds (and different
+// generated texts) is an ensemble that costs nothing at run time. The models must share their
+// bucket bits; the gazetteer is the first model's.
+func Average(models []*Model) (*Model, error) {
+	if len(models) == 0 {
+		return nil, errors.New("names: Average of no models")
+	}
+	if len(models) == 1 {
+		return models[0], nil
+	}
+	avg := make([]float64, len(models[0].weights))
+	for i, m := range models {
+		if m.bits != models[0].bits {
+			return nil, fmt.Errorf("names: Average: model %d has %d bucket bits, model 0 has %d", i, m.bits, models[0].bits)
+		}
+		for j, v := range m.weights {
+			avg[j] += float64(v) / float64(m.scale) / float64(len(models))
+		}
+	}
+	maxAbs := 0.0
+	for _, v := range avg {
+		maxAbs = math.Max(maxAbs, math.Abs(v))
+	}
+	scale := 1.0
+	if maxAbs > 0 {
+		scale = 32767 / maxAbs
+	}
+	q := make([]int16, len(avg))
+	for j, v := range avg {
+		q[j] = int16(math.Round(v * scale))
+	}
+	return &Model{bits: models[0].bits, weights: q, scale: float32(scale), gaz: models[0].gaz}, nil
 }
