@@ -68,11 +68,16 @@ func main() {
 	longInjBudget := flag.Float64("long-injected-budget", 0.05, "total weight of the attacks hidden in long documents (0: none)")
 	negShare := flag.Float64("neg-share", 0.5, "weight of the harmless windows of a document with an attack inserted, relative to its attack windows")
 	moreExamples := flag.Bool("more-examples", false, "also train on the hand-written examples of examples/more/ (more languages and harmless look-alikes; budgets hand/attack-more and hand/benign-more)")
+	extraExamples := flag.Bool("extra-examples", false, "also train on the hand-written examples of examples/extra/ (short harmless requests in 17 languages, long harmless documents, attacks hidden in reviews; budgets hand/benign-extra, hand/context-extra and hand/injected-extra)")
 	script := flag.Bool("script", false, "give every window a feature per script, valued at the script's share of its words (textclass.Spec.Script): an offset per script")
+	normPower := flag.Float64("norm-power", 0.5, "power of a window's feature count that divides its features (textclass.Spec.NormPower): 0.5 is the square root, 1 the mean, which does not grow with the window's length")
 	budgetFlag := flag.String("budget", "", "override source budgets, as name=weight,name=weight (see budgets in load.go; for experiments)")
 	flag.Parse()
-	cfg := config{noLabels: *noLabels, mixed: *mixed, moreExamples: *moreExamples, longPerLang: *longPerLang, longBudget: *longBudget, longInjBudget: *longInjBudget, budgets: *budgetFlag, negShare: *negShare, data: *data, out: *out, seed: *seed, bits: *bits, labelBits: *labelBits, l2: *l2, labelL2: *labelL2, folds: *folds,
-		spec: textclass.Spec{WordNgrams: 2, CharMin: 3, CharMax: 5, Window: *window, Stride: *stride, DecodeBlobs: true, LongSegment: *long, Script: *script}}
+	if *normPower == 0.5 {
+		*normPower = 0 // the square root, stored as before the option existed
+	}
+	cfg := config{noLabels: *noLabels, mixed: *mixed, moreExamples: *moreExamples, extraExamples: *extraExamples, longPerLang: *longPerLang, longBudget: *longBudget, longInjBudget: *longInjBudget, budgets: *budgetFlag, negShare: *negShare, data: *data, out: *out, seed: *seed, bits: *bits, labelBits: *labelBits, l2: *l2, labelL2: *labelL2, folds: *folds,
+		spec: textclass.Spec{WordNgrams: 2, CharMin: 3, CharMax: 5, Window: *window, Stride: *stride, DecodeBlobs: true, LongSegment: *long, Script: *script, NormPower: *normPower}}
 	if err := run(cfg); err != nil {
 		log.Fatal(err)
 	}
@@ -81,7 +86,9 @@ func main() {
 type config struct {
 	noLabels, mixed bool
 	// moreExamples adds the hand-written examples of examples/more/ (load.go).
-	moreExamples    bool
+	moreExamples bool
+	// extraExamples adds the hand-written examples of examples/extra/ (load.go).
+	extraExamples   bool
 	data, out       string
 	seed            uint64
 	bits, labelBits int
@@ -218,8 +225,14 @@ func command(cfg config) string {
 	if cfg.spec.Script {
 		c += " -script"
 	}
+	if cfg.spec.NormPower != 0 {
+		c += fmt.Sprintf(" -norm-power %g", cfg.spec.NormPower)
+	}
 	if cfg.moreExamples {
 		c += " -more-examples"
+	}
+	if cfg.extraExamples {
+		c += " -extra-examples"
 	}
 	if cfg.budgets != "" {
 		c += " -budget " + cfg.budgets
