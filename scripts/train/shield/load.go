@@ -11,14 +11,16 @@ import (
 	"github.com/sluice-api/sluice/scripts/internal/shielddata"
 )
 
-// Budgets are the total weights of the sources. Attacks sum to about 1 and harmless texts to 2.5, so
-// that no source dominates by its size (CLINC150 alone has 15,000 utterances) and the calibrated
-// score of a text the model knows little about leans to harmless, as most traffic is.
+// Budgets are the total weights of the sources. Attacks sum to about 1.7 and harmless texts to
+// about 3.7 (with the long documents), so that no source dominates by its size (CLINC150 alone has 15,000 utterances) and the
+// calibrated score of a text the model knows little about leans to harmless, as most traffic is.
+// Round 6 raised cyberseceval (0.30 to 0.40), bipia (0.28 to 0.33), hand/benign-more (0.25 to
+// 0.30) and hand/context-extra (0.15 to 0.30); MODEL.md gives the candidates that chose them.
 var budgets = map[string]float64{
 	// attacks
 	"llm-warden-train/attack": 0.18,
-	"cyberseceval":            0.30,
-	"bipia":                   0.28,
+	"cyberseceval":            0.40,
+	"bipia":                   0.33,
 	"jbb":                     0.12,
 	"hand/attack":             0.22,
 	"hand/injected":           0.12,
@@ -37,12 +39,12 @@ var budgets = map[string]float64{
 	// with -more-examples only: the hand-written examples of examples/more/ (languages beyond
 	// the seven above, and more harmless look-alikes), attacks, then harmless texts
 	"hand/attack-more": 0.15,
-	"hand/benign-more": 0.25,
+	"hand/benign-more": 0.30,
 	// with -extra-examples only: the hand-written examples of examples/extra/ (short harmless
 	// requests in every language, long harmless documents), then the attacks hidden in
 	// documents (harmless, harmless, attack)
 	"hand/benign-extra":   0.25,
-	"hand/context-extra":  0.15,
+	"hand/context-extra":  0.30,
 	"hand/injected-extra": 0.10,
 	// with -mixed only (harmless, then attacks): see mixed.go
 	"hand/message":   0.15,
