@@ -1,6 +1,9 @@
 package shield
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -11,11 +14,11 @@ import (
 // languages, translation requests, language-learning chat, a customer who starts in one language
 // and goes on in another) must pass, and an attack inside such text must still be flagged.
 //
-// These are the development cases of testdata/mixed_dev_*.tsv that the model passes today, kept
-// here so that no change makes them worse. Issue 11 is not fixed: the model still scores
-// servicetest.Prose and six development cases at 0.4 or more, which the evaluation command
-// reports (the dev cases and servicetest.Prose) next to the held-out set of the same kind
-// (testdata/mixed_benign.tsv and mixed_attacks.tsv).
+// These are the development cases of testdata/mixed_dev_*.tsv that the model passes (score below
+// 0.4) today, kept here so that no change makes them worse; TestMixedDevCases holds every
+// development case below 0.5. Two development cases and servicetest.Prose still score 0.4 to
+// 0.5 (uncertain), which the evaluation command reports next to the held-out set of the same
+// kind (testdata/mixed_benign.tsv and mixed_attacks.tsv).
 func TestMixedLanguageProse(t *testing.T) {
 	s := newService(t)
 	for _, tc := range []struct {
@@ -73,5 +76,44 @@ func TestMixedLanguageProse(t *testing.T) {
 				t.Fatalf("verdict %s (score %.3f, labels %v), want %s", res.Verdict, res.Score, res.Labels, want)
 			}
 		})
+	}
+}
+
+// TestMixedDevCases: no harmless development case of testdata/mixed_dev_benign.tsv reaches 0.5
+// (the evaluation's attack threshold) and every attack of mixed_dev_attacks.tsv is flagged.
+func TestMixedDevCases(t *testing.T) {
+	s := newService(t)
+	for _, f := range []struct {
+		file   string
+		attack bool
+	}{{"mixed_dev_benign.tsv", false}, {"mixed_dev_attacks.tsv", true}} {
+		data, err := os.ReadFile(filepath.Join("testdata", f.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, line := range strings.Split(string(data), "\n") {
+			if line == "" || line[0] == '#' {
+				continue
+			}
+			cols := strings.Split(line, "\t")
+			if len(cols) != 3 {
+				t.Fatalf("%s: %d columns in %.40q, want 3", f.file, len(cols), line)
+			}
+			n++
+			text := strings.ReplaceAll(cols[2], `\n`, "\n")
+			t.Run(cols[1], func(t *testing.T) {
+				res := run(t, s, text, services.DefaultThreshold)
+				if f.attack && res.Verdict != services.VerdictFlag {
+					t.Fatalf("verdict %s (score %.3f), want flag", res.Verdict, res.Score)
+				}
+				if !f.attack && res.Score >= 0.5 {
+					t.Fatalf("score %.3f (verdict %s), want below 0.5", res.Score, res.Verdict)
+				}
+			})
+		}
+		if n < 3 {
+			t.Fatalf("%s: %d cases", f.file, n)
+		}
 	}
 }

@@ -42,6 +42,14 @@ type Spec struct {
 	// several scripts can then learn an offset per script that does not grow with the window's
 	// length, instead of moving its bias (and with it every other language's scores).
 	Script bool `json:"script,omitempty"`
+	// NormPower, when above 0, is the power p of a window's total feature count that divides its
+	// features' counts (value = count / total^p) in place of the square root (0 means 0.5, and
+	// is how every model without the option is stored). A window's raw score is the bias plus
+	// its weights' sum over total^p, so with p = 0.5 a text whose words all lean slightly one way
+	// scores further that way the longer its window is (the sum grows with the length, the
+	// divisor with its square root); p = 1 makes the score the mean weight, the same for three
+	// copies of a note as for one; values in between trade the two.
+	NormPower float64 `json:"norm_power,omitempty"`
 }
 
 // Validate reports the first way s is unusable.
@@ -57,15 +65,39 @@ func (s Spec) Validate() error {
 		return fmt.Errorf("textclass: window %d, stride %d, want 1 <= stride <= window", s.Window, s.Stride)
 	case s.LongSegment < 0:
 		return fmt.Errorf("textclass: long_segment %d", s.LongSegment)
+	case !(s.NormPower >= 0 && s.NormPower <= 1):
+		return fmt.Errorf("textclass: norm_power %g, want 0 (square root) or up to 1", s.NormPower)
 	}
 	return nil
 }
 
 // Feature is one hashed feature of a window with its value: its count in the window divided by
-// the square root of the window's total feature count. A head with b bits looks it up at ID(b).
+// the square root of the window's total feature count (its Spec.NormPower-th power when that is
+// set). A head with b bits looks it up at ID(b).
 type Feature struct {
 	Hash  uint64
 	Value float32
+}
+
+// divide returns sum divided by the window's normalizer, count^NormPower (the square root when
+// NormPower is 0 or 0.5, computed as before the option existed so that such models score to
+// the same bits). A count below 1 counts as 1.
+func (s Spec) divide(sum float64, count int) float64 {
+	c := float64(max(count, 1))
+	if s.NormPower == 0 || s.NormPower == 0.5 {
+		return sum / math.Sqrt(c)
+	}
+	return sum / math.Pow(c, s.NormPower)
+}
+
+// norm returns the factor a window of count feature occurrences multiplies its counts by:
+// 1 / count^NormPower (see divide).
+func (s Spec) norm(count int) float64 {
+	c := float64(max(count, 1))
+	if s.NormPower == 0 || s.NormPower == 0.5 {
+		return 1 / math.Sqrt(c)
+	}
+	return 1 / math.Pow(c, s.NormPower)
 }
 
 // ID is the feature's slot in a head's table of 1<<bits weights.
@@ -310,7 +342,8 @@ func windows(spec Spec, sg segment, dst [][2]int) [][2]int {
 type Window struct {
 	// Features are the window's distinct hashed features, sorted by Hash.
 	Features []Feature
-	// Count is the number of feature occurrences in the window (the divisor's square).
+	// Count is the number of feature occurrences in the window (the divisor is its square root,
+	// or its Spec.NormPower-th power).
 	Count int
 	// Flags are the textnorm flags of the window's words, ORed.
 	Flags textnorm.Flag
@@ -357,7 +390,7 @@ func (s Spec) Windows(ctx context.Context, text string) ([]Window, error) {
 			if sp[1] > sp[0] {
 				w.Text = string(p.words.Text[p.words.Start(sp[0]):p.words.Ends[sp[1]-1]])
 			}
-			norm := 1 / math.Sqrt(float64(max(w.Count, 1)))
+			norm := s.norm(w.Count)
 			w.Features = make([]Feature, 0, len(counts))
 			for h, c := range counts {
 				w.Features = append(w.Features, Feature{Hash: h, Value: float32(float64(c) * norm)})

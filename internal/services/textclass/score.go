@@ -3,7 +3,6 @@ package textclass
 import (
 	"bytes"
 	"context"
-	"math"
 
 	"github.com/sluice-api/sluice/internal/services/textnorm"
 )
@@ -80,7 +79,7 @@ func (m *Model) Score(ctx context.Context, text string) (Result, error) {
 		sc.spans = windows(m.Spec, sg, sc.spans[:0])
 		for _, sp := range sc.spans {
 			c := sc.counts[sp[1]] - sc.counts[sp[0]]
-			z := head.Bias + (sc.prefix[sp[1]]-sc.prefix[sp[0]])/math.Sqrt(float64(max(c, 1)))
+			z := head.Bias + m.Spec.divide(sc.prefix[sp[1]]-sc.prefix[sp[0]], c)
 			if m.Spec.Script && sp[1] > sp[0] {
 				z += (sc.script[sp[1]] - sc.script[sp[0]]) / float64(sp[1]-sp[0])
 			}
@@ -117,7 +116,7 @@ func (m *Model) HeadProbabilities(r Result) []float64 {
 			feats = append(feats, buf...)
 		}
 	}
-	norm := 1 / math.Sqrt(float64(max(len(feats), 1)))
+	norm := m.Spec.norm(len(feats))
 	out := make([]float64, len(m.Heads))
 	for k := range m.Heads {
 		h := &m.Heads[k]

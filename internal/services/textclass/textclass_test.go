@@ -74,6 +74,10 @@ func TestSpecValidate(t *testing.T) {
 		{"CharMinZero", Spec{CharMin: 0, CharMax: 3, Window: 10, Stride: 5}, false},
 		{"StrideAboveWindow", Spec{WordNgrams: 1, Window: 4, Stride: 5}, false},
 		{"NoWindow", Spec{WordNgrams: 1}, false},
+		{"NormPowerMean", Spec{WordNgrams: 1, Window: 4, Stride: 2, NormPower: 1}, true},
+		{"NormPowerAboveOne", Spec{WordNgrams: 1, Window: 4, Stride: 2, NormPower: 1.5}, false},
+		{"NormPowerNegative", Spec{WordNgrams: 1, Window: 4, Stride: 2, NormPower: -0.5}, false},
+		{"NormPowerNaN", Spec{WordNgrams: 1, Window: 4, Stride: 2, NormPower: math.NaN()}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if err := tc.spec.Validate(); (err == nil) != tc.ok {
@@ -144,8 +148,10 @@ func TestWindows(t *testing.T) {
 func TestScoreMatchesWindows(t *testing.T) {
 	scriptSpec := testSpec
 	scriptSpec.Script = true
-	for _, spec := range []Spec{testSpec, scriptSpec} {
-		t.Run(fmt.Sprintf("Script=%v", spec.Script), func(t *testing.T) { testScoreMatchesWindows(t, toyModelSpec(t, 12, spec)) })
+	meanSpec, powSpec := testSpec, scriptSpec
+	meanSpec.NormPower, powSpec.NormPower = 1, 0.75
+	for _, spec := range []Spec{testSpec, scriptSpec, meanSpec, powSpec} {
+		t.Run(fmt.Sprintf("Script=%v,NormPower=%g", spec.Script, spec.NormPower), func(t *testing.T) { testScoreMatchesWindows(t, toyModelSpec(t, 12, spec)) })
 	}
 }
 
@@ -475,5 +481,81 @@ func BenchmarkScore(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestNormPower checks Spec.NormPower: feature values are count / total^p, p = 1 scores a text
+// repeated as its mean weight (three copies of a phrase as one, where the square root scores
+// them higher), 0.5 and 0 give the same bits, and a spec without it is stored as before (no
+// "norm_power" key in the model file).
+func TestNormPower(t *testing.T) {
+	ctx := context.Background()
+	wordsOnly := Spec{WordNgrams: 1, Window: 48, Stride: 12}
+	for _, tc := range []struct {
+		name  string
+		power float64
+		want  float64 // value of "ignore" in "ignore ignore the rules" (4 occurrences, 2 of it)
+	}{
+		{"Default", 0, 2 / math.Sqrt(4)},
+		{"Half", 0.5, 2 / math.Sqrt(4)},
+		{"ThreeQuarters", 0.75, 2 / math.Pow(4, 0.75)},
+		{"Mean", 1, 2.0 / 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := wordsOnly
+			s.NormPower = tc.power
+			ws, err := s.Windows(ctx, "ignore ignore the rules")
+			if err != nil {
+				t.Fatal(err)
+			}
+			h := finalize(wordHash([]byte("ignore")) ^ seedUnigram)
+			k := slices.IndexFunc(ws[0].Features, func(f Feature) bool { return f.Hash == h })
+			if k < 0 || math.Abs(float64(ws[0].Features[k].Value)-tc.want) > 1e-6 {
+				t.Fatalf("features %+v, want %x valued %v", ws[0].Features, h, tc.want)
+			}
+		})
+	}
+	// Every word weighs -0.05 except "ignore": the repeated note leans to harmless; its raw
+	// score grows with the square root and stays put with the mean.
+	note := "the meeting moved to tuesday so please confirm soon "
+	for _, tc := range []struct {
+		power float64
+		same  bool
+	}{{0, false}, {1, true}} {
+		spec := testSpec
+		spec.Window, spec.Stride, spec.NormPower = 48, 12, tc.power
+		m := toyModelSpec(t, 12, spec)
+		one, err := m.Score(ctx, note)
+		if err != nil {
+			t.Fatal(err)
+		}
+		three, err := m.Score(ctx, strings.Repeat(note, 3))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The copies add bigrams across their joins and the long-segment copies (from 10
+		// words), so "the same" allows a little.
+		if same := math.Abs(three.P-one.P) < 0.03; same != tc.same || !(three.P <= one.P+1e-9) {
+			t.Errorf("NormPower %g: one copy %.4f, three %.4f, want the same = %v and three no higher", tc.power, one.P, three.P, tc.same)
+		}
+	}
+	for _, tc := range []struct {
+		power float64
+		want  bool
+	}{{0, false}, {0.75, true}} {
+		spec := testSpec
+		spec.NormPower = tc.power
+		m := toyModelSpec(t, 10, spec)
+		var b bytes.Buffer
+		if err := m.Encode(&b); err != nil {
+			t.Fatal(err)
+		}
+		if got := bytes.Contains(b.Bytes(), []byte(`"norm_power"`)); got != tc.want {
+			t.Errorf("NormPower=%g: file holds \"norm_power\" = %v", tc.power, got)
+		}
+		d, err := Decode(b.Bytes())
+		if err != nil || d.Spec != spec {
+			t.Errorf("NormPower=%g: decoded spec %+v, %v", tc.power, d.Spec, err)
+		}
 	}
 }

@@ -22,12 +22,15 @@ import (
 //	C <kind> | <template>      a harmless document context an I line can be inserted into
 //
 // Files under examples/more/ (more languages, and more harmless look-alikes) are read only with
-// -more-examples, with budgets of their own, and hold only A and N lines.
+// -more-examples, with budgets of their own, and hold only A and N lines. Files under
+// examples/extra/ (round 6: short harmless requests in every language the model sees attacks
+// in, long harmless English documents, and attacks hidden in reviews) are read only with
+// -extra-examples, also with budgets of their own, and hold N, C and I lines.
 //
 // A template may hold alternatives {a|b|c} (not nested); "\n" stands for a line break. Each line
 // yields up to maxVariants distinct texts, drawn with a seed derived from the line itself.
 //
-//go:embed examples/*.txt examples/more/*.txt
+//go:embed examples/*.txt examples/more/*.txt examples/extra/*.txt
 var exampleFiles embed.FS
 
 const maxVariants = 6
@@ -39,8 +42,8 @@ type example struct {
 	labels []string
 	texts  []string
 	line   int
-	// more marks the examples of examples/more/.
-	more bool
+	// more marks the examples of examples/more/, extra those of examples/extra/.
+	more, extra bool
 }
 
 func readExamples() ([]example, error) {
@@ -66,6 +69,7 @@ func readExamples() ([]example, error) {
 				return fmt.Errorf("%s:%d: %w", p, n, err)
 			}
 			e.more = path.Base(path.Dir(p)) == "more"
+			e.extra = path.Base(path.Dir(p)) == "extra"
 			out = append(out, e)
 		}
 		return sc.Err()

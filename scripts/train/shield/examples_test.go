@@ -35,12 +35,64 @@ func TestHandwrittenMore(t *testing.T) {
 		}
 	}
 	for name, ds := range hand {
-		if strings.HasSuffix(name, "-more") {
+		if strings.HasSuffix(name, "-more") || strings.HasSuffix(name, "-extra") {
 			continue
 		}
 		for _, d := range ds {
 			if strings.HasPrefix(d.ID, "more/") || !slices.Contains([]string{"de", "en", "es", "fr", "it", "nl", "pt"}, d.Lang) {
 				t.Errorf("%s holds %s (language %s)", name, d.ID, d.Lang)
+			}
+		}
+	}
+}
+
+// TestHandwrittenExtra checks that the examples of examples/extra/ go to budgets of their own:
+// short harmless requests in each of the 17 languages, harmless documents, and attacks hidden
+// in them (labelled, with the attack's place recorded), never into the other sources.
+func TestHandwrittenExtra(t *testing.T) {
+	hand, err := handwritten([]shielddata.Email{{ID: "e1", Context: "Hello team, the meeting moved to Friday. Best, Anna"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	short := map[string]int{}
+	for _, d := range hand["hand/benign-extra"] {
+		if d.Attack || !strings.HasPrefix(d.ID, "extra/") || d.Kind != "short" {
+			t.Errorf("hand/benign-extra: %s is not a short harmless text of examples/extra/: %+v", d.ID, d)
+		}
+		short[d.Lang]++
+	}
+	for _, lang := range []string{"ar", "bn", "de", "en", "es", "fr", "id", "it", "ja", "ko", "nl", "pt", "ru", "th", "tr", "vi", "zh"} {
+		if short[lang] < 50 {
+			t.Errorf("%s: %d short harmless texts, want at least 50", lang, short[lang])
+		}
+	}
+	docs := map[string]int{}
+	for _, d := range hand["hand/context-extra"] {
+		if d.Attack || !strings.HasPrefix(d.ID, "extra/") {
+			t.Errorf("hand/context-extra: %s is not a harmless document of examples/extra/", d.ID)
+		}
+		docs[d.Lang]++
+	}
+	if docs["en"] < 20 || docs["it"] < 12 || docs["pt"] < 12 {
+		t.Errorf("documents per language %v, want at least 20 in English and 12 in Italian and Portuguese", docs)
+	}
+	injected := map[string]int{}
+	for _, d := range hand["hand/injected-extra"] {
+		if !d.Attack || d.Inject == "" || !strings.Contains(d.Text, d.Inject) || !slices.Contains(d.Labels, shielddata.IndirectInjection) {
+			t.Errorf("hand/injected-extra: %s is not a labelled document with an attack inside: %+v", d.ID, d)
+		}
+		injected[d.Lang]++
+	}
+	if injected["en"] == 0 || injected["it"] == 0 || injected["pt"] == 0 {
+		t.Errorf("attacks hidden per language %v, want some in English, Italian and Portuguese", injected)
+	}
+	for name, ds := range hand {
+		if strings.HasSuffix(name, "-extra") {
+			continue
+		}
+		for _, d := range ds {
+			if strings.HasPrefix(d.ID, "extra/") {
+				t.Errorf("%s holds %s", name, d.ID)
 			}
 		}
 	}

@@ -11,14 +11,16 @@ import (
 	"github.com/sluice-api/sluice/scripts/internal/shielddata"
 )
 
-// Budgets are the total weights of the sources. Attacks sum to about 1 and harmless texts to 2.5, so
-// that no source dominates by its size (CLINC150 alone has 15,000 utterances) and the calibrated
-// score of a text the model knows little about leans to harmless, as most traffic is.
+// Budgets are the total weights of the sources. Attacks sum to about 1.7 and harmless texts to
+// about 3.7 (with the long documents), so that no source dominates by its size (CLINC150 alone has 15,000 utterances) and the
+// calibrated score of a text the model knows little about leans to harmless, as most traffic is.
+// Round 6 raised cyberseceval (0.30 to 0.40), bipia (0.28 to 0.33), hand/benign-more (0.25 to
+// 0.30) and hand/context-extra (0.15 to 0.30); MODEL.md gives the candidates that chose them.
 var budgets = map[string]float64{
 	// attacks
 	"llm-warden-train/attack": 0.18,
-	"cyberseceval":            0.30,
-	"bipia":                   0.28,
+	"cyberseceval":            0.40,
+	"bipia":                   0.33,
 	"jbb":                     0.12,
 	"hand/attack":             0.22,
 	"hand/injected":           0.12,
@@ -37,7 +39,13 @@ var budgets = map[string]float64{
 	// with -more-examples only: the hand-written examples of examples/more/ (languages beyond
 	// the seven above, and more harmless look-alikes), attacks, then harmless texts
 	"hand/attack-more": 0.15,
-	"hand/benign-more": 0.25,
+	"hand/benign-more": 0.30,
+	// with -extra-examples only: the hand-written examples of examples/extra/ (short harmless
+	// requests in every language, long harmless documents), then the attacks hidden in
+	// documents (harmless, harmless, attack)
+	"hand/benign-extra":   0.25,
+	"hand/context-extra":  0.30,
+	"hand/injected-extra": 0.10,
 	// with -mixed only (harmless, then attacks): see mixed.go
 	"hand/message":   0.15,
 	"mixed":          0.50,
@@ -215,8 +223,8 @@ func load(cfg config) ([]doc, error) {
 	if err := add("task-injected", taskInjections(clinc, hand, emails), byAttack); err != nil {
 		return nil, err
 	}
-	for _, name := range []string{"hand/attack", "hand/injected", "hand/benign", "hand/message", "hand/context", "hand/attack-more", "hand/benign-more"} {
-		if name == "hand/message" && !mixed || strings.HasSuffix(name, "-more") && !cfg.moreExamples {
+	for _, name := range []string{"hand/attack", "hand/injected", "hand/benign", "hand/message", "hand/context", "hand/attack-more", "hand/benign-more", "hand/benign-extra", "hand/context-extra", "hand/injected-extra"} {
+		if name == "hand/message" && !mixed || strings.HasSuffix(name, "-more") && !cfg.moreExamples || strings.HasSuffix(name, "-extra") && !cfg.extraExamples {
 			continue
 		}
 		if err := add(name, hand[name], func(d shielddata.Doc) string { g, _, _ := strings.Cut(d.ID, "#"); return g }); err != nil {
@@ -271,8 +279,31 @@ func handwritten(emails []shielddata.Email) (map[string][]shielddata.Doc, error)
 	}
 	out := map[string][]shielddata.Doc{}
 	contexts := map[string][]shielddata.Doc{}
-	var hidden []example
+	var hidden, hiddenExtra []example
+	contextsExtra := map[string][]shielddata.Doc{}
 	for _, e := range exs {
+		if e.extra {
+			// The examples of examples/extra/ (-extra-examples) have budgets of their own too;
+			// their documents and hidden attacks are paired below, apart from the others.
+			for v, t := range e.texts {
+				id := "extra/" + e.lang + strconv.Itoa(e.line) + "#" + strconv.Itoa(v)
+				d := shielddata.Doc{ID: id, Source: "hand-extra", Lang: e.lang, Text: t, Kind: e.kind, Labels: e.labels}
+				switch e.typ {
+				case 'N':
+					out["hand/benign-extra"] = append(out["hand/benign-extra"], d)
+				case 'C':
+					out["hand/context-extra"] = append(out["hand/context-extra"], d)
+					contextsExtra[e.lang] = append(contextsExtra[e.lang], d)
+				case 'I':
+				default:
+					return nil, fmt.Errorf("examples/extra/%s.txt:%d: only N, C and I lines are read there", e.lang, e.line)
+				}
+			}
+			if e.typ == 'I' {
+				hiddenExtra = append(hiddenExtra, e)
+			}
+			continue
+		}
 		if e.more {
 			// The examples of examples/more/ have budgets of their own (-more-examples), so the
 			// other examples keep their weights; they hold no documents.
@@ -329,6 +360,30 @@ func handwritten(emails []shielddata.Email) (map[string][]shielddata.Doc, error)
 				d.ID = e.lang + strconv.Itoa(e.line) + "#" + strconv.Itoa(v) + "/" + c.ID
 				d.Source, d.Lang = "hand-injected", e.lang
 				out["hand/injected"] = append(out["hand/injected"], d)
+			}
+		}
+	}
+	// hand/injected-extra: every hidden attack of a language (of examples/ and examples/extra/)
+	// in the documents of examples/extra/ of that language, and those of examples/extra/ in the
+	// documents of examples/ too, half of the pairs each, so that the new documents are seen
+	// both clean and with an attack inside.
+	for _, e := range append(slices.Clone(hidden), hiddenExtra...) {
+		ctxs := slices.Clone(contextsExtra[e.lang])
+		if e.extra {
+			ctxs = append(ctxs, contexts[e.lang]...)
+		}
+		for v, t := range e.texts {
+			for k, c := range ctxs {
+				if (v+k)%2 != 0 {
+					continue
+				}
+				d := hide(c.Text, t, e.labels, v+k)
+				d.ID = "extra/" + e.lang + strconv.Itoa(e.line) + "#" + strconv.Itoa(v) + "/" + c.ID
+				if e.extra {
+					d.ID = "extra/" + d.ID
+				}
+				d.Source, d.Lang = "hand-injected-extra", e.lang
+				out["hand/injected-extra"] = append(out["hand/injected-extra"], d)
 			}
 		}
 	}

@@ -7,17 +7,19 @@
 // documents, the clean BIPIA train e-mails, jailbreakbench artifacts, CLINC150 and banking77
 // train utterances, the training half of MultiJail (harmful requests, which the shield does not
 // flag) and of the lingua sentences, the CyberSecEval system prompts of its training half, and
-// the hand-written examples in examples/. With -mixed (an experiment for issue 11, not used for
-// the committed model) it also builds harmless documents that switch language and hides attacks
-// in some of them (mixed.go), and reads the hand-written messages. With -long-docs N (another
-// experiment for issue 11, not used for the committed model) it builds N long harmless documents
-// per language from the lingua training sentences and hides attacks of the same language in
-// every fourth (longdocs.go). With -more-examples it also reads the hand-written examples of
-// examples/more/ (attacks and harmless look-alikes in ar bn id ja ko ru th tr vi zh, and more
-// English harmless look-alikes), weighed by budgets of their own so that the other sources keep
-// theirs. -budget and -neg-share change source budgets and the weight of the
-// clean windows of injected documents, for experiments. The split of every set is made by package shielddata,
-// which the evaluation command shares.
+// the hand-written examples in examples/, examples/more/ (attacks and harmless look-alikes in ar
+// bn id ja ko ru th tr vi zh, and more English harmless look-alikes) and examples/extra/ (short
+// harmless requests in 17 languages, long harmless English documents, attacks hidden in Italian
+// and Portuguese reviews), each set weighed by budgets of its own. It also builds 40 long
+// harmless documents per language from the lingua training sentences and hides attacks of the
+// same language in every fourth (longdocs.go). -more-examples=false, -extra-examples=false and
+// -long-docs 0 leave those out (with the round-5 budgets, -budget cyberseceval=0.3,bipia=0.28,
+// they give the weights of the round-5 model; see MODEL.md). With -mixed (an experiment for
+// issue 11, not used for the committed model) it also builds harmless documents that switch
+// language and hides attacks in some of them (mixed.go), and reads the hand-written messages.
+// -budget and -neg-share change source budgets and the weight of the clean windows of injected
+// documents, -script and -norm-power the scoring (textclass.Spec), for experiments. The split of
+// every set is made by package shielddata, which the evaluation command shares.
 //
 // Each text is cut into the windows textclass will score. A window of an attack inserted into a
 // document is positive when it holds the whole attack and negative when it holds none of it; a
@@ -63,16 +65,21 @@ func main() {
 	long := flag.Int("long", 40, "words from which a text counts as a long document (textclass.Spec.LongSegment)")
 	noLabels := flag.Bool("no-labels", false, "skip the label heads (for quick experiments; the model then lacks them)")
 	mixed := flag.Bool("mixed", false, "also train on harmless documents that switch language, the hand-written messages, and attacks hidden in such documents (an experiment for text that switches language; the committed model is trained without it, see MODEL.md)")
-	longPerLang := flag.Int("long-docs", 0, "long harmless documents per language built from lingua training sentences (0: none; see longdocs.go)")
+	longPerLang := flag.Int("long-docs", 40, "long harmless documents per language built from lingua training sentences (0: none; see longdocs.go)")
 	longBudget := flag.Float64("long-budget", 0.3, "total weight of the long harmless documents")
 	longInjBudget := flag.Float64("long-injected-budget", 0.05, "total weight of the attacks hidden in long documents (0: none)")
 	negShare := flag.Float64("neg-share", 0.5, "weight of the harmless windows of a document with an attack inserted, relative to its attack windows")
-	moreExamples := flag.Bool("more-examples", false, "also train on the hand-written examples of examples/more/ (more languages and harmless look-alikes; budgets hand/attack-more and hand/benign-more)")
+	moreExamples := flag.Bool("more-examples", true, "also train on the hand-written examples of examples/more/ (more languages and harmless look-alikes; budgets hand/attack-more and hand/benign-more)")
+	extraExamples := flag.Bool("extra-examples", true, "also train on the hand-written examples of examples/extra/ (short harmless requests in 17 languages, long harmless documents, attacks hidden in reviews; budgets hand/benign-extra, hand/context-extra and hand/injected-extra)")
 	script := flag.Bool("script", false, "give every window a feature per script, valued at the script's share of its words (textclass.Spec.Script): an offset per script")
+	normPower := flag.Float64("norm-power", 0.5, "power of a window's feature count that divides its features (textclass.Spec.NormPower): 0.5 is the square root, 1 the mean, which does not grow with the window's length")
 	budgetFlag := flag.String("budget", "", "override source budgets, as name=weight,name=weight (see budgets in load.go; for experiments)")
 	flag.Parse()
-	cfg := config{noLabels: *noLabels, mixed: *mixed, moreExamples: *moreExamples, longPerLang: *longPerLang, longBudget: *longBudget, longInjBudget: *longInjBudget, budgets: *budgetFlag, negShare: *negShare, data: *data, out: *out, seed: *seed, bits: *bits, labelBits: *labelBits, l2: *l2, labelL2: *labelL2, folds: *folds,
-		spec: textclass.Spec{WordNgrams: 2, CharMin: 3, CharMax: 5, Window: *window, Stride: *stride, DecodeBlobs: true, LongSegment: *long, Script: *script}}
+	if *normPower == 0.5 {
+		*normPower = 0 // the square root, stored as before the option existed
+	}
+	cfg := config{noLabels: *noLabels, mixed: *mixed, moreExamples: *moreExamples, extraExamples: *extraExamples, longPerLang: *longPerLang, longBudget: *longBudget, longInjBudget: *longInjBudget, budgets: *budgetFlag, negShare: *negShare, data: *data, out: *out, seed: *seed, bits: *bits, labelBits: *labelBits, l2: *l2, labelL2: *labelL2, folds: *folds,
+		spec: textclass.Spec{WordNgrams: 2, CharMin: 3, CharMax: 5, Window: *window, Stride: *stride, DecodeBlobs: true, LongSegment: *long, Script: *script, NormPower: *normPower}}
 	if err := run(cfg); err != nil {
 		log.Fatal(err)
 	}
@@ -81,7 +88,9 @@ func main() {
 type config struct {
 	noLabels, mixed bool
 	// moreExamples adds the hand-written examples of examples/more/ (load.go).
-	moreExamples    bool
+	moreExamples bool
+	// extraExamples adds the hand-written examples of examples/extra/ (load.go).
+	extraExamples   bool
 	data, out       string
 	seed            uint64
 	bits, labelBits int
@@ -207,8 +216,9 @@ func run(cfg config) error {
 	return nil
 }
 
-// command is the training command as recorded in the model's metadata (-mixed only when set, so
-// that a model trained without it keeps the bytes it had before the flag existed).
+// command is the training command as recorded in the model's metadata: every flag that is not
+// at its default value (-mixed, -script and -norm-power only when set), and the example sets and
+// long documents whatever their value.
 func command(cfg config) string {
 	c := fmt.Sprintf("go run ./scripts/train/shield -seed %d -bits %d -label-bits %d -l2 %g -label-l2 %g -folds %d -window %d -stride %d -long %d",
 		cfg.seed, cfg.bits, cfg.labelBits, cfg.l2, cfg.labelL2, cfg.folds, cfg.spec.Window, cfg.spec.Stride, cfg.spec.LongSegment)
@@ -218,8 +228,18 @@ func command(cfg config) string {
 	if cfg.spec.Script {
 		c += " -script"
 	}
+	if cfg.spec.NormPower != 0 {
+		c += fmt.Sprintf(" -norm-power %g", cfg.spec.NormPower)
+	}
 	if cfg.moreExamples {
 		c += " -more-examples"
+	} else {
+		c += " -more-examples=false"
+	}
+	if cfg.extraExamples {
+		c += " -extra-examples"
+	} else {
+		c += " -extra-examples=false"
 	}
 	if cfg.budgets != "" {
 		c += " -budget " + cfg.budgets
@@ -229,6 +249,8 @@ func command(cfg config) string {
 	}
 	if cfg.longPerLang > 0 {
 		c += fmt.Sprintf(" -long-docs %d -long-budget %g -long-injected-budget %g", cfg.longPerLang, cfg.longBudget, cfg.longInjBudget)
+	} else {
+		c += " -long-docs 0"
 	}
 	return c
 }
