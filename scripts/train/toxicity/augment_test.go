@@ -105,3 +105,25 @@ func TestKeepBalance(t *testing.T) {
 		t.Errorf("weights %v, want %v", dw, want)
 	}
 }
+
+// FuzzMisspell checks that misspell never panics, keeps valid UTF-8 valid, and changes a text
+// by one edit: the result is at most one byte-run shorter and never longer than the input.
+func FuzzMisspell(f *testing.F) {
+	f.Add("you dumb people, go away", uint64(1))
+	f.Add("«crétins» et @someone http://x.org", uint64(7))
+	f.Add("ab\xffcdef ghij", uint64(3))
+	f.Fuzz(func(t *testing.T, text string, seed uint64) {
+		for e := range numEdits {
+			got, ok := misspell(text, e, rand.New(rand.NewPCG(seed, 1)))
+			if !ok {
+				continue
+			}
+			if utf8.ValidString(text) && !utf8.ValidString(got) {
+				t.Fatalf("edit %d of %q gave invalid UTF-8 %q", e, text, got)
+			}
+			if len(got) > len(text) || (e == editSwap && len(got) != len(text)) {
+				t.Fatalf("edit %d of %q gave %q", e, text, got)
+			}
+		}
+	})
+}

@@ -72,21 +72,32 @@ func TestWeightsScaleOwn(t *testing.T) {
 }
 
 func TestKindWeights(t *testing.T) {
-	kw, err := parseKinds(" exclaim = 3 , aimed=0.5")
+	def, err := parseKinds("")
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !maps.Equal(def, kindWeight) {
+		t.Fatalf("no flag gave %v, want the defaults %v", def, kindWeight)
+	}
+	kw, err := parseKinds(" exclaim = 4 , aimed=0.5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kindWeight["exclaim"] == 4 {
+		t.Error("parseKinds changed the defaults")
 	}
 	docs := []corpus.Example{
 		{Text: "a", Source: "own", Group: "exclaim"},
 		{Text: "b", Source: "own", Group: "insult"},
 		{Text: "c", Source: "davidson", Group: "exclaim"},
 		{Text: "d", Source: "own", Group: "aimed"},
+		{Text: "e", Source: "own", Group: "aimed_contrast"},
 	}
-	dw := []float64{1, 1, 1, 2}
+	dw := []float64{1, 1, 1, 2, 1}
 	if err := scaleKinds(docs, dw, kw); err != nil {
 		t.Fatal(err)
 	}
-	if want := []float64{3, 1, 1, 1}; !slices.Equal(dw, want) {
+	if want := []float64{4, 1, 1, 1, kindWeight["aimed_contrast"]}; !slices.Equal(dw, want) {
 		t.Errorf("weights %v, want %v", dw, want)
 	}
 	if err := scaleKinds(docs, []float64{1, 1, 1, 1}, map[string]float64{"nosuchkind": 2}); err == nil {
