@@ -1,6 +1,7 @@
 // Package toxicity implements security.toxicity.flag: a trained, calibrated, multilingual
 // classifier that scores how likely a text is toxic (insults, threats, identity-directed hate,
-// harassment, sexual harassment, profanity) and says which kinds it found.
+// harassment, sexual harassment, profanity aimed at someone) and says which kinds it found.
+// Profanity aimed at no one ("holy shit, we won") is not toxic by itself.
 //
 // The model (toxicity.model, trained by scripts/train/toxicity; see MODEL.md) is a textclass
 // model: logistic regression over hashed word 1-3-grams and in-word character n-grams of

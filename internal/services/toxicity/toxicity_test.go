@@ -72,8 +72,8 @@ func run(t *testing.T, s *Service, text string, params services.Params) services
 
 // TestMultilingual checks the kinds of text the service exists for, in every supported
 // language: abuse with and without swear words, threats and dehumanising statements are
-// flagged; counter-speech, negation, reporting, technical uses of violent words and innocent
-// words that contain a swear word (Scunthorpe) pass.
+// flagged; counter-speech, negation, reporting, technical uses of violent words, innocent
+// words that contain a swear word (Scunthorpe) and profanity aimed at no one are not.
 func TestMultilingual(t *testing.T) {
 	s := newService(t)
 	for _, tc := range []struct {
@@ -90,19 +90,27 @@ func TestMultilingual(t *testing.T) {
 		{"en/news", "The police arrested a man who had threatened to kill his neighbour.", false},
 		{"en/kill-the-process", "If the server hangs, kill the process and restart it.", false},
 		{"en/scunthorpe", "Scunthorpe United won in Sussex after a classic cockpit assessment.", false},
+		{"en/profane-insult", "Fuck off, you lying sack of shit.", true},
+		{"en/exclamation", "Damn, this soup is really good.", false},
 		{"de/insult", "Du bist ein dummer Idiot.", true},
 		{"de/dehumanising", "Flüchtlinge sind Ungeziefer und gehören nicht hierher.", true},
 		{"de/neutral", "Der Zug nach Berlin fährt um neun Uhr ab.", false},
 		{"fr/insult", "Tu es un pauvre con et un incapable.", true},
 		{"fr/neutral", "Nous avons réservé une table pour quatre personnes ce soir.", false},
+		{"fr/exclamation", "Putain, quelle belle surprise ce matin.", false},
 		{"es/insult", "Eres un imbécil y no vales nada.", true},
 		{"es/neutral", "Mañana vamos a la playa con mis primos.", false},
+		{"es/exclamation", "Joder, qué partidazo hemos visto esta noche.", false},
+		{"es/profane-insult", "Vete a la mierda, imbécil.", true},
 		{"it/insult", "Sei un idiota e un fallito.", true},
 		{"it/neutral", "Domani andiamo al mare con i bambini.", false},
+		{"it/exclamation", "Cazzo, che tramonto incredibile stasera.", false},
 		{"nl/insult", "Je bent een domme idioot.", true},
 		{"nl/neutral", "Morgen gaan we met de fiets naar de markt.", false},
+		{"nl/exclamation", "Godverdomme, wat een mooie dag vandaag.", false},
 		{"pt/insult", "Você é um idiota inútil.", true},
 		{"pt/neutral", "Amanhã vamos almoçar com a família.", false},
+		{"pt/exclamation", "Porra, que show incrível foi esse ontem.", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := run(t, s, tc.text, nil)
@@ -122,7 +130,7 @@ func TestLabels(t *testing.T) {
 		{"threat", "I am going to kill you and your whole family.", LabelThreat},
 		{"insult", "You are a stupid, useless moron.", LabelInsult},
 		{"identity_hate", "Muslims are vermin and should be driven out of the country.", LabelIdentityHate},
-		{"profanity", "This fucking shit is fucking ridiculous.", LabelProfanity},
+		{"profanity", "You fucking piece of shit, get out of my sight.", LabelProfanity},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := run(t, s, tc.text, nil)

@@ -16,7 +16,11 @@
 // Everywhere but the held-out set, positive means score >= 0.5 (the default threshold). None of
 // these sets is trained on; see scripts/train/toxicity.
 //
-// Usage: go run ./scripts/eval/toxicity [-data DIR] [-sets davidson,germeval,gahd,hatecheck,mhc,heldout]
+// Usage: go run ./scripts/eval/toxicity [-data DIR] [-dir DIR] [-sets davidson,germeval,gahd,hatecheck,mhc,heldout]
+//
+// Without -dir it evaluates the embedded model; with -dir, a candidate written there by
+// go run ./scripts/train/toxicity -out DIR (toxicity.model and lexicon.tsv), through the same
+// service code.
 package main
 
 import (
@@ -26,6 +30,7 @@ import (
 	"log"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -39,14 +44,15 @@ func main() {
 	data := evalkit.DataFlag()
 	sets := flag.String("sets", "davidson,germeval,gahd,hatecheck,mhc,heldout", "comma-separated sets to evaluate")
 	heldout := flag.String("heldout", "internal/services/toxicity/testdata/heldout.tsv", "our held-out set (run from the repository root)")
+	dir := flag.String("dir", "", "evaluate the candidate in this directory (toxicity.model and lexicon.tsv) instead of the embedded model")
 	flag.Parse()
-	if err := run(*data, *heldout, strings.Split(*sets, ",")); err != nil {
+	if err := run(*data, *heldout, *dir, strings.Split(*sets, ",")); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(data, heldout string, sets []string) error {
-	svc, err := toxicity.New()
+func run(data, heldout, dir string, sets []string) error {
+	svc, err := service(dir)
 	if err != nil {
 		return fmt.Errorf("new service: %w", err)
 	}
@@ -76,6 +82,22 @@ func run(data, heldout string, sets []string) error {
 		}
 	}
 	return nil
+}
+
+// service returns the embedded model's service, or with dir the candidate written there.
+func service(dir string) (*toxicity.Service, error) {
+	if dir == "" {
+		return toxicity.New()
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "toxicity.model"))
+	if err != nil {
+		return nil, err
+	}
+	lex, err := os.ReadFile(filepath.Join(dir, "lexicon.tsv"))
+	if err != nil {
+		return nil, err
+	}
+	return toxicity.Load(raw, string(lex))
 }
 
 // defaultRequest is a request with the descriptor's default params, as the engine fills them.

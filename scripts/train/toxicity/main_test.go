@@ -2,6 +2,7 @@ package main
 
 import (
 	"maps"
+	"slices"
 	"testing"
 
 	"github.com/sluice-api/sluice/scripts/train/toxicity/corpus"
@@ -67,5 +68,52 @@ func TestWeightsScaleOwn(t *testing.T) {
 	}
 	if got[1] != 2*base[1] || got[2] != 2*base[2] {
 		t.Errorf("own=2 gave %v, want twice %v", got[1:], base[1:])
+	}
+}
+
+func TestKindWeights(t *testing.T) {
+	def, err := parseKinds("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !maps.Equal(def, kindWeight) {
+		t.Fatalf("no flag gave %v, want the defaults %v", def, kindWeight)
+	}
+	kw, err := parseKinds(" exclaim = 4 , aimed=0.5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kindWeight["exclaim"] == 4 {
+		t.Error("parseKinds changed the defaults")
+	}
+	docs := []corpus.Example{
+		{Text: "a", Source: "own", Group: "exclaim"},
+		{Text: "b", Source: "own", Group: "insult"},
+		{Text: "c", Source: "davidson", Group: "exclaim"},
+		{Text: "d", Source: "own", Group: "aimed"},
+		{Text: "e", Source: "own", Group: "aimed_contrast"},
+	}
+	dw := []float64{1, 1, 1, 2, 1}
+	if err := scaleKinds(docs, dw, kw); err != nil {
+		t.Fatal(err)
+	}
+	if want := []float64{4, 1, 1, 1, kindWeight["aimed_contrast"]}; !slices.Equal(dw, want) {
+		t.Errorf("weights %v, want %v", dw, want)
+	}
+	if err := scaleKinds(docs, []float64{1, 1, 1, 1}, map[string]float64{"nosuchkind": 2}); err == nil {
+		t.Error("an unknown kind gave no error")
+	}
+	for _, tc := range []struct{ name, spec string }{
+		{"NoEquals", "exclaim"},
+		{"EmptyKind", "=2"},
+		{"Twice", "exclaim=1,exclaim=2"},
+		{"Negative", "exclaim=-1"},
+		{"NaN", "exclaim=NaN"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := parseKinds(tc.spec); err == nil {
+				t.Fatalf("parseKinds(%q) gave no error", tc.spec)
+			}
+		})
 	}
 }
