@@ -128,7 +128,7 @@ func build(m *textclass.Model, prep *Preparer) (*Service, error) {
 		Name:        Name,
 		Kind:        services.KindClassify,
 		Version:     2,
-		Description: "Flags toxic text (insults, threats, identity hate, harassment, sexual harassment, profanity) in seven languages, with a calibrated score.",
+		Description: "Flags toxic text (insults, threats, identity hate, harassment, sexual harassment, profanity aimed at someone) in seven languages, with a calibrated score.",
 		Accepts:     []string{services.TypeText},
 		Emits:       services.EmitsSame,
 		BillingUnit: "characters",
