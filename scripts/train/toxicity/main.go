@@ -91,6 +91,13 @@ func parseWeights(spec string) (map[string]float64, error) {
 
 // parseSources returns a copy of def with the overrides of a flag ("source=w,...") applied.
 func parseSources(name, spec string, def map[string]float64) (map[string]float64, error) {
+	return parseOverrides(name, "source", spec, def, true)
+}
+
+// parseOverrides returns a copy of def with the overrides of a flag ("key=w,...") applied. A key
+// given twice, an empty key, or a weight that is not a finite number >= 0 is an error; so is a
+// key def lacks when closed.
+func parseOverrides(name, what, spec string, def map[string]float64, closed bool) (map[string]float64, error) {
 	out := maps.Clone(def)
 	if strings.TrimSpace(spec) == "" {
 		return out, nil
@@ -99,14 +106,14 @@ func parseSources(name, spec string, def map[string]float64) (map[string]float64
 	for _, kv := range strings.Split(spec, ",") {
 		k, v, ok := strings.Cut(kv, "=")
 		k = strings.TrimSpace(k)
-		if !ok {
-			return nil, fmt.Errorf("%s: %q is not source=weight", name, kv)
+		if !ok || k == "" {
+			return nil, fmt.Errorf("%s: %q is not %s=weight", name, kv, what)
 		}
-		if _, known := def[k]; !known {
-			return nil, fmt.Errorf("%s: unknown source %q (want one of %s)", name, k, strings.Join(slices.Sorted(maps.Keys(def)), ", "))
+		if _, known := def[k]; closed && !known {
+			return nil, fmt.Errorf("%s: unknown %s %q (want one of %s)", name, what, k, strings.Join(slices.Sorted(maps.Keys(def)), ", "))
 		}
 		if seen[k] {
-			return nil, fmt.Errorf("%s: source %q given twice", name, k)
+			return nil, fmt.Errorf("%s: %s %q given twice", name, what, k)
 		}
 		seen[k] = true
 		w, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
@@ -178,28 +185,7 @@ func weights(docs []corpus.Example, sw map[string]float64) []float64 {
 // applied: a kind given twice, or a weight that is not a finite number >= 0, is an error.
 // Whether the kinds exist is checked by scaleKinds.
 func parseKinds(spec string) (map[string]float64, error) {
-	out := maps.Clone(kindWeight)
-	if strings.TrimSpace(spec) == "" {
-		return out, nil
-	}
-	seen := map[string]bool{}
-	for _, kv := range strings.Split(spec, ",") {
-		k, v, ok := strings.Cut(kv, "=")
-		k = strings.TrimSpace(k)
-		if !ok || k == "" {
-			return nil, fmt.Errorf("-kind-weight: %q is not kind=weight", kv)
-		}
-		if seen[k] {
-			return nil, fmt.Errorf("-kind-weight: kind %q given twice", k)
-		}
-		seen[k] = true
-		w, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-		if err != nil || math.IsNaN(w) || math.IsInf(w, 0) || w < 0 {
-			return nil, fmt.Errorf("-kind-weight: %s: want a finite number >= 0, got %q", k, v)
-		}
-		out[k] = w
-	}
-	return out, nil
+	return parseOverrides("-kind-weight", "kind", spec, kindWeight, false)
 }
 
 // scaleKinds multiplies the weight of every hand-written example of a kind in kw by its factor.
