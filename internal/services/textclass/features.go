@@ -79,25 +79,15 @@ type Feature struct {
 	Value float32
 }
 
-// divide returns sum divided by the window's normalizer, count^NormPower (the square root when
-// NormPower is 0 or 0.5, computed as before the option existed so that such models score to
-// the same bits). A count below 1 counts as 1.
-func (s Spec) divide(sum float64, count int) float64 {
+// divisor returns what a window of count feature occurrences divides its counts by:
+// count^NormPower, computed with math.Sqrt when NormPower is 0 or 0.5 so that such models score
+// to the same bits as before the option existed. A count below 1 counts as 1.
+func (s Spec) divisor(count int) float64 {
 	c := float64(max(count, 1))
 	if s.NormPower == 0 || s.NormPower == 0.5 {
-		return sum / math.Sqrt(c)
+		return math.Sqrt(c)
 	}
-	return sum / math.Pow(c, s.NormPower)
-}
-
-// norm returns the factor a window of count feature occurrences multiplies its counts by:
-// 1 / count^NormPower (see divide).
-func (s Spec) norm(count int) float64 {
-	c := float64(max(count, 1))
-	if s.NormPower == 0 || s.NormPower == 0.5 {
-		return 1 / math.Sqrt(c)
-	}
-	return 1 / math.Pow(c, s.NormPower)
+	return math.Pow(c, s.NormPower)
 }
 
 // ID is the feature's slot in a head's table of 1<<bits weights.
@@ -390,7 +380,7 @@ func (s Spec) Windows(ctx context.Context, text string) ([]Window, error) {
 			if sp[1] > sp[0] {
 				w.Text = string(p.words.Text[p.words.Start(sp[0]):p.words.Ends[sp[1]-1]])
 			}
-			norm := s.norm(w.Count)
+			norm := 1 / s.divisor(w.Count)
 			w.Features = make([]Feature, 0, len(counts))
 			for h, c := range counts {
 				w.Features = append(w.Features, Feature{Hash: h, Value: float32(float64(c) * norm)})

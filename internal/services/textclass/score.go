@@ -79,7 +79,7 @@ func (m *Model) Score(ctx context.Context, text string) (Result, error) {
 		sc.spans = windows(m.Spec, sg, sc.spans[:0])
 		for _, sp := range sc.spans {
 			c := sc.counts[sp[1]] - sc.counts[sp[0]]
-			z := head.Bias + m.Spec.divide(sc.prefix[sp[1]]-sc.prefix[sp[0]], c)
+			z := head.Bias + (sc.prefix[sp[1]]-sc.prefix[sp[0]])/m.Spec.divisor(c)
 			if m.Spec.Script && sp[1] > sp[0] {
 				z += (sc.script[sp[1]] - sc.script[sp[0]]) / float64(sp[1]-sp[0])
 			}
@@ -116,7 +116,7 @@ func (m *Model) HeadProbabilities(r Result) []float64 {
 			feats = append(feats, buf...)
 		}
 	}
-	norm := m.Spec.norm(len(feats))
+	norm := 1 / m.Spec.divisor(len(feats))
 	out := make([]float64, len(m.Heads))
 	for k := range m.Heads {
 		h := &m.Heads[k]
