@@ -16,6 +16,8 @@ import (
 	_ "embed"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"sync"
 
 	"github.com/sluice-api/sluice/internal/services"
@@ -109,6 +111,26 @@ func Load(model []byte, lexicon string) (*Service, error) {
 		return nil, fmt.Errorf("toxicity: %w", err)
 	}
 	return build(m, prep)
+}
+
+// The files the trainer (scripts/train/toxicity) writes and this package embeds.
+const (
+	ModelFileName   = "toxicity.model"
+	LexiconFileName = "lexicon.tsv"
+)
+
+// LoadDir returns the service with the model and lexicon a training run wrote to dir
+// (ModelFileName, LexiconFileName): Load for the evaluation tools.
+func LoadDir(dir string) (*Service, error) {
+	model, err := os.ReadFile(filepath.Join(dir, ModelFileName))
+	if err != nil {
+		return nil, fmt.Errorf("toxicity: %w", err)
+	}
+	lexicon, err := os.ReadFile(filepath.Join(dir, LexiconFileName))
+	if err != nil {
+		return nil, fmt.Errorf("toxicity: %w", err)
+	}
+	return Load(model, string(lexicon))
 }
 
 // build checks the model's heads and assembles the service and its descriptor.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -235,5 +237,40 @@ func TestLoadScoresLikeTheEmbeddedService(t *testing.T) {
 		if _, err := Load(model, lexiconFile); err == nil {
 			t.Errorf("%s: Load accepted a broken model file", name)
 		}
+	}
+}
+
+// TestLoadDir checks that LoadDir reads the two files under the names the trainer writes, and
+// fails when one is missing.
+func TestLoadDir(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := LoadDir(dir); err == nil {
+		t.Fatal("LoadDir of an empty directory: no error")
+	}
+	if err := os.WriteFile(filepath.Join(dir, ModelFileName), modelFile, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadDir(dir); err == nil {
+		t.Fatal("LoadDir without the lexicon: no error")
+	}
+	if err := os.WriteFile(filepath.Join(dir, LexiconFileName), []byte(lexiconFile), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	svc, err := LoadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	text := "Du bist ein dummer Idiot"
+	got, err := svc.Probability(ctx, text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := newService(t).Probability(ctx, text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != want {
+		t.Fatalf("LoadDir's probability %v, the embedded service's %v", got, want)
 	}
 }

@@ -30,7 +30,6 @@ import (
 	"log"
 	"maps"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -89,15 +88,7 @@ func service(dir string) (*toxicity.Service, error) {
 	if dir == "" {
 		return toxicity.New()
 	}
-	raw, err := os.ReadFile(filepath.Join(dir, "toxicity.model"))
-	if err != nil {
-		return nil, err
-	}
-	lex, err := os.ReadFile(filepath.Join(dir, "lexicon.tsv"))
-	if err != nil {
-		return nil, err
-	}
-	return toxicity.Load(raw, string(lex))
+	return toxicity.LoadDir(dir)
 }
 
 // defaultRequest is a request with the descriptor's default params, as the engine fills them.

@@ -16,8 +16,6 @@ import (
 	"log"
 	"maps"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 
 	"github.com/sluice-api/sluice/internal/services/toxicity"
@@ -46,15 +44,7 @@ func (t tally) String() string {
 }
 
 func run(data, dir string) error {
-	raw, err := os.ReadFile(filepath.Join(dir, "toxicity.model"))
-	if err != nil {
-		return err
-	}
-	lex, err := os.ReadFile(filepath.Join(dir, "lexicon.tsv"))
-	if err != nil {
-		return err
-	}
-	svc, err := toxicity.Load(raw, string(lex))
+	svc, err := toxicity.LoadDir(dir)
 	if err != nil {
 		return err
 	}

@@ -229,7 +229,7 @@ func run(data, out string, verbose, quick, dev bool, l2 float64, sw, aw, kw map[
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(out, "lexicon.tsv"), []byte(lex), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(out, toxicity.LexiconFileName), []byte(lex), 0o644); err != nil {
 		return err
 	}
 	spec := toxicity.Spec
@@ -323,7 +323,7 @@ func run(data, out string, verbose, quick, dev bool, l2 float64, sw, aw, kw map[
 	if err := model.Encode(&buf); err != nil {
 		return err
 	}
-	file := filepath.Join(out, "toxicity.model")
+	file := filepath.Join(out, toxicity.ModelFileName)
 	if err := os.WriteFile(file, buf.Bytes(), 0o644); err != nil {
 		return err
 	}
