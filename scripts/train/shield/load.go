@@ -285,9 +285,7 @@ func handwritten(emails []shielddata.Email) (map[string][]shielddata.Doc, error)
 		if e.extra {
 			// The examples of examples/extra/ (-extra-examples) have budgets of their own too;
 			// their documents and hidden attacks are paired below, apart from the others.
-			for v, t := range e.texts {
-				id := "extra/" + e.lang + strconv.Itoa(e.line) + "#" + strconv.Itoa(v)
-				d := shielddata.Doc{ID: id, Source: "hand-extra", Lang: e.lang, Text: t, Kind: e.kind, Labels: e.labels}
+			for _, d := range e.docs("extra/", "hand-extra") {
 				switch e.typ {
 				case 'N':
 					out["hand/benign-extra"] = append(out["hand/benign-extra"], d)
@@ -307,9 +305,7 @@ func handwritten(emails []shielddata.Email) (map[string][]shielddata.Doc, error)
 		if e.more {
 			// The examples of examples/more/ have budgets of their own (-more-examples), so the
 			// other examples keep their weights; they hold no documents.
-			for v, t := range e.texts {
-				id := "more/" + e.lang + strconv.Itoa(e.line) + "#" + strconv.Itoa(v)
-				d := shielddata.Doc{ID: id, Source: "hand-more", Lang: e.lang, Text: t, Kind: e.kind, Labels: e.labels}
+			for _, d := range e.docs("more/", "hand-more") {
 				switch e.typ {
 				case 'A':
 					d.Attack = true
@@ -322,10 +318,7 @@ func handwritten(emails []shielddata.Email) (map[string][]shielddata.Doc, error)
 			}
 			continue
 		}
-		for v, t := range e.texts {
-			// The group is the template line: its variants never straddle a calibration fold.
-			id := e.lang + strconv.Itoa(e.line) + "#" + strconv.Itoa(v)
-			d := shielddata.Doc{ID: id, Source: "hand", Lang: e.lang, Text: t, Kind: e.kind, Labels: e.labels}
+		for _, d := range e.docs("", "hand") {
 			switch e.typ {
 			case 'A', 'I':
 				d.Attack = true
@@ -388,6 +381,18 @@ func handwritten(emails []shielddata.Email) (map[string][]shielddata.Doc, error)
 		}
 	}
 	return out, nil
+}
+
+// docs returns one document per variant of e, from source, with the id prefix + language + line
+// + "#" + variant: the group is the template line, so its variants never straddle a calibration
+// fold.
+func (e example) docs(prefix, source string) []shielddata.Doc {
+	out := make([]shielddata.Doc, len(e.texts))
+	for v, t := range e.texts {
+		id := prefix + e.lang + strconv.Itoa(e.line) + "#" + strconv.Itoa(v)
+		out[v] = shielddata.Doc{ID: id, Source: source, Lang: e.lang, Text: t, Kind: e.kind, Labels: e.labels}
+	}
+	return out
 }
 
 // hide inserts attack into context (shielddata.Insert, at one of three places by where) and
