@@ -10,14 +10,14 @@ import (
 	"github.com/sluice-api/sluice/scripts/train/toxicity/corpus"
 )
 
-// Spelling augmentation: for experiments (-augment), each training text of a chosen source gets
-// misspelt copies of the kinds people use to slip abuse past a filter: two words run together
-// ("dumbpeople"), two inner letters swapped ("idoit"), an inner letter dropped ("idot"). The
-// copies teach the character n-grams to carry a word the word n-grams no longer see. Each text
-// gets one copy with one edit, chosen by a PCG seeded with Seed and the FNV-1a hash of source
-// and text, so the same data gives the same copies. Only toxic texts are misspelt: a misspelt
-// negation or counter-speech cue ("nevr", "mustnot") would leave a harmless text that reads as
-// abuse, with a harmless label.
+// Spelling augmentation (-augment; by default our own examples, at weight 0.5): each toxic
+// text of a chosen source gets a misspelt copy of the kinds people use to slip abuse past a
+// filter: two words run together ("dumbpeople"), two inner letters swapped ("idoit"), an inner
+// letter dropped ("idot"). The copies teach the character n-grams to carry a word the word
+// n-grams no longer see. Each text gets one copy with one edit, chosen by a PCG seeded with Seed
+// and the FNV-1a hash of source and text, so the same data gives the same copies. Only toxic
+// texts are misspelt: a misspelt negation or counter-speech cue ("nevr", "mustnot") would leave
+// a harmless text that reads as abuse, with a harmless label.
 
 // Spelling edits, one per augmented copy.
 const (
