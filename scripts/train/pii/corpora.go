@@ -58,6 +58,16 @@ func (v vocabulary) addText(text string) {
 	}
 }
 
+// hasUpper reports whether text has an upper-case letter.
+func hasUpper(text string) bool {
+	for _, r := range text {
+		if unicode.IsUpper(r) {
+			return true
+		}
+	}
+	return false
+}
+
 // common returns the words seen at least min times, sorted.
 func (v vocabulary) common(min int) []string {
 	var out []string

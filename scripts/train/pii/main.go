@@ -86,23 +86,36 @@ func run(data, out string, seed uint64, epochs int, bits uint, perLang, repeat i
 	}
 	// Common words: written in lower case at least twice in the English chat, the NER
 	// corpora's training parts or the templates.
-	english, other := vocabulary{}, vocabulary{}
+	// A word the gazetteer knows as a name counts only where the writer used capitals
+	// elsewhere in the same text: CLINC's queries are all in lower case, so "kevin" in "tell
+	// kevin i'm late" says nothing about whether kevin is an ordinary word.
+	english, other, cased := vocabulary{}, vocabulary{}, vocabulary{}
 	prose, err := proseTexts(data)
 	if err != nil {
 		return err
 	}
 	for _, t := range append(append(slices.Clone(banking), clinc...), prose...) {
 		english.addText(t)
+		if hasUpper(t) {
+			cased.addText(t)
+		}
 	}
 	for _, ex := range corpus {
 		other.addText(ex.Text)
+		cased.addText(ex.Text)
 	}
 	for _, lines := range templates {
 		other.addText(lines)
 		other.addText(lines)
+		cased.addText(lines)
+		cased.addText(lines)
 	}
+	onlyNames := p.builder.Build()
 	for _, v := range []vocabulary{english, other} {
 		for _, w := range v.common(2) {
+			if onlyNames.Flags(w)&(names.Given|names.Surname) != 0 && cased[w] < 2 {
+				continue
+			}
 			p.builder.Add(w, names.Common)
 		}
 	}

@@ -17,12 +17,42 @@ import (
 // forms, signatures, and encyclopedic prose for English); none comes from an evaluation set.
 //
 // Slots: {name} a name in a random form; {full} given name and surname; {first} a given name;
-// {last} a surname; {lc} a name in lower case (chat); {caps} a name in capitals (forms);
+// {last} a surname; {ini} initials and a surname; {lc} a name in lower case (chat); {caps} a name in capitals (forms);
 // {title} an honorific of the language (not part of the name); {city} {country} {org}
 // {product} {month} {weekday} {num} {year} {day} {time} {email} {street} {phone} are not names.
 
 var templates = map[string]string{
 	"en": `
+Deaths: {ini}, aged {day}.
+Grandmaster {last} beat {last} in the third round.
+The defendant, {full}, pleaded not guilty.
+Mayor {last} opened the session.
+{first} called yesterday and asked about the invoice.
+{first} said the package arrived this morning.
+{first} wants to know when the meeting starts.
+{first} told me you were ill.
+{first} is a very good teacher.
+{first} has worked here since {year}.
+{first} will pick you up at {time}.
+{first} was late again today.
+{first} is from {city}.
+Why is {first} so upset?
+Where is {first}? I can't find her.
+I gave {first} the keys.
+Please tell {first} that I called.
+I heard {first} got the job!
+We had dinner with {first} on {weekday}.
+Did {first} send you the file?
+My son {first} starts school in {month}.
+My daughter {first} loves it.
+Our kid {first} is sick today.
+"We will appeal," said {last}.
+"It's fine," {first} said.
+{first} asked {first} for help with the move.
+{first} gave {first} a lift to the station.
+{last} said the plan would work.
+{last} was wrong about that.
+Unlike {last}, she never wrote about the war.
 Hi, my name is {full} and I need help with my account.
 hey it's {lc}, can you call me back?
 Hello, this is {first} from {org}. I'm calling about your order {num}.
@@ -142,6 +172,38 @@ Lieutenant {full} was wounded at {phrase}.
 The mayor of {town}, {full}, opened the station.
 `,
 	"en-neg": `
+{org} said the package arrived this morning.
+{org} wants to know when the meeting starts.
+{org} told reporters the plan would work.
+{org} won a patent suit against {org} in {year}.
+{town} is a small village in {country}.
+{town} had a population of {num} in {year}.
+{town} is a municipality near {city}.
+{phrase} is a chain of supermarkets in {country}.
+{phrase} called the vote a success.
+{phrase} wants to open stores in {country}.
+{phrase} was released on {month} {day}.
+I gave {org} my card details.
+We had dinner in {town} on {weekday}.
+Please tell {org} that I called.
+Did {org} send you the file?
+Unlike {org}, they never sold phones.
+"It's fine," {org} said in a statement.
+Nobody called yesterday.
+Someone said the package arrived this morning.
+Everyone wants to know when the meeting starts.
+Support told me the order was cancelled.
+Marketing wants the slides by {weekday}.
+Security called about the badge.
+Management said the plan would work.
+Accounting has the invoice.
+Reception will call you at {time}.
+Why is the app so slow?
+Where is the charger? I can't find it.
+Please tell the driver that I called.
+Did the courier send you the tracking number?
+"It's fine," she said.
+"We will appeal," the lawyers said.
 The meeting has been moved to {weekday} {day} {month}.
 Please find attached the invoice {num} for {month}.
 We shipped your order {num} from our warehouse in {city}.
@@ -231,6 +293,29 @@ He is German, she is Hungarian, and they met in {city}.
 The Jewish and Christian communities of {town} grew.
 `,
 	"de": `
+Gestorben: {ini}, Kaufmann, {day} Jahre.
+Verlobt: {ini} mit {ini}.
+Herr von {last} nahm das Wort.
+Der Angeklagte {last} wurde freigesprochen.
+Bürgermeister {last} eröffnete die Sitzung.
+Minister {last} trat gestern zurück.
+Großmeister {last} gewann gegen {last}.
+Der Kaufmann {full} aus {town} ist gestorben.
+Mister {last} kam spät nach Hause.
+Stand nach der dritten Runde: {last} 3, {last} 2, {last} 1, {last} 0.
+Oberst {last} führte das Regiment nach {town}.
+Pfarrer {last} hielt die Predigt.
+Gegen den Wiener {last} verlor er die Partie.
+Die Oper von {last} wurde {year} uraufgeführt.
+{first} hat gestern angerufen und nach der Rechnung gefragt.
+{first} sagt, das Paket ist angekommen.
+{first} ist heute krank.
+Warum ist {first} so sauer?
+Ich habe {first} die Schlüssel gegeben.
+Sag {first} bitte, dass ich angerufen habe.
+Unser Sohn {first} kommt im {month} in die Schule.
+„Wir gehen in Berufung“, sagte {last}.
+{last} hat recht behalten.
 Hallo, mein Name ist {full} und ich habe eine Frage zu meiner Bestellung.
 Ich bin {first} und arbeite bei {org}.
 ich bin {lc} und brauche hilfe
@@ -271,6 +356,11 @@ Eingeladen sind {first}, {first} und {first}.
 Es läuft auf den Namen meiner Frau, {full}.
 `,
 	"de-neg": `
+Niemand hat gestern angerufen.
+Der Kundendienst sagt, das Paket ist angekommen.
+Warum ist die App so langsam?
+Sag dem Fahrer bitte, dass ich angerufen habe.
+„Wir gehen in Berufung“, sagten die Anwälte.
 Die Bestellung {num} wurde am {weekday} versendet.
 Unser Büro in {city} ist am {weekday} geschlossen.
 Die Rechnung für {month} liegt im Anhang.
@@ -293,6 +383,28 @@ Wir ziehen im {month} nach {town}.
 {town} ist ein kleiner Ort bei {city}.
 `,
 	"fr": `
+Décès : {ini}, {day} ans, rue de la Paix.
+Mariage de M. {ini} avec Mlle {ini}.
+M. de {last} a pris la parole.
+Les agents {last} et {last} ont arrêté le voleur.
+Un nommé {full} a été arrêté hier soir.
+L'agent {last} a été blessé.
+M. {last}, maire de {town}, a présidé la séance.
+Le ministre {last} a démissionné.
+Le sieur {last} et la veuve {last} sont cités comme témoins.
+Le général {last} est arrivé à {city}.
+Mme veuve {last}, née {last}.
+Le tribunal a condamné {full} à deux ans de prison.
+Résultats : 1. {last}, 2. {last}, 3. {last}.
+{first} a appelé hier pour la facture.
+{first} dit que le colis est arrivé.
+{first} est malade aujourd'hui.
+Pourquoi {first} est si fâché ?
+J'ai donné les clés à {first}.
+Dis à {first} que j'ai appelé.
+Notre fils {first} entre à l'école en {month}.
+« Nous ferons appel », a déclaré {last}.
+{last} avait raison.
 Bonjour, je m'appelle {full} et j'ai une question sur ma commande.
 Je suis {first}, de {org}.
 je m'appelle {lc}
@@ -324,6 +436,11 @@ Les invités sont {first}, {first} et {first}.
 C'est au nom de ma femme, {full}.
 `,
 	"fr-neg": `
+Personne n'a appelé hier.
+Le service client dit que le colis est arrivé.
+Pourquoi l'application est si lente ?
+Dis au chauffeur que j'ai appelé.
+« Nous ferons appel », ont déclaré les avocats.
 La commande {num} a été expédiée {weekday}.
 Notre bureau de {city} est fermé le {weekday}.
 Vous trouverez ci-joint la facture de {month}.
@@ -343,6 +460,15 @@ Nous déménageons à {town} en {month}.
 {town} est un petit village près de {city}.
 `,
 	"es": `
+{first} llamó ayer por la factura.
+{first} dice que el paquete ya llegó.
+{first} está enfermo hoy.
+¿Por qué {first} está tan enfadado?
+Le di las llaves a {first}.
+Dile a {first} que llamé.
+Mi hija {first} empieza el colegio en {month}.
+"Vamos a apelar", dijo {last}.
+{last} tenía razón.
 Hola, me llamo {full} y tengo una pregunta sobre mi pedido.
 Soy {first}, de {org}.
 me llamo {lc}
@@ -374,6 +500,11 @@ Los invitados son {first}, {first} y {first}.
 Está a nombre de mi mujer, {full}.
 `,
 	"es-neg": `
+Nadie llamó ayer.
+Atención al cliente dice que el paquete ya llegó.
+¿Por qué la aplicación va tan lenta?
+Dile al conductor que llamé.
+"Vamos a apelar", dijeron los abogados.
 El pedido {num} se envió el {weekday}.
 Nuestra oficina de {city} está cerrada el {weekday}.
 Adjunto la factura de {month}.
@@ -392,6 +523,15 @@ Nos mudamos a {town} en {month}.
 {town} es un pueblo cerca de {city}.
 `,
 	"it": `
+{first} ha chiamato ieri per la fattura.
+{first} dice che il pacco è arrivato.
+{first} oggi è malato.
+Perché {first} è così arrabbiato?
+Ho dato le chiavi a {first}.
+Di' a {first} che ho chiamato.
+Mia figlia {first} inizia la scuola a {month}.
+"Faremo ricorso", ha detto {last}.
+{last} aveva ragione.
 Ciao, mi chiamo {full} e ho una domanda sul mio ordine.
 Sono {first}, di {org}.
 mi chiamo {lc}
@@ -423,6 +563,11 @@ Gli invitati sono {first}, {first} e {first}.
 È intestato a mia moglie, {full}.
 `,
 	"it-neg": `
+Nessuno ha chiamato ieri.
+L'assistenza dice che il pacco è arrivato.
+Perché l'app è così lenta?
+Di' all'autista che ho chiamato.
+"Faremo ricorso", hanno detto gli avvocati.
 L'ordine {num} è stato spedito {weekday}.
 Il nostro ufficio di {city} è chiuso il {weekday}.
 In allegato la fattura di {month}.
@@ -440,6 +585,32 @@ Ci trasferiamo a {town} a {month}.
 {town} è un piccolo paese vicino a {city}.
 `,
 	"nl": `
+GEBOORTEN. {ini}, z.
+OVERLEDEN. {ini} wed. van {ini}, oud {day} j.
+{ini} jm., oud {day} j.
+{ini} huisvr. van {ini}, oud {day} j.
+HUWELIJKEN. {ini} jm. oud {day} j. met {ini} jd. oud {day} j.
+Benoemd tot notaris te {town}: {ini}.
+De heer van {last} heeft het woord gevoerd.
+De heer {last} heeft tegen gestemd.
+Minister {last} is afgetreden.
+De heeren {last} en {last} werden herkozen.
+Generaal {last} kwam gisteren aan te {city}.
+De buurman {full}, winkelier alhier, hoorde het geschreeuw.
+Overleden: {full}, wed. van {full}, oud {day} j.
+Gedrukt bij {full} te {town}.
+De president {last} heeft het kabinet ontslagen.
+Geboren: {full}, z. van {full}.
+Het proces tegen {full} begint in {month}.
+{first} belde gisteren over de factuur.
+{first} zegt dat het pakket is aangekomen.
+{first} is vandaag ziek.
+Waarom is {first} zo boos?
+Ik heb {first} de sleutels gegeven.
+Zeg tegen {first} dat ik gebeld heb.
+Onze zoon {first} gaat in {month} naar school.
+"We gaan in beroep", zei {last}.
+{last} had gelijk.
 Hallo, mijn naam is {full} en ik heb een vraag over mijn bestelling.
 Ik ben {first} van {org}.
 ik ben {lc}
@@ -472,6 +643,11 @@ De gasten zijn {first}, {first} en {first}.
 Het staat op naam van mijn vrouw, {full}.
 `,
 	"nl-neg": `
+Niemand belde gisteren.
+De klantenservice zegt dat het pakket is aangekomen.
+Waarom is de app zo traag?
+Zeg tegen de chauffeur dat ik gebeld heb.
+"We gaan in beroep", zeiden de advocaten.
 Bestelling {num} is op {weekday} verzonden.
 Ons kantoor in {city} is op {weekday} gesloten.
 In de bijlage vindt u de factuur van {month}.
@@ -489,6 +665,15 @@ We verhuizen in {month} naar {town}.
 {town} is een dorp bij {city}.
 `,
 	"pt": `
+{first} ligou ontem por causa da fatura.
+{first} diz que a encomenda chegou.
+{first} está doente hoje.
+Por que {first} está tão chateado?
+Dei as chaves ao {first}.
+Diz ao {first} que eu liguei.
+A minha filha {first} começa a escola em {month}.
+"Vamos recorrer", disse {last}.
+{last} tinha razão.
 Olá, o meu nome é {full} e tenho uma dúvida sobre a minha encomenda.
 Olá, meu nome é {full} e tenho uma pergunta sobre meu pedido.
 Sou {first}, da {org}.
@@ -523,6 +708,11 @@ Os convidados são {first}, {first} e {first}.
 Está em nome da minha mulher, {full}.
 `,
 	"pt-neg": `
+Ninguém ligou ontem.
+O apoio ao cliente diz que a encomenda chegou.
+Por que a aplicação está tão lenta?
+Diz ao motorista que eu liguei.
+"Vamos recorrer", disseram os advogados.
 A encomenda {num} foi enviada na {weekday}.
 O nosso escritório em {city} está fechado na {weekday}.
 Segue em anexo a fatura de {month}.
@@ -748,6 +938,16 @@ func (g *generator) person(lang, form string) string {
 		}
 	}
 	switch form {
+	case "ini":
+		// Initials and a surname, as lists and registers print them: "A. W. van Eindhoven".
+		var b strings.Builder
+		for range 1 + g.rng.IntN(3) {
+			b.WriteString(string([]rune(g.given(grp))[0]) + ". ")
+		}
+		if g.rng.IntN(3) == 0 {
+			b.WriteString(particleFor(lang, g))
+		}
+		return b.String() + last
 	case "first":
 		return first
 	case "last":
@@ -817,7 +1017,7 @@ func (g *generator) fill(b *strings.Builder, spans *[]names.Span, lang, line str
 		start := b.Len()
 		person := true
 		switch slot {
-		case "name", "full", "first", "last":
+		case "name", "full", "first", "last", "ini":
 			b.WriteString(g.person(lang, slot))
 		case "lc":
 			b.WriteString(strings.ToLower(g.person(lang, g.pick([]string{"first", "full", "full"}))))

@@ -57,7 +57,8 @@ var lexiconText = map[Class]string{
 		m mme mlle monsieur madame mademoiselle me maître pr
 		sr sra srta don doña dona señor señora señorita dra lic
 		dott dottssa dott.ssa sig sig.ra signor signora signore ing avv geom rag
-		dhr mevr mw mevrouw meneer drs ir
+		dhr mevr mw mevrouw meneer drs ir heer heeren mej mejuffrouw juffrouw wed weduwe
+		mister missis mistress sieur veuve witwe mgr
 		senhor senhora sr.ª
 		pan pani panna państwo mgr inż hab
 		general colonel lieutenant sergeant corporal admiral commander commodore marshal bishop archbishop
@@ -223,7 +224,19 @@ var lexiconText = map[Class]string{
 		capo collega medico professore professoressa madre padre fratello sorella
 		klant baas collega dokter leraar moeder vader broer zus
 		chefe colega médico professor professora mãe pai irmão irmã
-		klient klientka szef szefowa kolega koleżanka lekarz nauczyciel matka ojciec brat siostra`,
+		klient klientka szef szefowa kolega koleżanka lekarz nauczyciel matka ojciec brat siostra
+		minister ministre ministro generaal general général generale kolonel colonel oberst coronel colonnello
+		governor gouverneur gobernador governatore mayor maire bürgermeister burgemeester sindaco alcalde prefeito
+		agent agente agents nommé nommée sogenannte genaamd llamado chamado
+		kaufmann koopman négociant merchant comerciante commerciante buurman voisin nachbar vecino vicino vizinho
+		commissaris commissaire kommissar inspecteur inspektor oberinspektor ispettore
+		direktor direktorin doktor präsident präsidentin hauptmann leutnant ingenieur verwalter obmann
+		advocaat avocat anwalt rechtsanwalt lawyer abogado avvocato advogado notaris notaire notar
+		pastoor pfarrer curé abbé pastor priest
+		großmeister grossmeister altmeister kandidaat candidat kandidat candidate
+		schilder maler peintre painter componist komponist compositeur composer
+		schrijver schriftsteller écrivain writer dichter poète poet
+		sänger zanger chanteur chanteuse singer`,
 	ClsLogLevel: `error warn warning info debug trace fatal critical notice err dbg inf wrn crit`,
 	ClsGeo: `lake lakes hills hill park river valley bay island islands mountain mountains mount falls springs
 		beach heights county stadium arena hall centre center bridge castle tower church cathedral abbey palace

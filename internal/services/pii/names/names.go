@@ -118,9 +118,9 @@ func (m *Model) labels(ctx context.Context, text string, toks []Token) ([]uint8,
 }
 
 // dropHollow removes every name made only of words that cannot be a name on their own: particles
-// and function words ("van" in "echtg. van A. Riet"), titles that the gazetteer does not know as a
-// name ("Sir" in "Excuse me, Sir"; "Don" is a given name and stays), and single lower-case letters (the "s"
-// of "Nicholson 's"). The tagger scores such words because the gazetteer knows many of them as
+// and function words ("van" in "echtg. van A. Riet"), titles other than the few that are also
+// given names ("Sir" in "Excuse me, Sir bot"; "Don" stays, see titleNames), and single lower-case
+// letters (the "s" of "Nicholson 's"). The tagger scores such words because the gazetteer knows many of them as
 // names somewhere ("Van", "De", "La"), but alone they never are one.
 func dropHollow(f *featurizer, labels []uint8) {
 	for i := 0; i < len(labels); {
@@ -151,8 +151,13 @@ func (f *featurizer) hollow(i int) bool {
 		return ti.caps == capLower
 	}
 	c := f.class(i)
-	return c&(ClsParticle|ClsFunction) != 0 || c&ClsTitle != 0 && ti.gaz&(Given|Surname) == 0
+	return c&(ClsParticle|ClsFunction) != 0 || c&ClsTitle != 0 && !titleNames[ti.lw]
 }
+
+// titleNames are the titles that are also given names people go by alone ("Don", "Dona", "Sen"). The
+// gazetteer knows many more titles as names somewhere ("Sir", "Miss", "Captain"), but alone
+// those address someone without naming them.
+var titleNames = map[uint64]bool{fnv("don"): true, fnv("dona"): true, fnv("doña"): true, fnv("sen"): true}
 
 // personTitles are honorifics that, in front of a capitalised word, make it a name whatever the
 // tagger scored ("Egregio Sig. Esposito", "Frau Özdemir"). Ambiguous ones (Dr, which is also
@@ -163,7 +168,7 @@ func init() {
 	for _, w := range []string{"mr", "mrs", "ms", "mx", "miss", "herr", "frau", "fräulein", "mme", "mlle",
 		"monsieur", "madame", "mademoiselle", "sr", "sra", "srta", "señor", "señora", "señorita", "dott",
 		"dottssa", "sig", "signor", "signora", "dhr", "mevr", "mevrouw", "meneer", "pan", "pani", "panna",
-		"senhor", "senhora", "doña"} {
+		"senhor", "senhora", "doña", "heer", "heeren", "mister", "sieur", "mgr"} {
 		personTitles[fnv(w)] = true
 	}
 }
@@ -191,19 +196,61 @@ func afterTitles(f *featurizer, labels []uint8) {
 		ti := &f.info[i]
 		title := personTitles[f.info[i-1].lw]
 		self := !title && ti.gaz&Given != 0 && labels[i] != I && introducesSelf(f, i)
+		if title && labels[i] == O {
+			if k := particlesBefore(f, i); k > i {
+				// "de heer van Zuylen", "Mgr de Mérode": the particles and the capitalised
+				// word after them, which the test below then extends.
+				labels[i] = B
+				for j := i + 1; j <= k; j++ {
+					labels[j] = I
+				}
+				i = k
+				extendName(f, labels, i)
+				continue
+			}
+		}
 		if !title && !self || title && labels[i] != O || ti.kind != Word || ti.log ||
 			(ti.caps != capInit && ti.caps != capAll && ti.caps != capCamel) || ti.gap&^GapSent != 0 ||
-			f.class(i)&(ClsFunction|ClsMonth|ClsWeekday|ClsTitle|ClsPlace|ClsOrg) != 0 || personTitles[ti.lw] {
+			f.class(i)&(ClsFunction|ClsMonth|ClsWeekday|ClsTitle|ClsPlace|ClsOrg|ClsRole) != 0 || personTitles[ti.lw] {
 			continue
 		}
 		labels[i] = B
-		for j := i + 1; j < len(labels) && j < i+3; j++ {
-			tj := &f.info[j]
-			if labels[j] == I || tj.kind != Word || tj.gap != 0 || tj.caps != capInit || f.class(j) != 0 {
-				break
-			}
-			labels[j] = I
+		extendName(f, labels, i)
+	}
+}
+
+// particlesBefore returns the index of the capitalised word that one to three lower-case
+// particles starting at token i lead to ("van der Maesen", "de Mérode"), or i when there is none.
+func particlesBefore(f *featurizer, i int) int {
+	for k := i; k < len(f.info) && k < i+4; k++ {
+		tk := &f.info[k]
+		if tk.kind != Word || tk.log || tk.gap&^GapSent != 0 && k == i || k > i && tk.gap != 0 {
+			return i
 		}
+		if tk.caps == capLower {
+			if f.class(k)&ClsParticle == 0 {
+				return i
+			}
+			continue
+		}
+		if k == i || tk.caps != capInit && tk.caps != capAll && tk.caps != capCamel ||
+			f.class(k)&(ClsFunction|ClsMonth|ClsWeekday|ClsTitle|ClsPlace|ClsOrg|ClsRole) != 0 {
+			return i
+		}
+		return k
+	}
+	return i
+}
+
+// extendName makes the capitalised words right after token i (one space apart, at most two)
+// part of the name token i is in.
+func extendName(f *featurizer, labels []uint8, i int) {
+	for j := i + 1; j < len(labels) && j < i+3; j++ {
+		tj := &f.info[j]
+		if labels[j] == I || tj.kind != Word || tj.gap != 0 || tj.caps != capInit || f.class(j) != 0 {
+			break
+		}
+		labels[j] = I
 	}
 }
 

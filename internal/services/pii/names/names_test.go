@@ -297,7 +297,7 @@ func TestSelfIntroduction(t *testing.T) {
 
 func TestDropHollow(t *testing.T) {
 	b := NewGazetteerBuilder()
-	for _, w := range []string{"Don", "Van", "Anna", "De"} {
+	for _, w := range []string{"Don", "Van", "Anna", "De", "Captain"} {
 		b.Add(w, Given)
 	}
 	g := b.Build()
@@ -312,6 +312,7 @@ func TestDropHollow(t *testing.T) {
 		{"ParticleInName", "heer Van Dijk kwam", []uint8{O, B, I, O}, []uint8{O, B, I, O}},
 		{"TitleAlone", "Excuse me, Sir bot", []uint8{O, O, B, O}, []uint8{O, O, O, O}},
 		{"TitleThatIsAGivenName", "ask Don now", []uint8{O, B, O}, []uint8{O, B, O}},
+		{"TitleTheGazetteerKnows", "thanks Captain now", []uint8{O, B, O}, []uint8{O, O, O}},
 		{"LowerLetter", "Nicholson 's shop", []uint8{B, B, O}, []uint8{B, O, O}},
 		{"Initial", "W. van Rekum", []uint8{B, I, I}, []uint8{B, I, I}},
 		{"LoneCapitalInitial", "plaatsv. W.", []uint8{O, B}, []uint8{O, B}},
@@ -325,6 +326,39 @@ func TestDropHollow(t *testing.T) {
 			f.info = analyse(tc.text, toks, g, nil)
 			got := slices.Clone(tc.labels)
 			dropHollow(&f, got)
+			if !slices.Equal(got, tc.want) {
+				t.Fatalf("labels = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestAfterTitles(t *testing.T) {
+	g := NewGazetteerBuilder().Build()
+	for _, tc := range []struct {
+		name   string
+		text   string
+		labels []uint8
+		want   []uint8
+	}{
+		{"Surname", "Herr Meier kam", []uint8{O, O, O}, []uint8{O, B, O}},
+		{"Particles", "de heer van Zuylen sprak", []uint8{O, O, O, O, O}, []uint8{O, O, B, I, O}},
+		{"TwoParticles", "Herr von der Leyen sprach", []uint8{O, O, O, O, O}, []uint8{O, B, I, I, O}},
+		{"AfterPeriod", "Mgr. de Mérode kwam", []uint8{O, O, O, O}, []uint8{O, B, I, O}},
+		{"Role", "Herr Oberinspektor kam", []uint8{O, O, O}, []uint8{O, O, O}},
+		{"ParticleThenLowerWord", "de heer van de kerk", []uint8{O, O, O, O, O}, []uint8{O, O, O, O, O}},
+		{"ParticleAtEnd", "sagte Frau von", []uint8{O, O, O}, []uint8{O, O, O}},
+		{"ParticleThenMonth", "Herr von Januar", []uint8{O, O, O}, []uint8{O, O, O}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			toks := Tokenize(tc.text)
+			if len(toks) != len(tc.labels) {
+				t.Fatalf("%d tokens, %d labels", len(toks), len(tc.labels))
+			}
+			f := featurizer{text: tc.text, toks: toks}
+			f.info = analyse(tc.text, toks, g, nil)
+			got := slices.Clone(tc.labels)
+			afterTitles(&f, got)
 			if !slices.Equal(got, tc.want) {
 				t.Fatalf("labels = %v, want %v", got, tc.want)
 			}
