@@ -58,6 +58,22 @@ func (v vocabulary) addText(text string) {
 	}
 }
 
+// addCapitals counts, by their lower-case form, the words written with a capital in the middle of
+// a sentence (not first in the text, a line or a sentence, nor after a colon or a quote).
+func (v vocabulary) addCapitals(text string) {
+	const starts = names.GapStart | names.GapNewline | names.GapSent | names.GapColon | names.GapQuote
+	for _, t := range names.Tokenize(text) {
+		if t.Kind != names.Word || t.Gap&starts != 0 {
+			continue
+		}
+		w := text[t.Start:t.End]
+		if r, _ := utf8.DecodeRuneInString(w); !unicode.IsUpper(r) || utf8.RuneCountInString(w) < 2 {
+			continue
+		}
+		v[names.Lower(w)]++
+	}
+}
+
 // hasUpper reports whether text has an upper-case letter.
 func hasUpper(text string) bool {
 	for _, r := range text {

@@ -88,8 +88,10 @@ func run(data, out string, seed uint64, epochs int, bits uint, perLang, repeat i
 	// corpora's training parts or the templates.
 	// A word the gazetteer knows as a name counts only where the writer used capitals
 	// elsewhere in the same text: CLINC's queries are all in lower case, so "kevin" in "tell
-	// kevin i'm late" says nothing about whether kevin is an ordinary word.
-	english, other, cased := vocabulary{}, vocabulary{}, vocabulary{}
+	// kevin i'm late" says nothing about whether kevin is an ordinary word. And it is common
+	// only if it is written in lower case at least as often as with a capital mid-sentence:
+	// "will" and "rose" are, "john" is not.
+	english, other, cased, capitals := vocabulary{}, vocabulary{}, vocabulary{}, vocabulary{}
 	prose, err := proseTexts(data)
 	if err != nil {
 		return err
@@ -98,11 +100,13 @@ func run(data, out string, seed uint64, epochs int, bits uint, perLang, repeat i
 		english.addText(t)
 		if hasUpper(t) {
 			cased.addText(t)
+			capitals.addCapitals(t)
 		}
 	}
 	for _, ex := range corpus {
 		other.addText(ex.Text)
 		cased.addText(ex.Text)
+		capitals.addCapitals(ex.Text)
 	}
 	for _, lines := range templates {
 		other.addText(lines)
@@ -113,7 +117,7 @@ func run(data, out string, seed uint64, epochs int, bits uint, perLang, repeat i
 	onlyNames := p.builder.Build()
 	for _, v := range []vocabulary{english, other} {
 		for _, w := range v.common(2) {
-			if onlyNames.Flags(w)&(names.Given|names.Surname) != 0 && cased[w] < 2 {
+			if onlyNames.Flags(w)&(names.Given|names.Surname) != 0 && (cased[w] < 2 || cased[w] < capitals[w]) {
 				continue
 			}
 			p.builder.Add(w, names.Common)

@@ -188,6 +188,11 @@ func loadPools(data string) (*pools, error) {
 			c.add(g, kind.given, r["Romanized Name"])
 		}
 	}
+	// The placeholder surnames of "John Doe" and "Jane Roe" are in none of the lists, but they
+	// are the names people type first when they try a redactor.
+	for _, n := range []string{"Doe", "Roe"} {
+		c.add("en", false, n)
+	}
 	b := names.NewGazetteerBuilder()
 	p := &pools{given: map[string][]string{}, surname: map[string][]string{}, builder: b}
 	for _, kind := range []struct {
