@@ -185,6 +185,8 @@ var lexiconText = map[Class]string{
 		laan straat plein gracht kade singel
 		rua travessa praça praca alameda
 		ulica ul aleja al osiedle plac`,
+	// Function words; the last line holds the words for God, which are never a person's name
+	// ("Oh my God", "Mon Dieu") although the name lists know some of them.
 	ClsFunction: `the a an and or but if then of in on at to for from with by as is are was were be been
 		this that these those it its he she they we you i me him them us my your our their his her not no
 		yes so do does did have has had will would can could should may might must shall here there what
@@ -207,7 +209,8 @@ var lexiconText = map[Class]string{
 		ser tem têm eu tu ele ela nós vós eles elas não sim também muito como que quem onde quando porquê
 		obrigado
 		i w z na do od dla jest są był była być ma mają ja ty on ona ono my wy oni one nie tak też bardzo
-		jak co kto gdzie kiedy dlaczego proszę dziękuję`,
+		jak co kto gdzie kiedy dlaczego proszę dziękuję
+		god gott dieu dios dio deus bóg allah`,
 	ClsProduct: `iphone ipad macbook android windows linux ubuntu excel outlook gmail chrome firefox safari
 		google microsoft apple amazon facebook instagram twitter linkedin youtube netflix spotify whatsapp
 		telegram signal slack zoom teams skype tiktok uber airbnb paypal stripe visa mastercard amex tesla
