@@ -301,12 +301,7 @@ func TestDropHollow(t *testing.T) {
 		b.Add(w, Given)
 	}
 	g := b.Build()
-	for _, tc := range []struct {
-		name   string
-		text   string
-		labels []uint8
-		want   []uint8
-	}{
+	checkRule(t, g, dropHollow, []labelCase{
 		{"ParticleAlone", "echtg. van A. Riet", []uint8{O, B, O, O}, []uint8{O, O, O, O}},
 		{"ParticlesOnly", "zegel Van De kerk", []uint8{O, B, I, O}, []uint8{O, O, O, O}},
 		{"ParticleInName", "heer Van Dijk kwam", []uint8{O, B, I, O}, []uint8{O, B, I, O}},
@@ -316,31 +311,12 @@ func TestDropHollow(t *testing.T) {
 		{"LowerLetter", "Nicholson 's shop", []uint8{B, B, O}, []uint8{B, O, O}},
 		{"Initial", "W. van Rekum", []uint8{B, I, I}, []uint8{B, I, I}},
 		{"LoneCapitalInitial", "plaatsv. W.", []uint8{O, B}, []uint8{O, B}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			toks := Tokenize(tc.text)
-			if len(toks) != len(tc.labels) {
-				t.Fatalf("%d tokens, %d labels", len(toks), len(tc.labels))
-			}
-			f := featurizer{text: tc.text, toks: toks}
-			f.info = analyse(tc.text, toks, g, nil)
-			got := slices.Clone(tc.labels)
-			dropHollow(&f, got)
-			if !slices.Equal(got, tc.want) {
-				t.Fatalf("labels = %v, want %v", got, tc.want)
-			}
-		})
-	}
+	})
 }
 
 func TestAfterTitles(t *testing.T) {
 	g := NewGazetteerBuilder().Build()
-	for _, tc := range []struct {
-		name   string
-		text   string
-		labels []uint8
-		want   []uint8
-	}{
+	checkRule(t, g, afterTitles, []labelCase{
 		{"Surname", "Herr Meier kam", []uint8{O, O, O}, []uint8{O, B, O}},
 		{"Particles", "de heer van Zuylen sprak", []uint8{O, O, O, O, O}, []uint8{O, O, B, I, O}},
 		{"TwoParticles", "Herr von der Leyen sprach", []uint8{O, O, O, O, O}, []uint8{O, B, I, I, O}},
@@ -349,7 +325,22 @@ func TestAfterTitles(t *testing.T) {
 		{"ParticleThenLowerWord", "de heer van de kerk", []uint8{O, O, O, O, O}, []uint8{O, O, O, O, O}},
 		{"ParticleAtEnd", "sagte Frau von", []uint8{O, O, O}, []uint8{O, O, O}},
 		{"ParticleThenMonth", "Herr von Januar", []uint8{O, O, O}, []uint8{O, O, O}},
-	} {
+	})
+}
+
+// labelCase is a text, the labels a tagger might give its tokens, and the labels a rule that
+// corrects them must leave.
+type labelCase struct {
+	name   string
+	text   string
+	labels []uint8
+	want   []uint8
+}
+
+// checkRule runs rule on each case's labels with g as the gazetteer.
+func checkRule(t *testing.T, g *Gazetteer, rule func(*featurizer, []uint8), cases []labelCase) {
+	t.Helper()
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			toks := Tokenize(tc.text)
 			if len(toks) != len(tc.labels) {
@@ -358,7 +349,7 @@ func TestAfterTitles(t *testing.T) {
 			f := featurizer{text: tc.text, toks: toks}
 			f.info = analyse(tc.text, toks, g, nil)
 			got := slices.Clone(tc.labels)
-			afterTitles(&f, got)
+			rule(&f, got)
 			if !slices.Equal(got, tc.want) {
 				t.Fatalf("labels = %v, want %v", got, tc.want)
 			}
