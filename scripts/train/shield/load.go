@@ -46,6 +46,10 @@ var budgets = map[string]float64{
 	"hand/benign-extra":   0.25,
 	"hand/context-extra":  0.30,
 	"hand/injected-extra": 0.10,
+	// with -r7-examples only: the hand-written examples of examples/r7/ (English attacks, then
+	// harmless English look-alikes full of trigger words)
+	"hand/attack-r7": 0.08,
+	"hand/benign-r7": 0.15,
 	// with -mixed only (harmless, then attacks): see mixed.go
 	"hand/message":   0.15,
 	"mixed":          0.50,
@@ -223,8 +227,8 @@ func load(cfg config) ([]doc, error) {
 	if err := add("task-injected", taskInjections(clinc, hand, emails), byAttack); err != nil {
 		return nil, err
 	}
-	for _, name := range []string{"hand/attack", "hand/injected", "hand/benign", "hand/message", "hand/context", "hand/attack-more", "hand/benign-more", "hand/benign-extra", "hand/context-extra", "hand/injected-extra"} {
-		if name == "hand/message" && !mixed || strings.HasSuffix(name, "-more") && !cfg.moreExamples || strings.HasSuffix(name, "-extra") && !cfg.extraExamples {
+	for _, name := range []string{"hand/attack", "hand/injected", "hand/benign", "hand/message", "hand/context", "hand/attack-more", "hand/benign-more", "hand/benign-extra", "hand/context-extra", "hand/injected-extra", "hand/attack-r7", "hand/benign-r7"} {
+		if name == "hand/message" && !mixed || strings.HasSuffix(name, "-more") && !cfg.moreExamples || strings.HasSuffix(name, "-extra") && !cfg.extraExamples || strings.HasSuffix(name, "-r7") && !cfg.r7Examples {
 			continue
 		}
 		if err := add(name, hand[name], func(d shielddata.Doc) string { g, _, _ := strings.Cut(d.ID, "#"); return g }); err != nil {
@@ -299,6 +303,21 @@ func handwritten(emails []shielddata.Email) (map[string][]shielddata.Doc, error)
 			}
 			if e.typ == 'I' {
 				hiddenExtra = append(hiddenExtra, e)
+			}
+			continue
+		}
+		if e.r7 {
+			// The examples of examples/r7/ (-r7-examples) have budgets of their own as well.
+			for _, d := range e.docs("r7/", "hand-r7") {
+				switch e.typ {
+				case 'A':
+					d.Attack = true
+					out["hand/attack-r7"] = append(out["hand/attack-r7"], d)
+				case 'N':
+					out["hand/benign-r7"] = append(out["hand/benign-r7"], d)
+				default:
+					return nil, fmt.Errorf("examples/r7/%s.txt:%d: only A and N lines are read there", e.lang, e.line)
+				}
 			}
 			continue
 		}
