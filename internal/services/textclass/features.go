@@ -83,7 +83,7 @@ func (s Spec) Validate() error {
 
 // Feature is one hashed feature of a window with its value: its count in the window divided by
 // the square root of the window's total feature count (its Spec.NormPower-th power when that is
-// set). A head with b bits looks it up at ID(b).
+// set; see Spec.NormKnee for windows below the knee). A head with b bits looks it up at ID(b).
 type Feature struct {
 	Hash  uint64
 	Value float32
@@ -353,7 +353,7 @@ type Window struct {
 	// Features are the window's distinct hashed features, sorted by Hash.
 	Features []Feature
 	// Count is the number of feature occurrences in the window (the divisor is its square root,
-	// or its Spec.NormPower-th power).
+	// or its Spec.NormPower-th power, or below Spec.NormKnee proportional to it).
 	Count int
 	// Flags are the textnorm flags of the window's words, ORed.
 	Flags textnorm.Flag
