@@ -15,7 +15,8 @@ import (
 // about 3.7 (with the long documents), so that no source dominates by its size (CLINC150 alone has 15,000 utterances) and the
 // calibrated score of a text the model knows little about leans to harmless, as most traffic is.
 // Round 6 raised cyberseceval (0.30 to 0.40), bipia (0.28 to 0.33), hand/benign-more (0.25 to
-// 0.30) and hand/context-extra (0.15 to 0.30); MODEL.md gives the candidates that chose them.
+// 0.30) and hand/context-extra (0.15 to 0.30), round 7 hand/attack-more (0.15 to 0.18); MODEL.md
+// gives the candidates that chose them.
 var budgets = map[string]float64{
 	// attacks
 	"llm-warden-train/attack": 0.18,
@@ -38,7 +39,7 @@ var budgets = map[string]float64{
 	"task-injected":           0.15,
 	// with -more-examples only: the hand-written examples of examples/more/ (languages beyond
 	// the seven above, and more harmless look-alikes), attacks, then harmless texts
-	"hand/attack-more": 0.15,
+	"hand/attack-more": 0.18,
 	"hand/benign-more": 0.30,
 	// with -extra-examples only: the hand-written examples of examples/extra/ (short harmless
 	// requests in every language, long harmless documents), then the attacks hidden in

@@ -71,10 +71,10 @@ func main() {
 	negShare := flag.Float64("neg-share", 0.5, "weight of the harmless windows of a document with an attack inserted, relative to its attack windows")
 	moreExamples := flag.Bool("more-examples", true, "also train on the hand-written examples of examples/more/ (more languages and harmless look-alikes; budgets hand/attack-more and hand/benign-more)")
 	extraExamples := flag.Bool("extra-examples", true, "also train on the hand-written examples of examples/extra/ (short harmless requests in 17 languages, long harmless documents, attacks hidden in reviews; budgets hand/benign-extra, hand/context-extra and hand/injected-extra)")
-	r7Examples := flag.Bool("r7-examples", false, "also train on the hand-written examples of examples/r7/ (English attacks of the kinds CyberSecEval's training half misses, harmless English requests full of trigger words; budgets hand/attack-r7 and hand/benign-r7)")
+	r7Examples := flag.Bool("r7-examples", true, "also train on the hand-written examples of examples/r7/ (English attacks of the kinds CyberSecEval's training half misses, harmless English requests full of trigger words; budgets hand/attack-r7 and hand/benign-r7)")
 	script := flag.Bool("script", false, "give every window a feature per script, valued at the script's share of its words (textclass.Spec.Script): an offset per script")
 	normPower := flag.Float64("norm-power", 0.5, "power of a window's feature count that divides its features (textclass.Spec.NormPower): 0.5 is the square root, 1 the mean, which does not grow with the window's length")
-	normKnee := flag.Int("norm-knee", 0, "feature count below which a window's features are divided by the count, not its square root (textclass.Spec.NormKnee): short texts then score their mean weight whatever their length; 0: no knee")
+	normKnee := flag.Int("norm-knee", 120, "feature count below which a window's features are divided by the count, not its square root (textclass.Spec.NormKnee): short texts then score their mean weight whatever their length; 0: no knee")
 	budgetFlag := flag.String("budget", "", "override source budgets, as name=weight,name=weight (see budgets in load.go; for experiments)")
 	flag.Parse()
 	if *normPower == 0.5 {
