@@ -27,8 +27,9 @@ import (
 // in, long harmless English documents, and attacks hidden in reviews) are read only with
 // -extra-examples, also with budgets of their own, and hold N, C and I lines. Files under
 // examples/r7/ (round 7: English attacks of the kinds CyberSecEval's training half still misses,
-// and harmless English requests full of trigger words) are read only with -r7-examples, with
-// budgets of their own, and hold only A and N lines.
+// their harmless twins, and harmless English requests full of trigger words) are read only
+// with -r7-examples (on by default since round 7), with budgets of their own, and hold only A
+// and N lines.
 //
 // A template may hold alternatives {a|b|c} (not nested); "\n" stands for a line break. Each line
 // yields up to maxVariants distinct texts, drawn with a seed derived from the line itself.

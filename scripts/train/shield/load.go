@@ -11,8 +11,8 @@ import (
 	"github.com/sluice-api/sluice/scripts/internal/shielddata"
 )
 
-// Budgets are the total weights of the sources. Attacks sum to about 1.7 and harmless texts to
-// about 3.7 (with the long documents), so that no source dominates by its size (CLINC150 alone has 15,000 utterances) and the
+// Budgets are the total weights of the sources. Attacks sum to about 1.8 and harmless texts to
+// about 3.9 (with the long documents), so that no source dominates by its size (CLINC150 alone has 15,000 utterances) and the
 // calibrated score of a text the model knows little about leans to harmless, as most traffic is.
 // Round 6 raised cyberseceval (0.30 to 0.40), bipia (0.28 to 0.33), hand/benign-more (0.25 to
 // 0.30) and hand/context-extra (0.15 to 0.30), round 7 hand/attack-more (0.15 to 0.18); MODEL.md

@@ -8,18 +8,23 @@
 // train utterances, the training half of MultiJail (harmful requests, which the shield does not
 // flag) and of the lingua sentences, the CyberSecEval system prompts of its training half, and
 // the hand-written examples in examples/, examples/more/ (attacks and harmless look-alikes in ar
-// bn id ja ko ru th tr vi zh, and more English harmless look-alikes) and examples/extra/ (short
+// bn id ja ko ru th tr vi zh, and more English harmless look-alikes), examples/extra/ (short
 // harmless requests in 17 languages, long harmless English documents, attacks hidden in Italian
-// and Portuguese reviews), each set weighed by budgets of its own. It also builds 40 long
-// harmless documents per language from the lingua training sentences and hides attacks of the
-// same language in every fourth (longdocs.go). -more-examples=false, -extra-examples=false and
-// -long-docs 0 leave those out (with the round-5 budgets, -budget cyberseceval=0.3,bipia=0.28,
-// they give the weights of the round-5 model; see MODEL.md). With -mixed (an experiment for
-// issue 11, not used for the committed model) it also builds harmless documents that switch
-// language and hides attacks in some of them (mixed.go), and reads the hand-written messages.
+// and Portuguese reviews) and examples/r7/ (English attacks of the kinds CyberSecEval's training
+// half still missed, their harmless twins, English look-alikes full of trigger words), each set
+// weighed by budgets of its own. It also builds 40 long harmless documents per language from the
+// lingua training sentences and hides attacks of the same language in every fourth
+// (longdocs.go). Windows of fewer than 120 feature occurrences (about 8 words) score their mean
+// weight (-norm-knee, textclass.Spec.NormKnee). -r7-examples=false -norm-knee 0 -budget
+// hand/attack-more=0.15 give the weights of the round-6 model; -more-examples=false,
+// -extra-examples=false and -long-docs 0 as well, with -budget
+// cyberseceval=0.3,bipia=0.28,hand/attack-more=0.15, those of the round-5 model (see MODEL.md).
+// With -mixed (an experiment for issue 11, not used for the committed model) it also builds
+// harmless documents that switch language and hides attacks in some of them (mixed.go), and
+// reads the hand-written messages.
 // -budget and -neg-share change source budgets and the weight of the clean windows of injected
-// documents, -script, -norm-power and -norm-knee the scoring (textclass.Spec), for experiments. The split of
-// every set is made by package shielddata, which the evaluation command shares.
+// documents, -script, -norm-power and -norm-knee the scoring (textclass.Spec), for experiments.
+// The split of every set is made by package shielddata, which the evaluation command shares.
 //
 // Each text is cut into the windows textclass will score. A window of an attack inserted into a
 // document is positive when it holds the whole attack and negative when it holds none of it; a
