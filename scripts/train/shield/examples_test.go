@@ -97,3 +97,40 @@ func TestHandwrittenExtra(t *testing.T) {
 		}
 	}
 }
+
+// TestHandwrittenR7 checks that the examples of examples/r7/ go to budgets of their own (English
+// attacks with labels, harmless English texts) and never into the other sources, whose weights a
+// default rebuild must keep.
+func TestHandwrittenR7(t *testing.T) {
+	hand, err := handwritten([]shielddata.Email{{ID: "e1", Context: "Hello team, the meeting moved to Friday. Best, Anna"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		attack bool
+		min    int
+	}{{"hand/attack-r7", true, 50}, {"hand/benign-r7", false, 100}} {
+		t.Run(tc.name, func(t *testing.T) {
+			ds := hand[tc.name]
+			if len(ds) < tc.min {
+				t.Errorf("%d texts, want at least %d", len(ds), tc.min)
+			}
+			for _, d := range ds {
+				if d.Attack != tc.attack || d.Lang != "en" || !strings.HasPrefix(d.ID, "r7/") || tc.attack && len(d.Labels) == 0 {
+					t.Errorf("%s is not a %s English text of examples/r7/: %+v", d.ID, tc.name, d)
+				}
+			}
+		})
+	}
+	for name, ds := range hand {
+		if strings.HasSuffix(name, "-r7") {
+			continue
+		}
+		for _, d := range ds {
+			if strings.HasPrefix(d.ID, "r7/") {
+				t.Errorf("%s holds %s", name, d.ID)
+			}
+		}
+	}
+}
