@@ -79,11 +79,8 @@ var augmentWeight = map[string]float64{
 // kindWeight multiplies the weight of the hand-written examples of a kind. Profanity aimed at no
 // one ("exclaim") and the pairs that aim the same curse at a person or a thing ("aimed" and its
 // harmless side) weigh three times their share: against Davidson and GermEval, which label
-// nearly all profanity offensive, a smaller share hardly moved the model. The harmless side of
-// the "echo" pairs (counter-speech that refers back to hate, condemning it) weighs three times
-// its share too: at its plain share the pairs taught that repeating hate in order to answer it
-// leans toxic, and counter-speech of that kind was flagged more often than without them.
-var kindWeight = map[string]float64{"exclaim": 3, "aimed": 3, "aimed_contrast": 3, "echo_contrast": 3}
+// nearly all profanity offensive, a smaller share hardly moved the model.
+var kindWeight = map[string]float64{"exclaim": 3, "aimed": 3, "aimed_contrast": 3}
 
 // parseWeights returns sourceWeight with the overrides of a -weight flag ("source=w,...")
 // applied. An unknown source, a repeated one, or a weight that is not a finite number >= 0 is
@@ -141,8 +138,7 @@ var groupKinds = map[string]bool{
 	"identity_hate": true, "identity_hate_contrast": true, "threat_group": true, "threat_group_contrast": true,
 	"slur": true, "identity_neutral": true, "identity_positive": true, "negation": true,
 	"counter_quote": true, "counter_reference": true, "negate_pos": true, "negate_pos_contrast": true,
-	"derog_impl": true, "ref_subs": true, "echo": true, "echo_contrast": true,
-	"question": true,
+	"derog_impl": true, "ref_subs": true, "question": true,
 }
 
 // weights returns each document's training weight: sw per example, except for the

@@ -92,16 +92,15 @@ func TestKindWeights(t *testing.T) {
 		{Text: "c", Source: "davidson", Group: "exclaim"},
 		{Text: "d", Source: "own", Group: "aimed"},
 		{Text: "e", Source: "own", Group: "aimed_contrast"},
-		{Text: "f", Source: "own", Group: "echo_contrast"},
 	}
-	dw := []float64{1, 1, 1, 2, 1, 1}
+	dw := []float64{1, 1, 1, 2, 1}
 	if err := scaleKinds(docs, dw, kw); err != nil {
 		t.Fatal(err)
 	}
-	if want := []float64{4, 1, 1, 1, kindWeight["aimed_contrast"], kindWeight["echo_contrast"]}; !slices.Equal(dw, want) {
+	if want := []float64{4, 1, 1, 1, kindWeight["aimed_contrast"]}; !slices.Equal(dw, want) {
 		t.Errorf("weights %v, want %v", dw, want)
 	}
-	if err := scaleKinds(docs, []float64{1, 1, 1, 1, 1, 1}, map[string]float64{"nosuchkind": 2}); err == nil {
+	if err := scaleKinds(docs, []float64{1, 1, 1, 1}, map[string]float64{"nosuchkind": 2}); err == nil {
 		t.Error("an unknown kind gave no error")
 	}
 	for _, tc := range []struct{ name, spec string }{
