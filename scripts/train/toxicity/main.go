@@ -138,7 +138,7 @@ var groupKinds = map[string]bool{
 	"identity_hate": true, "identity_hate_contrast": true, "threat_group": true, "threat_group_contrast": true,
 	"slur": true, "identity_neutral": true, "identity_positive": true, "negation": true,
 	"counter_quote": true, "counter_reference": true, "negate_pos": true, "negate_pos_contrast": true,
-	"derog_impl": true, "ref_subs": true, "question": true,
+	"derog_impl": true, "ref_subs": true,
 }
 
 // weights returns each document's training weight: sw per example, except for the
