@@ -11,12 +11,11 @@ import (
 	"github.com/sluice-api/sluice/scripts/internal/shielddata"
 )
 
-// Budgets are the total weights of the sources. Attacks sum to about 1.8 and harmless texts to
-// about 3.9 (with the long documents), so that no source dominates by its size (CLINC150 alone has 15,000 utterances) and the
+// Budgets are the total weights of the sources. Attacks sum to about 1.7 and harmless texts to
+// about 3.7 (with the long documents), so that no source dominates by its size (CLINC150 alone has 15,000 utterances) and the
 // calibrated score of a text the model knows little about leans to harmless, as most traffic is.
 // Round 6 raised cyberseceval (0.30 to 0.40), bipia (0.28 to 0.33), hand/benign-more (0.25 to
-// 0.30) and hand/context-extra (0.15 to 0.30), round 7 hand/attack-more (0.15 to 0.18); MODEL.md
-// gives the candidates that chose them.
+// 0.30) and hand/context-extra (0.15 to 0.30); MODEL.md gives the candidates that chose them.
 var budgets = map[string]float64{
 	// attacks
 	"llm-warden-train/attack": 0.18,
@@ -39,7 +38,7 @@ var budgets = map[string]float64{
 	"task-injected":           0.15,
 	// with -more-examples only: the hand-written examples of examples/more/ (languages beyond
 	// the seven above, and more harmless look-alikes), attacks, then harmless texts
-	"hand/attack-more": 0.18,
+	"hand/attack-more": 0.15,
 	"hand/benign-more": 0.30,
 	// with -extra-examples only: the hand-written examples of examples/extra/ (short harmless
 	// requests in every language, long harmless documents), then the attacks hidden in
@@ -47,10 +46,6 @@ var budgets = map[string]float64{
 	"hand/benign-extra":   0.25,
 	"hand/context-extra":  0.30,
 	"hand/injected-extra": 0.10,
-	// with -r7-examples only: the hand-written examples of examples/r7/ (English attacks, then
-	// harmless English look-alikes full of trigger words)
-	"hand/attack-r7": 0.08,
-	"hand/benign-r7": 0.15,
 	// with -mixed only (harmless, then attacks): see mixed.go
 	"hand/message":   0.15,
 	"mixed":          0.50,
@@ -228,8 +223,8 @@ func load(cfg config) ([]doc, error) {
 	if err := add("task-injected", taskInjections(clinc, hand, emails), byAttack); err != nil {
 		return nil, err
 	}
-	for _, name := range []string{"hand/attack", "hand/injected", "hand/benign", "hand/message", "hand/context", "hand/attack-more", "hand/benign-more", "hand/benign-extra", "hand/context-extra", "hand/injected-extra", "hand/attack-r7", "hand/benign-r7"} {
-		if name == "hand/message" && !mixed || strings.HasSuffix(name, "-more") && !cfg.moreExamples || strings.HasSuffix(name, "-extra") && !cfg.extraExamples || strings.HasSuffix(name, "-r7") && !cfg.r7Examples {
+	for _, name := range []string{"hand/attack", "hand/injected", "hand/benign", "hand/message", "hand/context", "hand/attack-more", "hand/benign-more", "hand/benign-extra", "hand/context-extra", "hand/injected-extra"} {
+		if name == "hand/message" && !mixed || strings.HasSuffix(name, "-more") && !cfg.moreExamples || strings.HasSuffix(name, "-extra") && !cfg.extraExamples {
 			continue
 		}
 		if err := add(name, hand[name], func(d shielddata.Doc) string { g, _, _ := strings.Cut(d.ID, "#"); return g }); err != nil {
@@ -304,21 +299,6 @@ func handwritten(emails []shielddata.Email) (map[string][]shielddata.Doc, error)
 			}
 			if e.typ == 'I' {
 				hiddenExtra = append(hiddenExtra, e)
-			}
-			continue
-		}
-		if e.r7 {
-			// The examples of examples/r7/ (-r7-examples) have budgets of their own as well.
-			for _, d := range e.docs("r7/", "hand-r7") {
-				switch e.typ {
-				case 'A':
-					d.Attack = true
-					out["hand/attack-r7"] = append(out["hand/attack-r7"], d)
-				case 'N':
-					out["hand/benign-r7"] = append(out["hand/benign-r7"], d)
-				default:
-					return nil, fmt.Errorf("examples/r7/%s.txt:%d: only A and N lines are read there", e.lang, e.line)
-				}
 			}
 			continue
 		}
