@@ -101,6 +101,8 @@ func TestAttacksAndLookAlikes(t *testing.T) {
 		{"ItHarmless", "Vorrei prenotare un tavolo per due persone stasera alle otto.", false, ""},
 		{"NlHarmless", "Kun je mijn afspraak bij de tandarts naar volgende week verzetten?", false, ""},
 		{"PtHarmless", "Qual é o saldo da minha conta corrente?", false, ""},
+		{"EnShortRequest", "Write a poem about the sea.", false, ""},
+		{"EnPasswordHelp", "I forgot my password, how do I reset it?", false, ""},
 		{"CommitHash", "commit 3f786850e387550fdab836ed7e6dc881de23001b fixed the login bug", false, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
