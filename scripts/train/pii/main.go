@@ -114,10 +114,9 @@ func run(data, out string, seed uint64, epochs int, bits uint, perLang, repeat i
 		cased.addText(lines)
 		cased.addText(lines)
 	}
-	onlyNames := p.builder.Build()
 	for _, v := range []vocabulary{english, other} {
 		for _, w := range v.common(2) {
-			if onlyNames.Flags(w)&(names.Given|names.Surname) != 0 && (cased[w] < 2 || cased[w] < capitals[w]) {
+			if p.builder.Flags(w)&(names.Given|names.Surname) != 0 && (cased[w] < 2 || cased[w] < capitals[w]) {
 				continue
 			}
 			p.builder.Add(w, names.Common)

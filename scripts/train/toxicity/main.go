@@ -50,7 +50,7 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	aw, err := parseSources("-augment", *aug, augmentWeight)
+	aw, err := parseOverrides("-augment", "source", *aug, augmentWeight, true)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -86,12 +86,7 @@ var kindWeight = map[string]float64{"exclaim": 3, "aimed": 3, "aimed_contrast": 
 // applied. An unknown source, a repeated one, or a weight that is not a finite number >= 0 is
 // an error.
 func parseWeights(spec string) (map[string]float64, error) {
-	return parseSources("-weight", spec, sourceWeight)
-}
-
-// parseSources returns a copy of def with the overrides of a flag ("source=w,...") applied.
-func parseSources(name, spec string, def map[string]float64) (map[string]float64, error) {
-	return parseOverrides(name, "source", spec, def, true)
+	return parseOverrides("-weight", "source", spec, sourceWeight, true)
 }
 
 // parseOverrides returns a copy of def with the overrides of a flag ("key=w,...") applied. A key

@@ -79,6 +79,9 @@ func (b *GazetteerBuilder) Add(word string, flags uint8) {
 	b.m[fingerprint(Lower(word))] |= flags
 }
 
+// Flags returns the flags recorded so far for the word (any case).
+func (b *GazetteerBuilder) Flags(word string) uint8 { return b.m[fingerprint(Lower(word))] }
+
 // Build returns the gazetteer of the words added.
 func (b *GazetteerBuilder) Build() *Gazetteer {
 	entries := make([]uint32, 0, len(b.m))

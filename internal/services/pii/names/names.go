@@ -198,8 +198,8 @@ func afterTitles(f *featurizer, labels []uint8) {
 		self := !title && ti.gaz&Given != 0 && labels[i] != I && introducesSelf(f, i)
 		if title && labels[i] == O {
 			if k := particlesBefore(f, i); k > i {
-				// "de heer van Zuylen", "Mgr de Mérode": the particles and the capitalised
-				// word after them, which the test below then extends.
+				// "de heer van Zuylen", "Mgr de Mérode": the particles, the capitalised word
+				// after them and the capitalised words that follow it.
 				labels[i] = B
 				for j := i + 1; j <= k; j++ {
 					labels[j] = I

@@ -57,6 +57,9 @@ func TestGazetteerRoundTrip(t *testing.T) {
 		if got := r.Flags(tc.word); got != tc.want {
 			t.Fatalf("Flags(%q) = %d, want %d", tc.word, got, tc.want)
 		}
+		if got := b.Flags(strings.ToUpper(tc.word)); got != tc.want {
+			t.Fatalf("builder Flags(%q) = %d, want %d", strings.ToUpper(tc.word), got, tc.want)
+		}
 	}
 	if _, err := ReadGazetteer(strings.NewReader("not gzip")); err == nil {
 		t.Fatal("ReadGazetteer accepted garbage")
