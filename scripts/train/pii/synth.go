@@ -170,6 +170,20 @@ Lieutenant {full} was wounded at {phrase}.
 {full} was born in {town} and moved to {town} in {year}.
 {full}, who grew up in {town}, joined {org} in {year}.
 The mayor of {town}, {full}, opened the station.
+{last} is a very careful driver.
+{last} is an old friend of mine.
+{last} was a great help with the move.
+{last} is the best nurse on the ward.
+{first} is an excellent cook.
+{full} is a retired firefighter from {city}.
+{last} and {last} were partners at {org} for years.
+{last} was a lawyer before she went into politics.
+"Prices will go up again," says {last}.
+"We are not worried," says {full}, who runs the shop.
+According to {last}, the plan was never approved.
+{first} is my neighbour.
+{first}'s new number is {phone}.
+I borrowed {last}'s car for the weekend.
 `,
 	"en-neg": `
 {org} said the package arrived this morning.
@@ -291,6 +305,12 @@ Flights from {town} to {city} were cancelled.
 The {town} and {town} Railroad was reorganized in {year}.
 He is German, she is Hungarian, and they met in {city}.
 The Jewish and Christian communities of {town} grew.
+{product} is a great tool.
+{product} was a great help with the move.
+{org} is a big company with offices in {city}.
+{city} is a beautiful city.
+{phrase} was a mistake.
+{phrase} is a very good read.
 `,
 	"de": `
 Gestorben: {ini}, Kaufmann, {day} Jahre.
@@ -354,6 +374,13 @@ Gruß {first}
 Eingeladen sind {first}, {first} und {first}.
 {lc} wohnt jetzt in {city}.
 Es läuft auf den Namen meiner Frau, {full}.
+{last} ist ein sehr zuverlässiger Kollege.
+{last} war eine große Hilfe beim Umzug.
+{first} ist eine hervorragende Köchin.
+{full} ist Rentner und wohnt in {city}.
+„Die Preise steigen weiter“, sagt {last}.
+Laut {last} wurde der Plan nie genehmigt.
+{last} und {last} waren jahrelang Partner.
 `,
 	"de-neg": `
 Niemand hat gestern angerufen.
@@ -381,6 +408,9 @@ Das Paket geht an {pstreet} {day}.
 Der Zug fährt von {town} nach {town}.
 Wir ziehen im {month} nach {town}.
 {town} ist ein kleiner Ort bei {city}.
+{city} ist eine schöne Stadt.
+{org} ist ein großes Unternehmen.
+{product} war eine große Hilfe beim Umzug.
 `,
 	"fr": `
 Décès : {ini}, {day} ans, rue de la Paix.
@@ -434,6 +464,13 @@ Signé : {full}
 Les invités sont {first}, {first} et {first}.
 {lc} habite à {city}.
 C'est au nom de ma femme, {full}.
+{last} est un collègue très fiable.
+{last} était d'une grande aide pour le déménagement.
+{first} est une excellente cuisinière.
+{full} est retraité et vit à {city}.
+« Les prix vont encore monter », dit {last}.
+Selon {last}, le projet n'a jamais été approuvé.
+{last} et {last} étaient associés depuis des années.
 `,
 	"fr-neg": `
 Personne n'a appelé hier.
@@ -458,6 +495,9 @@ Le colis est parti au {day} {pstreet}.
 Le train va de {town} à {town}.
 Nous déménageons à {town} en {month}.
 {town} est un petit village près de {city}.
+{city} est une belle ville.
+{org} est une grande entreprise.
+{product} était d'une grande aide pour le déménagement.
 `,
 	"es": `
 {first} llamó ayer por la factura.
@@ -498,6 +538,13 @@ Firmado: {full}
 Los invitados son {first}, {first} y {first}.
 {lc} vive en {city}.
 Está a nombre de mi mujer, {full}.
+{last} es un compañero muy fiable.
+{last} fue de gran ayuda con la mudanza.
+{first} es una cocinera excelente.
+{full} está jubilado y vive en {city}.
+«Los precios seguirán subiendo», dice {last}.
+Según {last}, el plan nunca se aprobó.
+{last} y {last} fueron socios durante años.
 `,
 	"es-neg": `
 Nadie llamó ayer.
@@ -521,6 +568,9 @@ El paquete va a {pstreet} {day}.
 El tren va de {town} a {town}.
 Nos mudamos a {town} en {month}.
 {town} es un pueblo cerca de {city}.
+{city} es una ciudad preciosa.
+{org} es una empresa muy grande.
+{product} fue de gran ayuda con la mudanza.
 `,
 	"it": `
 {first} ha chiamato ieri per la fattura.
@@ -561,6 +611,13 @@ Firmato: {full}
 Gli invitati sono {first}, {first} e {first}.
 {lc} abita a {city}.
 È intestato a mia moglie, {full}.
+{last} è un collega molto affidabile.
+{last} è stato di grande aiuto con il trasloco.
+{first} è una cuoca eccellente.
+{full} è in pensione e vive a {city}.
+«I prezzi continueranno a salire», dice {last}.
+Secondo {last}, il progetto non è mai stato approvato.
+{last} e {last} sono stati soci per anni.
 `,
 	"it-neg": `
 Nessuno ha chiamato ieri.
@@ -583,6 +640,9 @@ Il pacco va in {pstreet} {day}.
 Il treno va da {town} a {town}.
 Ci trasferiamo a {town} a {month}.
 {town} è un piccolo paese vicino a {city}.
+{city} è una città bellissima.
+{org} è una grande azienda.
+{product} è stato di grande aiuto con il trasloco.
 `,
 	"nl": `
 GEBOORTEN. {ini}, z.
@@ -641,6 +701,14 @@ Getekend: {full}
 De gasten zijn {first}, {first} en {first}.
 {lc} woont in {city}.
 Het staat op naam van mijn vrouw, {full}.
+{last} is een heel betrouwbare collega.
+{last} was een grote hulp bij de verhuizing.
+{first} is een uitstekende kok.
+{full} is gepensioneerd en woont in {city}.
+"De prijzen blijven stijgen," zegt {last}.
+Volgens {last} is het plan nooit goedgekeurd.
+{last} en {last} waren jarenlang partners.
+{first}'s fiets staat nog buiten.
 `,
 	"nl-neg": `
 Niemand belde gisteren.
@@ -663,6 +731,9 @@ Het pakket gaat naar {pstreet} {day}.
 De trein rijdt van {town} naar {town}.
 We verhuizen in {month} naar {town}.
 {town} is een dorp bij {city}.
+{city} is een mooie stad.
+{org} is een groot bedrijf.
+{product} was een grote hulp bij de verhuizing.
 `,
 	"pt": `
 {first} ligou ontem por causa da fatura.
@@ -706,6 +777,13 @@ O relator, Ministro {full}, votou pelo provimento do recurso.
 Os convidados são {first}, {first} e {first}.
 {lc} mora em {city}.
 Está em nome da minha mulher, {full}.
+{last} é um colega muito confiável.
+{last} foi uma grande ajuda na mudança.
+{first} é uma cozinheira excelente.
+{full} é aposentado e mora em {city}.
+"Os preços vão continuar a subir", diz {last}.
+Segundo {last}, o plano nunca foi aprovado.
+{last} e {last} foram sócios durante anos.
 `,
 	"pt-neg": `
 Ninguém ligou ontem.
@@ -728,6 +806,9 @@ A encomenda vai para a {pstreet}, {day}.
 O comboio vai de {town} para {town}.
 Mudamo-nos para {town} em {month}.
 {town} é uma vila perto de {city}.
+{city} é uma cidade linda.
+{org} é uma empresa muito grande.
+{product} foi uma grande ajuda na mudança.
 `,
 	"pl": `
 Dzień dobry, nazywam się {full} i mam pytanie o zamówienie.
@@ -754,6 +835,11 @@ Podpisano: {full}
 Gośćmi są {first}, {first} i {first}.
 {lc} mieszka w {city}.
 Konto jest na żonę, {full}.
+{last} jest bardzo rzetelnym kolegą.
+{last} bardzo pomógł przy przeprowadzce.
+{first} jest świetną kucharką.
+„Ceny będą dalej rosnąć” – mówi {last}.
+{last} i {last} byli wspólnikami przez lata.
 `,
 	"pl-neg": `
 Zamówienie {num} zostało wysłane w {weekday}.
@@ -770,6 +856,8 @@ Paczka idzie na {pstreet} {day}.
 Pociąg jedzie z {town} do {town}.
 Przeprowadzamy się do {town}.
 {town} to mała wieś koło {city}.
+{city} to piękne miasto.
+{org} to duża firma.
 `,
 }
 

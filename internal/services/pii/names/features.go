@@ -76,6 +76,10 @@ func analyse(text string, toks []Token, g *Gazetteer, scratch []byte) []tokInfo 
 		ti.caps, runes = capsOf(w)
 		ti.runes = uint8(min(runes, 255))
 		ti.gaz = g.flagsFP(uint32(ti.lw >> (64 - fpBits)))
+		if base := trimPossessive(scratch); ti.gaz == 0 && len(base) < len(scratch) {
+			// "Anna's" is looked up as "anna"; the word feature keeps the whole form.
+			ti.gaz = g.flagsFP(uint32(fnvBytes(base) >> (64 - fpBits)))
+		}
 		if ti.caps != capLower {
 			// A capitalised word may be a log level ("ERROR") or a function word at the start
 			// of a sentence ("The"); the log-line rule and the candidate test need the class.
@@ -128,6 +132,17 @@ func markDocUse(info []tokInfo) {
 		ti.docLower = b&lowerSeen != 0 || ti.caps == capLower
 		ti.docCapMid = b&capMidSeen != 0
 	}
+}
+
+// trimPossessive returns w without a trailing possessive "'s" or "’s" when at least two bytes
+// are left, and w itself otherwise.
+func trimPossessive(w []byte) []byte {
+	for _, suf := range []string{"'s", "’s"} {
+		if len(w) >= len(suf)+2 && string(w[len(w)-len(suf):]) == suf {
+			return w[:len(w)-len(suf)]
+		}
+	}
+	return w
 }
 
 func fnvBytes(b []byte) uint64 {

@@ -378,3 +378,19 @@ func TestLoad(t *testing.T) {
 		}
 	}
 }
+
+func TestTrimPossessive(t *testing.T) {
+	for _, tc := range []struct{ name, in, want string }{
+		{"Apostrophe", "anna's", "anna"},
+		{"Typographic", "anna’s", "anna"},
+		{"TooShort", "a's", "a's"},
+		{"NoPossessive", "annas", "annas"},
+		{"OnlySuffix", "'s", "'s"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := string(trimPossessive([]byte(tc.in))); got != tc.want {
+				t.Fatalf("trimPossessive(%q) = %q, want %q", tc.in, got, tc.want)
+			}
+		})
+	}
+}
