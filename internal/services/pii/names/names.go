@@ -113,8 +113,21 @@ func (m *Model) labels(ctx context.Context, text string, toks []Token) ([]uint8,
 		y2, y1 = y1, y
 	}
 	afterTitles(&f, labels)
+	joinAdjacent(&f, labels)
 	dropHollow(&f, labels)
 	return labels, ctx.Err()
+}
+
+// joinAdjacent makes a name that the tagger began right after another one, with only a space
+// between them, part of it: two people's names are not written side by side without a comma or
+// a word between them, so "Johannes Kuijpers" tagged as two names is one. A word that cannot be
+// a name on its own (the "s" of "Nicholson 's") is left for dropHollow.
+func joinAdjacent(f *featurizer, labels []uint8) {
+	for i := 1; i < len(labels); i++ {
+		if labels[i] == B && labels[i-1] != O && f.info[i].gap == 0 && !f.hollow(i) {
+			labels[i] = I
+		}
+	}
 }
 
 // dropHollow removes every name made only of words that cannot be a name on their own: particles

@@ -317,6 +317,18 @@ func TestDropHollow(t *testing.T) {
 	})
 }
 
+func TestJoinAdjacent(t *testing.T) {
+	g := NewGazetteerBuilder().Build()
+	checkRule(t, g, joinAdjacent, []labelCase{
+		{"TwoBegins", "met Johannes Kuijpers getrouwd", []uint8{O, B, B, O}, []uint8{O, B, I, O}},
+		{"AfterInside", "JOSE DA SILVA SANTOS disse", []uint8{B, I, I, B, O}, []uint8{B, I, I, I, O}},
+		{"Comma", "Anna, Peter and Paul", []uint8{B, B, O, B}, []uint8{B, B, O, B}},
+		{"Newline", "Anna\nPeter", []uint8{B, B}, []uint8{B, B}},
+		{"AfterOutside", "ask Peter now", []uint8{O, B, O}, []uint8{O, B, O}},
+		{"HollowWord", "Nicholson 's shop", []uint8{B, B, O}, []uint8{B, B, O}},
+	})
+}
+
 func TestAfterTitles(t *testing.T) {
 	g := NewGazetteerBuilder().Build()
 	checkRule(t, g, afterTitles, []labelCase{
