@@ -114,6 +114,7 @@ func (m *Model) labels(ctx context.Context, text string, toks []Token) ([]uint8,
 	}
 	afterTitles(&f, labels)
 	joinAdjacent(&f, labels)
+	trimTail(&f, labels)
 	dropHollow(&f, labels)
 	return labels, ctx.Err()
 }
@@ -128,6 +129,27 @@ func joinAdjacent(f *featurizer, labels []uint8) {
 			labels[i] = I
 		}
 	}
+}
+
+// trimTail takes lower-case words that cannot end a name off the end of one: particles,
+// function words, single letters, weekdays and months ("tell sarah i said hi", "fala com o
+// joão amanhã"). A name never ends in "de", "i" or "amanhã"; in lower-case chat the tagger
+// sometimes runs on into them.
+func trimTail(f *featurizer, labels []uint8) {
+	for i := len(labels) - 1; i > 0; i-- {
+		if labels[i] != I || i+1 < len(labels) && labels[i+1] == I {
+			continue
+		}
+		for j := i; j > 0 && labels[j] == I && f.endsNot(j); j-- {
+			labels[j] = O
+		}
+	}
+}
+
+// endsNot reports whether token i is a lower-case word that cannot be the last of a name.
+func (f *featurizer) endsNot(i int) bool {
+	ti := &f.info[i]
+	return ti.kind == Word && ti.caps == capLower && (f.hollow(i) || f.class(i)&(ClsMonth|ClsWeekday) != 0)
 }
 
 // dropHollow removes every name made only of words that cannot be a name on their own: particles

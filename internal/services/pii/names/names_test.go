@@ -329,6 +329,18 @@ func TestJoinAdjacent(t *testing.T) {
 	})
 }
 
+func TestTrimTail(t *testing.T) {
+	g := NewGazetteerBuilder().Build()
+	checkRule(t, g, trimTail, []labelCase{
+		{"Pronoun", "tell sarah i said hi", []uint8{O, B, I, O, O}, []uint8{O, B, O, O, O}},
+		{"Weekday", "fala com joão amanhã", []uint8{O, O, B, I}, []uint8{O, O, B, O}},
+		{"TwoWords", "ask maria de la", []uint8{O, B, I, I}, []uint8{O, B, O, O}},
+		{"ParticleInside", "ask maria de souza now", []uint8{O, B, I, I, O}, []uint8{O, B, I, I, O}},
+		{"CapitalisedParticle", "met Anna De", []uint8{O, B, I}, []uint8{O, B, I}},
+		{"Begin", "de la", []uint8{B, I}, []uint8{B, O}},
+	})
+}
+
 func TestAfterTitles(t *testing.T) {
 	g := NewGazetteerBuilder().Build()
 	checkRule(t, g, afterTitles, []labelCase{
