@@ -184,6 +184,15 @@ According to {last}, the plan was never approved.
 {first} is my neighbour.
 {first}'s new number is {phone}.
 I borrowed {last}'s car for the weekend.
+lol {lc} is so funny
+is {lc} coming tonight?
+tell {lc} i said hi
+just saw {lc} at the gym
+{lc} said she'd be late
+can u ask {lc} to call me
+me and {lc} are going out later
+omg {lc} got the job
+did {lc} text you back?
 `,
 	"en-neg": `
 {org} said the package arrived this morning.
@@ -311,6 +320,13 @@ The Jewish and Christian communities of {town} grew.
 {city} is a beautiful city.
 {phrase} was a mistake.
 {phrase} is a very good read.
+lol this is so funny
+is everyone coming tonight?
+tell mom i said hi
+just saw your sister at the gym
+can u ask the landlord to call me
+me and the kids are going out later
+did the bank text you back?
 `,
 	"de": `
 Gestorben: {ini}, Kaufmann, {day} Jahre.
