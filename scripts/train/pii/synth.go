@@ -193,6 +193,9 @@ can u ask {lc} to call me
 me and {lc} are going out later
 omg {lc} got the job
 did {lc} text you back?
+Ship to:\n{full}\n{day} {street}\nSuite {day}\n{town}\n{country}
+{full}\n{day} {pstreet}\nApt. {day}\n{town}, {country} {num}
+Please send the card to {full}, {day} {street}, Apt. {day}, {town}.
 `,
 	"en-neg": `
 {org} said the package arrived this morning.
@@ -327,6 +330,8 @@ just saw your sister at the gym
 can u ask the landlord to call me
 me and the kids are going out later
 did the bank text you back?
+Delivery address:\n{day} {pstreet}\nSuite {day}\n{town}\n{country}
+The office moved to {day} {street}, Suite {day}, {town}.
 `,
 	"de": `
 Gestorben: {ini}, Kaufmann, {day} Jahre.
@@ -397,6 +402,7 @@ Es läuft auf den Namen meiner Frau, {full}.
 „Die Preise steigen weiter“, sagt {last}.
 Laut {last} wurde der Plan nie genehmigt.
 {last} und {last} waren jahrelang Partner.
+{title} {full}\n{street}\n{num} {town}
 `,
 	"de-neg": `
 Niemand hat gestern angerufen.
@@ -427,6 +433,7 @@ Wir ziehen im {month} nach {town}.
 {city} ist eine schöne Stadt.
 {org} ist ein großes Unternehmen.
 {product} war eine große Hilfe beim Umzug.
+Lieferadresse:\n{pstreet} {day}\n{num} {town}
 `,
 	"fr": `
 Décès : {ini}, {day} ans, rue de la Paix.
@@ -487,6 +494,7 @@ C'est au nom de ma femme, {full}.
 « Les prix vont encore monter », dit {last}.
 Selon {last}, le projet n'a jamais été approuvé.
 {last} et {last} étaient associés depuis des années.
+{full}\n{day} {street}\n{num} {town}
 `,
 	"fr-neg": `
 Personne n'a appelé hier.
@@ -514,6 +522,7 @@ Nous déménageons à {town} en {month}.
 {city} est une belle ville.
 {org} est une grande entreprise.
 {product} était d'une grande aide pour le déménagement.
+Adresse de livraison :\n{day} {pstreet}\n{num} {town}
 `,
 	"es": `
 {first} llamó ayer por la factura.
@@ -561,6 +570,7 @@ Está a nombre de mi mujer, {full}.
 «Los precios seguirán subiendo», dice {last}.
 Según {last}, el plan nunca se aprobó.
 {last} y {last} fueron socios durante años.
+{full}\n{street}\n{num} {town}
 `,
 	"es-neg": `
 Nadie llamó ayer.
@@ -587,6 +597,7 @@ Nos mudamos a {town} en {month}.
 {city} es una ciudad preciosa.
 {org} es una empresa muy grande.
 {product} fue de gran ayuda con la mudanza.
+Dirección de entrega:\n{pstreet} {day}\n{num} {town}
 `,
 	"it": `
 {first} ha chiamato ieri per la fattura.
@@ -634,6 +645,7 @@ Gli invitati sono {first}, {first} e {first}.
 «I prezzi continueranno a salire», dice {last}.
 Secondo {last}, il progetto non è mai stato approvato.
 {last} e {last} sono stati soci per anni.
+{full}\n{street}\n{num} {town}
 `,
 	"it-neg": `
 Nessuno ha chiamato ieri.
@@ -659,6 +671,7 @@ Ci trasferiamo a {town} a {month}.
 {city} è una città bellissima.
 {org} è una grande azienda.
 {product} è stato di grande aiuto con il trasloco.
+Indirizzo di consegna:\n{pstreet} {day}\n{num} {town}
 `,
 	"nl": `
 GEBOORTEN. {ini}, z.
@@ -725,6 +738,7 @@ Het staat op naam van mijn vrouw, {full}.
 Volgens {last} is het plan nooit goedgekeurd.
 {last} en {last} waren jarenlang partners.
 {first}'s fiets staat nog buiten.
+{full}\n{street}\n{num} {town}
 `,
 	"nl-neg": `
 Niemand belde gisteren.
@@ -750,6 +764,7 @@ We verhuizen in {month} naar {town}.
 {city} is een mooie stad.
 {org} is een groot bedrijf.
 {product} was een grote hulp bij de verhuizing.
+Afleveradres:\n{pstreet} {day}\n{num} {town}
 `,
 	"pt": `
 {first} ligou ontem por causa da fatura.
@@ -800,6 +815,7 @@ Está em nome da minha mulher, {full}.
 "Os preços vão continuar a subir", diz {last}.
 Segundo {last}, o plano nunca foi aprovado.
 {last} e {last} foram sócios durante anos.
+{full}\n{street}\n{num} {town}
 `,
 	"pt-neg": `
 Ninguém ligou ontem.
@@ -825,6 +841,7 @@ Mudamo-nos para {town} em {month}.
 {city} é uma cidade linda.
 {org} é uma empresa muito grande.
 {product} foi uma grande ajuda na mudança.
+Morada de entrega:\n{pstreet}, {day}\n{num} {town}
 `,
 	"pl": `
 Dzień dobry, nazywam się {full} i mam pytanie o zamówienie.
@@ -856,6 +873,7 @@ Konto jest na żonę, {full}.
 {first} jest świetną kucharką.
 „Ceny będą dalej rosnąć” – mówi {last}.
 {last} i {last} byli wspólnikami przez lata.
+{full}\n{street}\n{num} {town}
 `,
 	"pl-neg": `
 Zamówienie {num} zostało wysłane w {weekday}.
@@ -874,6 +892,7 @@ Przeprowadzamy się do {town}.
 {town} to mała wieś koło {city}.
 {city} to piękne miasto.
 {org} to duża firma.
+Adres dostawy:\n{pstreet} {day}\n{num} {town}
 `,
 }
 
