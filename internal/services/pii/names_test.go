@@ -39,6 +39,7 @@ func TestName(t *testing.T) {
 		{"LowerCaseBeforeWeekday", "fala com o joão amanhã", []string{"joão"}},
 		{"LowerCaseChatSubject", "haha thomas you are hilarious", []string{"thomas"}},
 		{"AddressTownAfterNumbers", "Please deliver to:\nTom Walsh\n77 Mill Road, Apt 3\nDouglas\nIsle of Man", []string{"Tom Walsh"}},
+		{"UnknownNameInList", "Our guests were Zorblat, Hannah and Derek.", []string{"Zorblat", "Hannah", "Derek"}},
 		{"PlaceSubject", "Lisbon is a lovely city in spring.", nil},
 		{"ProductSubject", "Excel is a great tool for budgets.", nil},
 		{"Months", "The meeting moved from March to May.", nil},

@@ -114,6 +114,7 @@ func (m *Model) labels(ctx context.Context, text string, toks []Token) ([]uint8,
 	}
 	afterTitles(&f, labels)
 	joinAdjacent(&f, labels)
+	fillLists(&f, labels)
 	trimTail(&f, labels)
 	dropHollow(&f, labels)
 	return labels, ctx.Err()
@@ -129,6 +130,74 @@ func joinAdjacent(f *featurizer, labels []uint8) {
 			labels[i] = I
 		}
 	}
+}
+
+// listAnd holds the hashes of the words that join the last two items of a list.
+var listAnd = map[uint64]bool{}
+
+func init() {
+	for _, w := range []string{"and", "or", "und", "oder", "et", "ou", "y", "o", "e", "en", "of", "i", "lub"} {
+		listAnd[fnv(w)] = true
+	}
+}
+
+// fillLists makes a capitalised word a name when it is an item of a list whose two items on one
+// side, or the items right before and after it, are one-word names the tagger found: "They had
+// 6: Gaetane, Hannah, Anthony and Derek" ("Gaetane" is in no name list). Only one-word items are
+// looked at, and a word of a class that is never a name (places, months, organisations...) is
+// left alone.
+func fillLists(f *featurizer, labels []uint8) {
+	for i := range labels {
+		if labels[i] != O || !f.listCandidate(i) {
+			continue
+		}
+		prev, next := f.listItem(labels, i, -1), f.listItem(labels, i, +1)
+		var prev2, next2 int = -1, -1
+		if prev >= 0 {
+			prev2 = f.listItem(labels, prev, -1)
+		}
+		if next >= 0 {
+			next2 = f.listItem(labels, next, +1)
+		}
+		named := func(k int) bool { return k >= 0 && labels[k] == B && (k+1 >= len(labels) || labels[k+1] != I) }
+		if named(prev) && named(next) || named(next) && named(next2) || named(prev) && named(prev2) {
+			labels[i] = B
+		}
+	}
+}
+
+// listCandidate reports whether token i may be filled in as a name by fillLists.
+func (f *featurizer) listCandidate(i int) bool {
+	ti := &f.info[i]
+	return ti.kind == Word && !ti.log && (ti.caps == capInit || ti.caps == capLower && ti.gaz&(Given|Surname) != 0) &&
+		f.class(i)&^ClsCue == 0 && ti.gaz&Common == 0
+}
+
+// listItem returns the token of the one-word list item next to token i in direction dir (-1 or
+// +1), or -1: the items are separated by a comma, or by "and" and its equivalents.
+func (f *featurizer) listItem(labels []uint8, i, dir int) int {
+	// The separator after an item is the gap before the next token.
+	sepAt := i
+	if dir > 0 {
+		sepAt = i + 1
+	}
+	if sepAt <= 0 || sepAt >= len(labels) {
+		return -1
+	}
+	k := i + dir
+	if f.info[sepAt].gap&GapComma == 0 {
+		if f.info[sepAt].gap != 0 || !listAnd[f.info[k].lw] {
+			return -1
+		}
+		k += dir
+		if k < 0 || k >= len(labels) || f.info[k-min(dir, 0)].gap != 0 {
+			return -1
+		}
+	}
+	if k < 0 || k >= len(labels) || f.info[k].kind != Word {
+		return -1
+	}
+	return k
 }
 
 // trimTail takes lower-case words that cannot end a name off the end of one: particles,

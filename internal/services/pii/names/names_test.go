@@ -329,6 +329,23 @@ func TestJoinAdjacent(t *testing.T) {
 	})
 }
 
+func TestFillLists(t *testing.T) {
+	b := NewGazetteerBuilder()
+	b.Add("ragi", Common)
+	g := b.Build()
+	checkRule(t, g, fillLists, []labelCase{
+		{"FirstItem", "had: Gaetane, Hannah and Derek", []uint8{O, O, B, O, B}, []uint8{O, B, B, O, B}},
+		{"MiddleItem", "Anna, Zorblat and Peter", []uint8{B, O, O, B}, []uint8{B, B, O, B}},
+		{"LastItem", "Anna, Peter and Zorblat", []uint8{B, B, O, O}, []uint8{B, B, O, B}},
+		{"Place", "Anna, Paris and Peter", []uint8{B, O, O, B}, []uint8{B, O, O, B}},
+		{"CommonWord", "Anna, Ragi and Peter", []uint8{B, O, O, B}, []uint8{B, O, O, B}},
+		{"OneNamedNeighbour", "Zorblat, Anna", []uint8{O, B}, []uint8{O, B}},
+		{"TwoWordName", "Zorblat, Anna Maria and Peter", []uint8{O, B, I, O, B}, []uint8{O, B, I, O, B}},
+		{"NoList", "Zorblat met Anna and Peter", []uint8{O, O, B, O, B}, []uint8{O, O, B, O, B}},
+		{"LowerCaseWord", "Anna, table and Peter", []uint8{B, O, O, B}, []uint8{B, O, O, B}},
+	})
+}
+
 func TestTrimTail(t *testing.T) {
 	g := NewGazetteerBuilder().Build()
 	checkRule(t, g, trimTail, []labelCase{
