@@ -11,13 +11,13 @@ import (
 	"github.com/sluice-api/sluice/scripts/internal/shielddata"
 )
 
-// Budgets are the total weights of the sources. Attacks sum to about 1.7 and harmless texts to
-// about 3.7 (with the long documents), so that no source dominates by its size (CLINC150 alone has 15,000 utterances) and the
+// Budgets are the total weights of the sources. Attacks sum to about 1.75 and harmless texts to
+// about 4.2 (with the long documents), so that no source dominates by its size (CLINC150 alone has 15,000 utterances) and the
 // calibrated score of a text the model knows little about leans to harmless, as most traffic is.
 // Round 6 raised cyberseceval (0.30 to 0.40), bipia (0.28 to 0.33), hand/benign-more (0.25 to
-// 0.30) and hand/context-extra (0.15 to 0.30); MODEL.md gives the candidates that chose them, and
-// those of rounds 7 and 8 (with -r7-examples, whose best candidates also change hand/attack-more,
-// clinc150-train, hand/benign and hand/benign-extra through -budget; none was adopted).
+// 0.30) and hand/context-extra (0.15 to 0.30); round 8, with the examples of examples/r7/,
+// hand/attack-more (0.15 to 0.18), clinc150-train (0.25 to 0.40), hand/benign (0.50 to 0.60) and
+// hand/benign-extra (0.25 to 0.32). MODEL.md gives the candidates that chose them.
 var budgets = map[string]float64{
 	// attacks
 	"llm-warden-train/attack": 0.18,
@@ -28,24 +28,24 @@ var budgets = map[string]float64{
 	"hand/injected":           0.12,
 	// harmless
 	"llm-warden-train/benign": 0.45,
-	"clinc150-train":          0.25,
+	"clinc150-train":          0.40,
 	"banking77-train":         0.15,
 	"bipia-email":             0.20,
 	"bipia-standalone":        0.15,
 	"multijail":               0.15,
 	"lingua":                  0.30,
 	"cyberseceval-system":     0.10,
-	"hand/benign":             0.50,
+	"hand/benign":             0.60,
 	"hand/context":            0.15,
 	"task-injected":           0.15,
 	// with -more-examples only: the hand-written examples of examples/more/ (languages beyond
 	// the seven above, and more harmless look-alikes), attacks, then harmless texts
-	"hand/attack-more": 0.15,
+	"hand/attack-more": 0.18,
 	"hand/benign-more": 0.30,
 	// with -extra-examples only: the hand-written examples of examples/extra/ (short harmless
 	// requests in every language, long harmless documents), then the attacks hidden in
 	// documents (harmless, harmless, attack)
-	"hand/benign-extra":   0.25,
+	"hand/benign-extra":   0.32,
 	"hand/context-extra":  0.30,
 	"hand/injected-extra": 0.10,
 	// with -r7-examples only: the hand-written examples of examples/r7/ (English attacks, then

@@ -8,20 +8,22 @@
 // train utterances, the training half of MultiJail (harmful requests, which the shield does not
 // flag) and of the lingua sentences, the CyberSecEval system prompts of its training half, and
 // the hand-written examples in examples/, examples/more/ (attacks and harmless look-alikes in ar
-// bn id ja ko ru th tr vi zh, and more English harmless look-alikes) and examples/extra/ (short
+// bn id ja ko ru th tr vi zh, and more English harmless look-alikes), examples/extra/ (short
 // harmless requests in 17 languages, long harmless English documents, attacks hidden in Italian
-// and Portuguese reviews), each set weighed by budgets of its own. It also builds 40 long
-// harmless documents per language from the lingua training sentences and hides attacks of the
-// same language in every fourth (longdocs.go). -more-examples=false, -extra-examples=false and
-// -long-docs 0 leave those out (with the round-5 budgets, -budget cyberseceval=0.3,bipia=0.28,
-// they give the weights of the round-5 model; see MODEL.md).
+// and Portuguese reviews) and examples/r7/ (English attacks of the kinds CyberSecEval's training
+// half still missed, their harmless twins, English look-alikes full of trigger words), each set
+// weighed by budgets of its own. It also builds 40 long harmless documents per language from the
+// lingua training sentences and hides attacks of the same language in every fourth
+// (longdocs.go). -r7-examples=false -budget
+// hand/attack-more=0.15,clinc150-train=0.25,hand/benign=0.5,hand/benign-extra=0.25 give the
+// weights of the round-6 model; -more-examples=false, -extra-examples=false and -long-docs 0 as
+// well, with -budget cyberseceval=0.3,bipia=0.28 added, those of the round-5 model (see
+// MODEL.md).
 //
 // Experiments, off by default and not used for the committed model (MODEL.md gives their
-// figures): -r7-examples adds examples/r7/ (English attacks of the kinds CyberSecEval's training
-// half still missed, their harmless twins, English look-alikes full of trigger words), and
-// -r8-examples examples/r8/ (the same kinds in de fr es it nl pt); -mixed (issue 11) builds
-// harmless documents that switch language, hides attacks in some of them (mixed.go) and reads the
-// hand-written messages.
+// figures): -r8-examples adds examples/r8/ (the kinds of examples/r7/ in de fr es it nl pt);
+// -mixed (issue 11) builds harmless documents that switch language, hides attacks in some of
+// them (mixed.go) and reads the hand-written messages.
 // -budget and -neg-share change source budgets and the weight of the clean windows of injected
 // documents, -script, -norm-power and -norm-knee the scoring (textclass.Spec), for experiments.
 // The split of every set is made by package shielddata, which the evaluation command shares.
@@ -77,7 +79,7 @@ func main() {
 	moreExamples := flag.Bool("more-examples", true, "also train on the hand-written examples of examples/more/ (more languages and harmless look-alikes; budgets hand/attack-more and hand/benign-more)")
 	extraExamples := flag.Bool("extra-examples", true, "also train on the hand-written examples of examples/extra/ (short harmless requests in 17 languages, long harmless documents, attacks hidden in reviews; budgets hand/benign-extra, hand/context-extra and hand/injected-extra)")
 	r8Examples := flag.Bool("r8-examples", false, "also train on the hand-written examples of examples/r8/ (the kinds of examples/r7/ in de fr es it nl pt, with harmless twins; budgets hand/attack-r8 and hand/benign-r8)")
-	r7Examples := flag.Bool("r7-examples", false, "also train on the hand-written examples of examples/r7/ (English attacks of the kinds CyberSecEval's training half misses, harmless English requests full of trigger words; budgets hand/attack-r7 and hand/benign-r7)")
+	r7Examples := flag.Bool("r7-examples", true, "also train on the hand-written examples of examples/r7/ (English attacks of the kinds CyberSecEval's training half misses, harmless English requests full of trigger words; budgets hand/attack-r7 and hand/benign-r7)")
 	script := flag.Bool("script", false, "give every window a feature per script, valued at the script's share of its words (textclass.Spec.Script): an offset per script")
 	normPower := flag.Float64("norm-power", 0.5, "power of a window's feature count that divides its features (textclass.Spec.NormPower): 0.5 is the square root, 1 the mean, which does not grow with the window's length")
 	normKnee := flag.Int("norm-knee", 0, "feature count below which a window's features are divided by the count, not its square root (textclass.Spec.NormKnee): short texts then score their mean weight whatever their length; 0 (default): no knee")
