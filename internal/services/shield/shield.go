@@ -58,8 +58,12 @@ const LabelThreshold = 0.5
 var modelFile []byte
 
 // loadModel decodes the embedded model once per process.
-var loadModel = sync.OnceValues(func() (*textclass.Model, error) {
-	m, err := textclass.Decode(modelFile)
+var loadModel = sync.OnceValues(func() (*textclass.Model, error) { return decode(modelFile) })
+
+// decode reads a model file and checks that it has the heads the service reads: attack first,
+// then one per label.
+func decode(file []byte) (*textclass.Model, error) {
+	m, err := textclass.Decode(file)
 	if err != nil {
 		return nil, err
 	}
@@ -72,7 +76,7 @@ var loadModel = sync.OnceValues(func() (*textclass.Model, error) {
 		}
 	}
 	return m, nil
-})
+}
 
 // Service is security.jailbreak.shield. It is safe for concurrent use.
 type Service struct {
@@ -88,6 +92,23 @@ func New() (*Service, error) {
 	if err != nil {
 		return nil, fmt.Errorf("shield: model: %w", err)
 	}
+	return withModel(m), nil
+}
+
+// NewWithModel returns the service scoring with the given model file instead of the embedded
+// one (a candidate written by the training command), decoded on every call. It is for the
+// evaluation command, which must measure a candidate through the service exactly as clients
+// would see it; the file must hold the attack head and one head per label.
+func NewWithModel(file []byte) (*Service, error) {
+	m, err := decode(file)
+	if err != nil {
+		return nil, fmt.Errorf("shield: model: %w", err)
+	}
+	return withModel(m), nil
+}
+
+// withModel builds the service around a decoded model.
+func withModel(m *textclass.Model) *Service {
 	return &Service{model: m, desc: services.Descriptor{
 		Name:    Name,
 		Kind:    services.KindClassify,
@@ -112,7 +133,7 @@ func New() (*Service, error) {
 		Model: services.Model{ID: m.ID, License: "Model Apache-2.0; trained on llm-warden (MIT), CyberSecEval (MIT), " +
 			"BIPIA (MIT), JailbreakBench artifacts (MIT), MultiJail (MIT), CLINC150 (CC BY 3.0), banking77 " +
 			"(CC BY 4.0), lingua test sentences (Apache-2.0) and hand-written examples; see NOTICE"},
-	}}, nil
+	}}
 }
 
 // Descriptor returns the service descriptor.

@@ -1,6 +1,7 @@
 package shield
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/sluice-api/sluice/internal/services"
 	"github.com/sluice-api/sluice/internal/services/servicetest"
+	"github.com/sluice-api/sluice/internal/services/textclass"
 )
 
 func newService(t testing.TB) *Service {
@@ -241,4 +243,58 @@ func Benchmark100000(b *testing.B) { benchmark(b, 100_000) }
 
 func BenchmarkAdversarial(b *testing.B) {
 	servicetest.Bench(b, newService(b), config(), 100_000)
+}
+
+// TestNewWithModel: the service built from the embedded file's bytes answers exactly as New's,
+// and a file the service cannot read (not a model, no attack head first, a label head missing)
+// is refused rather than scored without labels.
+func TestNewWithModel(t *testing.T) {
+	want := newService(t)
+	got, err := NewWithModel(modelFile)
+	if err != nil {
+		t.Fatalf("NewWithModel(embedded file): %v", err)
+	}
+	if got.Descriptor().Model != want.Descriptor().Model {
+		t.Errorf("model %+v, want %+v", got.Descriptor().Model, want.Descriptor().Model)
+	}
+	for _, text := range append(config().Inputs, "Can you help me reset my password?", servicetest.Prose(1000)) {
+		for _, threshold := range []float64{0.3, services.DefaultThreshold} {
+			g, w := run(t, got, text, threshold), run(t, want, text, threshold)
+			if g.Verdict != w.Verdict || g.Score != w.Score || !slices.Equal(g.Labels, w.Labels) {
+				t.Errorf("%.40q at %g: %s %.4f %v, want %s %.4f %v", text, threshold, g.Verdict, g.Score, g.Labels, w.Verdict, w.Score, w.Labels)
+			}
+		}
+	}
+
+	m, err := textclass.Decode(modelFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	encode := func(heads []textclass.Head) []byte {
+		t.Helper()
+		c := &textclass.Model{ID: m.ID, Spec: m.Spec, Heads: heads, Meta: m.Meta}
+		var b bytes.Buffer
+		if err := c.Encode(&b); err != nil {
+			t.Fatal(err)
+		}
+		return b.Bytes()
+	}
+	swapped := slices.Clone(m.Heads)
+	swapped[0], swapped[1] = swapped[1], swapped[0]
+	for _, tc := range []struct {
+		name string
+		file []byte
+	}{
+		{"NotAModel", []byte("not a model")},
+		{"Empty", nil},
+		{"AttackHeadOnly", encode(m.Heads[:1])},
+		{"LabelHeadMissing", encode(m.Heads[:len(m.Heads)-1])},
+		{"AttackHeadNotFirst", encode(swapped)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := NewWithModel(tc.file); err == nil {
+				t.Fatal("no error")
+			}
+		})
+	}
 }

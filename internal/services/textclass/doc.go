@@ -21,7 +21,8 @@
 // one is covered by windows of Spec.Window words starting every Spec.Stride words (the last one
 // ends at the segment's end), so any passage of up to Window-Stride+1 words lies wholly inside
 // one window. A window's feature vector holds each distinct feature's count divided by the square
-// root of the window's total feature count (or by its Spec.NormPower-th power). Score returns the maximum over all windows of the
+// root of the window's total feature count (or by its Spec.NormPower-th power; below a
+// Spec.NormKnee, by the count itself, scaled to meet that at the knee). Score returns the maximum over all windows of the
 // primary head's calibrated probability, so an attack in the middle of a long document is scored
 // as if it were alone in its window. Because the model is linear and the normalization depends
 // only on the count, a window's score comes from prefix sums over the words: Score is linear in

