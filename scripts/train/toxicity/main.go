@@ -41,7 +41,12 @@ func main() {
 	weight := flag.String("weight", "", "for experiments: source=w,... overriding the weight of one example of a source (davidson, germeval, gahd, mlma, background) or scaling the hand-written examples (own)")
 	aug := flag.String("augment", "", "for experiments: source=w,... adds a misspelt copy (two words run together, two letters swapped or a letter dropped) of every toxic example of these sources, weighing w times its original")
 	kinds := flag.String("kind-weight", "", "for experiments: kind=w,... overrides the factor on the weight of the hand-written examples of a kind (the KIND of a section in corpus/examples, with _contrast for the harmless side of a pair)")
+	implicit := flag.String("implicit", "off", "for experiments: read reported speech as an implicit quote: off, all, or condemned (only in a sentence that condemns it); recorded in the model")
 	flag.Parse()
+	mode, err := toxicity.ParseImplicitMode(*implicit)
+	if err != nil {
+		log.Fatal(err)
+	}
 	kw, err := parseKinds(*kinds)
 	if err != nil {
 		log.Fatal(err)
@@ -54,7 +59,7 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	if err := run(*data, *out, *verbose, *quick, *dev, *l2, sw, aw, kw); err != nil {
+	if err := run(*data, *out, *verbose, *quick, *dev, *l2, sw, aw, kw, mode); err != nil {
 		log.Fatal(err)
 	}
 }
@@ -201,7 +206,7 @@ func scaleKinds(docs []corpus.Example, dw []float64, kw map[string]float64) erro
 	return nil
 }
 
-func run(data, out string, verbose, quick, dev bool, l2 float64, sw, aw, kw map[string]float64) error {
+func run(data, out string, verbose, quick, dev bool, l2 float64, sw, aw, kw map[string]float64, mode toxicity.ImplicitMode) error {
 	ctx := context.Background()
 	docs, err := corpus.Training(data)
 	if err != nil {
@@ -222,6 +227,9 @@ func run(data, out string, verbose, quick, dev bool, l2 float64, sw, aw, kw map[
 	}
 	prep, err := toxicity.NewPreparer(toxicity.GroupsFile, toxicity.PolarityFile, lex)
 	if err != nil {
+		return err
+	}
+	if prep, err = prep.WithImplicitQuotes(mode, toxicity.ReportingFile); err != nil {
 		return err
 	}
 	if err := os.WriteFile(filepath.Join(out, toxicity.LexiconFileName), []byte(lex), 0o644); err != nil {
@@ -303,6 +311,9 @@ func run(data, out string, verbose, quick, dev bool, l2 float64, sw, aw, kw map[
 		"command": "go run ./scripts/train/toxicity",
 		"seed":    fmt.Sprint(Seed),
 	}}
+	if mode != toxicity.ImplicitOff {
+		model.Meta[toxicity.MetaImplicit] = mode.String()
+	}
 	for _, l := range corpus.AllLabels {
 		lf, err := lrtrain.Train(perLabel[l], lrtrain.Config{Bits: toxicity.LabelBits, L2: toxicity.LabelL2, Holdout: 0.2, Seed: Seed, Log: logf})
 		if err != nil {
