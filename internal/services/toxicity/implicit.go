@@ -79,7 +79,7 @@ var repClassNames = map[string]repClass{"rep": repIntro, "comp": repComp, "end":
 type reporting struct {
 	forms     map[string]repClass // folded form (words joined by single spaces) -> classes
 	starts    map[string]uint8    // first word of a form -> most words of a form starting with it
-	intros    map[string]bool     // first word of every rep form
+	introEnds map[string]bool     // last word of every rep form
 	stems     map[string]repClass // folded stem -> classes (cond only)
 	stemHeads map[[4]byte]bool    // first four bytes of every stem
 	maxStem   int                 // longest stem, in bytes
@@ -87,7 +87,7 @@ type reporting struct {
 
 // newReporting parses a reporting list (lines "lang<TAB>class<TAB>form"; # starts a comment).
 func newReporting(file string) (*reporting, error) {
-	r := &reporting{forms: map[string]repClass{}, starts: map[string]uint8{}, intros: map[string]bool{}, stems: map[string]repClass{}, stemHeads: map[[4]byte]bool{}}
+	r := &reporting{forms: map[string]repClass{}, starts: map[string]uint8{}, introEnds: map[string]bool{}, stems: map[string]repClass{}, stemHeads: map[[4]byte]bool{}}
 	err := eachLine(file, func(f []string) error {
 		if len(f) != 3 || repClassNames[f[1]] == 0 {
 			return fmt.Errorf("want lang, class and form")
@@ -115,7 +115,7 @@ func newReporting(file string) (*reporting, error) {
 		r.forms[strings.Join(words, " ")] |= c
 		r.starts[words[0]] = max(r.starts[words[0]], uint8(len(words)))
 		if c == repIntro {
-			r.intros[words[0]] = true
+			r.introEnds[words[len(words)-1]] = true
 		}
 		return nil
 	})
@@ -300,9 +300,14 @@ func (r *reporting) implicitSpans(ctx context.Context, s string, explicit [][4]i
 	if mode == ImplicitOff {
 		return nil, nil
 	}
-	// First pass: is any word the first word of a construct? Most texts have none.
+	// First pass: does the text hold a construct? Most texts hold none. The last
+	// maxRepPhrase words are kept (folded, with the boundary before each) so that a construct
+	// is checked where its last word is found.
 	var sc repScanner
 	sc.reset(s, explicit)
+	var last [maxRepPhrase][]byte
+	var lastBrk [maxRepPhrase]int
+	var phrase []byte
 	found := false
 	for n := 0; sc.next(); n++ {
 		if n%4096 == 4095 {
@@ -310,8 +315,34 @@ func (r *reporting) implicitSpans(ctx context.Context, s string, explicit [][4]i
 				return nil, err
 			}
 		}
-		if !sc.long && r.intros[string(sc.word())] {
-			found = true
+		slot := n % maxRepPhrase
+		last[slot] = append(last[slot][:0], sc.word()...)
+		lastBrk[slot] = sc.brk
+		if sc.long {
+			lastBrk[slot] = -1 // starts no form and joins none
+			continue
+		}
+		if !r.introEnds[string(sc.word())] {
+			continue
+		}
+		for k := 1; k <= min(n+1, maxRepPhrase); k++ {
+			first := (n - k + 1) % maxRepPhrase
+			if lastBrk[first] < 0 || k > 1 && lastBrk[(first+1)%maxRepPhrase] != brkNone {
+				break
+			}
+			phrase = phrase[:0]
+			for j := n - k + 1; j <= n; j++ {
+				if len(phrase) > 0 {
+					phrase = append(phrase, ' ')
+				}
+				phrase = append(phrase, last[j%maxRepPhrase]...)
+			}
+			if r.forms[string(phrase)]&repIntro != 0 {
+				found = true
+				break
+			}
+		}
+		if found {
 			break
 		}
 	}

@@ -355,10 +355,16 @@ func FuzzImplicitSpans(f *testing.F) {
 	})
 }
 
-// BenchmarkRunImplicit measures the embedded model read with implicit quotes, on prose and on
-// text full of reported speech.
+// BenchmarkRunImplicit measures the embedded model read with implicit quotes in each mode, on
+// prose and on text full of reported speech.
 func BenchmarkRunImplicit(b *testing.B) {
-	svc := implicitService(b, ImplicitAll)
+	for _, mode := range []ImplicitMode{ImplicitAll, ImplicitCondemned} {
+		b.Run(mode.String(), func(b *testing.B) { benchmarkImplicit(b, mode) })
+	}
+}
+
+func benchmarkImplicit(b *testing.B, mode ImplicitMode) {
+	svc := implicitService(b, mode)
 	for _, c := range []struct {
 		name string
 		text string
