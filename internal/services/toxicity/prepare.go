@@ -50,6 +50,27 @@ type Preparer struct {
 	starts map[string]phraseLens
 	// stemHeads holds the first four bytes of every stem (the shortest a stem can be).
 	stemHeads map[[4]byte]bool
+	// implicit says whether reported speech is read as an implicit quote, with the
+	// constructs of rep (see WithImplicitQuotes).
+	implicit ImplicitMode
+	rep      *reporting
+}
+
+// WithImplicitQuotes returns a copy of p that reads reported speech as mode says, with the
+// constructs of a reporting list (lines "lang<TAB>class<TAB>form", see reporting.txt). The
+// copy shares p's read-only lists.
+func (p *Preparer) WithImplicitQuotes(mode ImplicitMode, reportingList string) (*Preparer, error) {
+	q := *p
+	q.implicit, q.rep = mode, nil
+	if mode == ImplicitOff {
+		return &q, nil
+	}
+	rep, err := newReporting(reportingList)
+	if err != nil {
+		return nil, err
+	}
+	q.rep = rep
+	return &q, nil
 }
 
 // phraseLens are the most words of a form starting with a given word, per list.
@@ -111,13 +132,22 @@ var cueTokens = [...][2][3]string{
 	cueViol: {{"zviol", "zgviol", "zyviol"}, {"zviolx", "zgviolx", "zyviolx"}},
 }
 
-// Windows, in words, around a judgement word: negation words before and after it, group names
-// and "you" on either side.
+// Windows, in words, around a judgement word: negation words before and after it, group names,
+// "you" and (with implicit quotes) quote tokens on either side.
 const (
 	notBefore, notAfter = 5, 2
 	groupNear           = 6
 	youNear             = 3
+	quoteNear           = 6
 )
+
+// quoteCueTokens follow a judgement or violence word next to a quote token when the preparer
+// reads implicit quotes: [cue][negated].
+var quoteCueTokens = [...][2]string{
+	cueNeg:  {"zqneg", "zqnegx"},
+	cuePos:  {"zqpos", "zqposx"},
+	cueViol: {"zqviol", "zqviolx"},
+}
 
 // NewPreparer reads the group list (lines "lang<TAB>form"), the polarity list (lines
 // "lang<TAB>class<TAB>form", see polarity.txt) and the lexicon (lines "form<TAB>strong|mild");
@@ -214,8 +244,9 @@ const QuoteToxic = 0.5
 type ScoreFunc func(ctx context.Context, prepared string) (float64, error)
 
 // Prepare returns the text the model scores for text. When score is not nil, every quoted
-// passage (quoteSpans) is prepared and scored on its own and replaced by TokenQuoteToxic or
-// TokenQuote; with a nil score quotes are read as ordinary text. The work is linear in
+// passage (quoteSpans), and with implicit quotes every reported clause (implicitSpans), is
+// prepared and scored on its own and replaced by TokenQuoteToxic or TokenQuote; with a nil
+// score quotes are read as ordinary text. The work is linear in
 // len(text): each word is normalized once, looked up at most 2*maxPhrase times and scored at
 // most once more in its passage. It returns an error wrapping ctx.Err() when ctx is done.
 func (p *Preparer) Prepare(ctx context.Context, text string, score ScoreFunc) (string, error) {
@@ -223,6 +254,13 @@ func (p *Preparer) Prepare(ctx context.Context, text string, score ScoreFunc) (s
 		return p.prepare(ctx, text)
 	}
 	spans := quoteSpans(text)
+	if p.implicit != ImplicitOff {
+		implicit, err := p.rep.implicitSpans(ctx, text, spans, p.implicit)
+		if err != nil {
+			return "", err
+		}
+		spans = mergeSpans(text, spans, implicit)
+	}
 	if len(spans) == 0 {
 		return p.prepare(ctx, text)
 	}
@@ -343,6 +381,12 @@ func (p *Preparer) prepare(ctx context.Context, text string) (string, error) {
 		if count(yous, i-youNear, i+youNear+1) > 0 {
 			emit(toks[2])
 			emit(toks[2])
+		}
+		// With implicit quotes, a judgement next to a quote token says what the frame thinks of
+		// the quote ("saying X is disgusting"), which is not abuse of anyone by itself.
+		if p.implicit != ImplicitOff && count(quotes, i-quoteNear, i+quoteNear+1) > 0 {
+			emit(quoteCueTokens[it.cue][negated])
+			emit(quoteCueTokens[it.cue][negated])
 		}
 	}
 	return b.String(), nil

@@ -67,6 +67,12 @@ var GroupsFile string
 //go:embed polarity.txt
 var PolarityFile string
 
+// ReportingFile is the embedded list of reporting constructs (reporting.txt), for models
+// trained with implicit quotes (MetaImplicit).
+//
+//go:embed reporting.txt
+var ReportingFile string
+
 //go:embed lexicon.tsv
 var lexiconFile string
 
@@ -133,10 +139,24 @@ func LoadDir(dir string) (*Service, error) {
 	return Load(model, string(lexicon))
 }
 
-// build checks the model's heads and assembles the service and its descriptor.
+// build checks the model's heads, reads the implicit-quote mode it was trained with
+// (MetaImplicit) and assembles the service and its descriptor.
 func build(m *textclass.Model, prep *Preparer) (*Service, error) {
 	if m.Heads[0].Name != HeadToxic {
 		return nil, fmt.Errorf("toxicity: model's primary head is %q, want %q", m.Heads[0].Name, HeadToxic)
+	}
+	mode, err := ParseImplicitMode(m.Meta[MetaImplicit])
+	if err != nil {
+		return nil, fmt.Errorf("toxicity: model: %w", err)
+	}
+	return buildWith(m, prep, mode)
+}
+
+// buildWith is build with the implicit-quote mode given rather than read from the model.
+func buildWith(m *textclass.Model, prep *Preparer, mode ImplicitMode) (*Service, error) {
+	prep, err := prep.WithImplicitQuotes(mode, ReportingFile)
+	if err != nil {
+		return nil, fmt.Errorf("toxicity: %w", err)
 	}
 	s := &Service{model: m, prep: prep}
 	for _, l := range Labels {

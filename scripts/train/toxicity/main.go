@@ -41,7 +41,13 @@ func main() {
 	weight := flag.String("weight", "", "for experiments: source=w,... overriding the weight of one example of a source (davidson, germeval, gahd, mlma, background) or scaling the hand-written examples (own)")
 	aug := flag.String("augment", "", "for experiments: source=w,... adds a misspelt copy (two words run together, two letters swapped or a letter dropped) of every toxic example of these sources, weighing w times its original")
 	kinds := flag.String("kind-weight", "", "for experiments: kind=w,... overrides the factor on the weight of the hand-written examples of a kind (the KIND of a section in corpus/examples, with _contrast for the harmless side of a pair)")
+	implicit := flag.String("implicit", "off", "for experiments: read reported speech as an implicit quote: off, all, or condemned (only in a sentence that condemns it); recorded in the model")
+	plain := flag.Float64("implicit-plain", 0, "for experiments, with -implicit: the share of a document's weight given to its plain reading (implicit quotes off) when the two readings differ, so the model still reads counter-speech whose frame the lists miss")
 	flag.Parse()
+	mode, err := toxicity.ParseImplicitMode(*implicit)
+	if err != nil {
+		log.Fatal(err)
+	}
 	kw, err := parseKinds(*kinds)
 	if err != nil {
 		log.Fatal(err)
@@ -54,7 +60,10 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	if err := run(*data, *out, *verbose, *quick, *dev, *l2, sw, aw, kw); err != nil {
+	if *plain < 0 || *plain >= 1 || *plain > 0 && mode == toxicity.ImplicitOff {
+		log.Fatal("-implicit-plain: want a share in [0, 1), and -implicit")
+	}
+	if err := run(*data, *out, *verbose, *quick, *dev, *l2, sw, aw, kw, mode, *plain); err != nil {
 		log.Fatal(err)
 	}
 }
@@ -201,7 +210,7 @@ func scaleKinds(docs []corpus.Example, dw []float64, kw map[string]float64) erro
 	return nil
 }
 
-func run(data, out string, verbose, quick, dev bool, l2 float64, sw, aw, kw map[string]float64) error {
+func run(data, out string, verbose, quick, dev bool, l2 float64, sw, aw, kw map[string]float64, mode toxicity.ImplicitMode, plainShare float64) error {
 	ctx := context.Background()
 	docs, err := corpus.Training(data)
 	if err != nil {
@@ -222,6 +231,10 @@ func run(data, out string, verbose, quick, dev bool, l2 float64, sw, aw, kw map[
 	}
 	prep, err := toxicity.NewPreparer(toxicity.GroupsFile, toxicity.PolarityFile, lex)
 	if err != nil {
+		return err
+	}
+	plainPrep := prep
+	if prep, err = prep.WithImplicitQuotes(mode, toxicity.ReportingFile); err != nil {
 		return err
 	}
 	if err := os.WriteFile(filepath.Join(out, toxicity.LexiconFileName), []byte(lex), 0o644); err != nil {
@@ -254,7 +267,7 @@ func run(data, out string, verbose, quick, dev bool, l2 float64, sw, aw, kw map[
 	}
 
 	// Pass 1: a model that reads quotes as plain text, to tell which quoted passages are toxic.
-	primary, _, _, err := featurize(ctx, spec, docs, dw, keys, prep, nil)
+	primary, _, _, err := featurize(ctx, spec, docs, dw, keys, prep, nil, nil, 0)
 	if err != nil {
 		return err
 	}
@@ -275,7 +288,7 @@ func run(data, out string, verbose, quick, dev bool, l2 float64, sw, aw, kw map[
 	}
 
 	// Pass 2: the model itself, with quoted passages replaced by their kind.
-	primary, perLabel, counts, err := featurize(ctx, spec, docs, dw, keys, prep, quoteScore)
+	primary, perLabel, counts, err := featurize(ctx, spec, docs, dw, keys, prep, quoteScore, plainPrep, plainShare)
 	if err != nil {
 		return err
 	}
@@ -303,6 +316,9 @@ func run(data, out string, verbose, quick, dev bool, l2 float64, sw, aw, kw map[
 		"command": "go run ./scripts/train/toxicity",
 		"seed":    fmt.Sprint(Seed),
 	}}
+	if mode != toxicity.ImplicitOff {
+		model.Meta[toxicity.MetaImplicit] = mode.String()
+	}
 	for _, l := range corpus.AllLabels {
 		lf, err := lrtrain.Train(perLabel[l], lrtrain.Config{Bits: toxicity.LabelBits, L2: toxicity.LabelL2, Holdout: 0.2, Seed: Seed, Log: logf})
 		if err != nil {
@@ -328,7 +344,10 @@ func run(data, out string, verbose, quick, dev bool, l2 float64, sw, aw, kw map[
 
 // featurize turns documents into training windows for the primary head and, for the toxic
 // documents whose labels are known, for each label head. keys[i] groups document i's windows.
-func featurize(ctx context.Context, spec textclass.Spec, docs []corpus.Example, dw []float64, keys []string, prep *toxicity.Preparer, score toxicity.ScoreFunc) (primary []lrtrain.Example, perLabel map[string][]lrtrain.Example, counts map[string][2]int, err error) {
+//
+// When plainShare > 0, a document that plain (a preparer without implicit quotes) prepares
+// differently from prep gives plainShare of its weight to plain's reading.
+func featurize(ctx context.Context, spec textclass.Spec, docs []corpus.Example, dw []float64, keys []string, prep *toxicity.Preparer, score toxicity.ScoreFunc, plain *toxicity.Preparer, plainShare float64) (primary []lrtrain.Example, perLabel map[string][]lrtrain.Example, counts map[string][2]int, err error) {
 	perLabel = map[string][]lrtrain.Example{}
 	counts = map[string][2]int{}
 	for di, d := range docs {
@@ -343,6 +362,22 @@ func featurize(ctx context.Context, spec textclass.Spec, docs []corpus.Example, 
 		if len(ws) == 0 {
 			continue
 		}
+		share := 1.0 // of the document's weight, on ws
+		var plainWs []textclass.Window
+		if plainShare > 0 {
+			pt, err := plain.Prepare(ctx, d.Text, score)
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			if pt != text {
+				if plainWs, err = spec.Windows(ctx, pt); err != nil {
+					return nil, nil, nil, err
+				}
+				if len(plainWs) > 0 {
+					share = 1 - plainShare
+				}
+			}
+		}
 		c := counts[d.Source]
 		if d.Toxic {
 			c[1]++
@@ -350,15 +385,21 @@ func featurize(ctx context.Context, spec textclass.Spec, docs []corpus.Example, 
 			c[0]++
 		}
 		counts[d.Source] = c
-		w := dw[di] / float64(len(ws))
 		group := keys[di]
-		for _, win := range ws {
-			primary = append(primary, lrtrain.Example{Features: win.Features, Label: d.Toxic, Weight: w, Group: group})
-			if d.Toxic && len(d.Labels) > 0 {
-				for _, l := range corpus.AllLabels {
-					perLabel[l] = append(perLabel[l], lrtrain.Example{Features: win.Features, Label: slices.Contains(d.Labels, l), Weight: w, Group: group})
+		add := func(ws []textclass.Window, share float64) {
+			w := dw[di] * share / float64(len(ws))
+			for _, win := range ws {
+				primary = append(primary, lrtrain.Example{Features: win.Features, Label: d.Toxic, Weight: w, Group: group})
+				if d.Toxic && len(d.Labels) > 0 {
+					for _, l := range corpus.AllLabels {
+						perLabel[l] = append(perLabel[l], lrtrain.Example{Features: win.Features, Label: slices.Contains(d.Labels, l), Weight: w, Group: group})
+					}
 				}
 			}
+		}
+		add(ws, share)
+		if share < 1 {
+			add(plainWs, 1-share)
 		}
 	}
 	return primary, perLabel, counts, nil

@@ -1,0 +1,525 @@
+package toxicity
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// ImplicitMode says whether reported speech without quote marks ("you said X are vermin",
+// "calling X vermin is disgusting") is read as an implicit quote: the reported clause scored on
+// its own and replaced by TokenQuote or TokenQuoteToxic, as a quoted passage is, so the model
+// judges the frame around it. A model records the mode it was trained with (MetaImplicit).
+type ImplicitMode uint8
+
+const (
+	// ImplicitOff reads reported speech as ordinary text.
+	ImplicitOff ImplicitMode = iota
+	// ImplicitAll reads every reported clause as an implicit quote.
+	ImplicitAll
+	// ImplicitCondemned reads a reported clause as an implicit quote only when its sentence or
+	// the next one holds, outside the clause, a word that condemns what is reported (class
+	// cond of reporting.txt: "stop", "disgusting", "racist").
+	ImplicitCondemned
+)
+
+// MetaImplicit is the model file's metadata key holding the ImplicitMode it was trained with;
+// a model without it was trained with ImplicitOff.
+const MetaImplicit = "implicit_quotes"
+
+var implicitNames = [...]string{ImplicitOff: "off", ImplicitAll: "all", ImplicitCondemned: "condemned"}
+
+func (m ImplicitMode) String() string {
+	if int(m) < len(implicitNames) {
+		return implicitNames[m]
+	}
+	return fmt.Sprintf("ImplicitMode(%d)", m)
+}
+
+// ParseImplicitMode parses "off", "all" or "condemned"; "" is off.
+func ParseImplicitMode(s string) (ImplicitMode, error) {
+	if s == "" {
+		return ImplicitOff, nil
+	}
+	for m, name := range implicitNames {
+		if s == name {
+			return ImplicitMode(m), nil
+		}
+	}
+	return ImplicitOff, fmt.Errorf("unknown implicit-quote mode %q (want off, all or condemned)", s)
+}
+
+// Bounds of an implicit quote, in words and bytes: shorter clauses are not reported speech
+// worth judging apart ("said so"), longer ones are cut so that one clause never takes over a
+// text. maxFormBytes bounds the words looked up in the lists: no form has a longer word.
+const (
+	minClause      = 2
+	maxClause      = 24
+	maxClauseBytes = maxQuote
+	maxFormBytes   = 40
+	maxRepPhrase   = 4 // the most words of a form
+)
+
+// repClass is what reporting.txt says about a form; a form can be in several classes.
+type repClass uint8
+
+const (
+	repIntro repClass = 1 << iota // introduces reported words
+	repComp                       // complementizer skipped after an intro
+	repEnd                        // ends a reported clause
+	repVerb                       // ends a reported clause of at least minClause words
+	repCond                       // condemns what is reported
+)
+
+var repClassNames = map[string]repClass{"rep": repIntro, "comp": repComp, "end": repEnd, "verb": repVerb, "cond": repCond}
+
+// reporting is the parsed reporting.txt.
+type reporting struct {
+	forms     map[string]repClass // folded form (words joined by single spaces) -> classes
+	starts    map[string]uint8    // first word of a form -> most words of a form starting with it
+	introEnds map[string]bool     // last word of every rep form
+	stems     map[string]repClass // folded stem -> classes (cond only)
+	stemHeads map[[4]byte]bool    // first four bytes of every stem
+	maxStem   int                 // longest stem, in bytes
+}
+
+// newReporting parses a reporting list (lines "lang<TAB>class<TAB>form"; # starts a comment).
+func newReporting(file string) (*reporting, error) {
+	r := &reporting{forms: map[string]repClass{}, starts: map[string]uint8{}, introEnds: map[string]bool{}, stems: map[string]repClass{}, stemHeads: map[[4]byte]bool{}}
+	err := eachLine(file, func(f []string) error {
+		if len(f) != 3 || repClassNames[f[1]] == 0 {
+			return fmt.Errorf("want lang, class and form")
+		}
+		c := repClassNames[f[1]]
+		if stem, ok := strings.CutSuffix(f[2], "*"); ok {
+			words := foldWords(stem)
+			if c != repCond || len(words) != 1 || len(words[0]) < 4 {
+				return fmt.Errorf("stem %q: want one cond word of at least four letters", f[2])
+			}
+			r.stems[words[0]] |= c
+			r.stemHeads[[4]byte([]byte(words[0][:4]))] = true
+			r.maxStem = max(r.maxStem, len(words[0]))
+			return nil
+		}
+		words := foldWords(f[2])
+		if len(words) == 0 || len(words) > maxRepPhrase {
+			return fmt.Errorf("form %q: want one to %d words", f[2], maxRepPhrase)
+		}
+		for _, w := range words {
+			if len(w) > maxFormBytes {
+				return fmt.Errorf("form %q: word longer than %d bytes", f[2], maxFormBytes)
+			}
+		}
+		r.forms[strings.Join(words, " ")] |= c
+		r.starts[words[0]] = max(r.starts[words[0]], uint8(len(words)))
+		if c == repIntro {
+			r.introEnds[words[len(words)-1]] = true
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("reporting: %w", err)
+	}
+	if len(r.forms) == 0 {
+		return nil, fmt.Errorf("reporting: empty list")
+	}
+	return r, nil
+}
+
+// foldWords splits s into folded words as implicitSpans reads text.
+func foldWords(s string) []string {
+	var sc repScanner
+	sc.reset(s, nil)
+	var out []string
+	for sc.next() {
+		out = append(out, string(sc.word()))
+	}
+	return out
+}
+
+// Boundaries before a word.
+const (
+	brkNone     = iota
+	brkClause   // comma, colon, bracket, dash, quote mark, or a skipped quoted passage
+	brkSentence // full stop, question or exclamation mark, semicolon, line break
+)
+
+// latinFold maps accented Latin letters (lower case) to what textnorm folds them to.
+var latinFold = map[rune]string{
+	'à': "a", 'á': "a", 'â': "a", 'ã': "a", 'ä': "a", 'å': "a", 'ā': "a",
+	'ç': "c", 'è': "e", 'é': "e", 'ê': "e", 'ë': "e", 'ē': "e",
+	'ì': "i", 'í': "i", 'î': "i", 'ï': "i", 'ñ': "n",
+	'ò': "o", 'ó': "o", 'ô': "o", 'õ': "o", 'ö': "o", 'ø': "o",
+	'ù': "u", 'ú': "u", 'û': "u", 'ü': "u", 'ý': "y", 'ÿ': "y",
+	'ß': "ss", 'œ': "oe", 'æ': "ae",
+}
+
+// repScanner reads a text as words (letters, digits and marks; apostrophes and other symbols
+// split words) with the boundary before each, folded to lower case without accents, in one
+// pass. Quoted passages given as skip ([_, _, markStart, markEnd], sorted) are passed over as a
+// clause boundary.
+type repScanner struct {
+	s        string
+	skip     [][4]int
+	i        int    // next byte to read
+	start    int    // current word's byte range
+	end      int    //
+	brk      int    // boundary before the current word
+	buf      []byte // current word, folded
+	long     bool   // the word is longer than maxFormBytes folded
+	lastWord bool   // the previous rune was a word character
+}
+
+func (sc *repScanner) reset(s string, skip [][4]int) {
+	*sc = repScanner{s: s, skip: skip, buf: sc.buf[:0]}
+}
+
+func (sc *repScanner) word() []byte { return sc.buf }
+
+// next advances to the next word; false at the end of the text.
+func (sc *repScanner) next() bool {
+	s := sc.s
+	brk := brkNone
+	sc.buf = sc.buf[:0]
+	sc.long = false
+	for sc.i < len(s) {
+		for len(sc.skip) > 0 && sc.skip[0][3] <= sc.i {
+			sc.skip = sc.skip[1:]
+		}
+		if len(sc.skip) > 0 && sc.i >= sc.skip[0][2] {
+			sc.i = sc.skip[0][3]
+			brk = max(brk, brkClause)
+			sc.lastWord = false
+			continue
+		}
+		r, n := rune(s[sc.i]), 1
+		if r >= utf8.RuneSelf {
+			r, n = utf8.DecodeRuneInString(s[sc.i:])
+		}
+		if isWordRune(r) {
+			sc.start = sc.i
+			for sc.i < len(s) && (len(sc.skip) == 0 || sc.i < sc.skip[0][2]) {
+				r, n := rune(s[sc.i]), 1
+				if r >= utf8.RuneSelf {
+					r, n = utf8.DecodeRuneInString(s[sc.i:])
+				}
+				if !isWordRune(r) {
+					break
+				}
+				if !sc.long {
+					sc.buf = foldRune(sc.buf, r)
+					if len(sc.buf) > maxFormBytes {
+						sc.long = true
+					}
+				}
+				sc.i += n
+			}
+			sc.end = sc.i
+			sc.brk = brk
+			sc.lastWord = true
+			return true
+		}
+		switch r {
+		case '.':
+			// A full stop between digits (3.5) or letters (e.g.) ends nothing.
+			if !(sc.lastWord && sc.i+1 < len(s) && isWordRune(rune(s[sc.i+1]))) {
+				brk = brkSentence
+			}
+		case '!', '?', ';', '…', '\n', '\r':
+			brk = brkSentence
+		case ',', ':', '(', ')', '[', ']', '{', '}', '–', '—', '"', '“', '”', '„', '«', '»', '‹', '›', '‚', '‘':
+			brk = max(brk, brkClause)
+		case '\'', '’', 'ʼ':
+			if !sc.lastWord || sc.i+n >= len(s) || !isWordRune(firstRune(s[sc.i+n:])) {
+				brk = max(brk, brkClause) // a quote mark, not an apostrophe inside a word
+			}
+		case '-':
+			if !sc.lastWord {
+				brk = max(brk, brkClause) // a dash (" - "), not a hyphen
+			}
+		}
+		sc.lastWord = false
+		sc.i += n
+	}
+	return false
+}
+
+func firstRune(s string) rune {
+	r, _ := utf8.DecodeRuneInString(s)
+	return r
+}
+
+func isWordRune(r rune) bool {
+	if r < utf8.RuneSelf {
+		return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
+	}
+	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r)
+}
+
+// foldRune appends r in lower case without accents (combining marks dropped).
+func foldRune(buf []byte, r rune) []byte {
+	if r < utf8.RuneSelf {
+		if 'A' <= r && r <= 'Z' {
+			r += 'a' - 'A'
+		}
+		return append(buf, byte(r))
+	}
+	if unicode.IsMark(r) {
+		return buf
+	}
+	r = unicode.ToLower(r)
+	if f, ok := latinFold[r]; ok {
+		return append(buf, f...)
+	}
+	return utf8.AppendRune(buf, r)
+}
+
+// rtok is a word of the scanned text: its byte range, its folded form in the buffer and the
+// boundary before it.
+type rtok struct {
+	start, end int
+	f0, f1     int
+	brk        uint8
+	long       bool
+}
+
+// implicitSpans finds the reported clauses of s to read as implicit quotes: a construct of
+// class rep (one to maxRepPhrase words, within one clause), optionally a comma and a complementizer
+// (comp), then a clause of minClause to maxClause words and at most maxClauseBytes that runs
+// to the next boundary (punctuation, a quote mark, an end form, a verb form once the clause has
+// minClause words, or a quoted passage of explicit, which it never overlaps). With
+// ImplicitCondemned a clause counts only when its sentence or the next holds a cond form
+// outside it. Each
+// span is [start, end, start, end] (the layout of quoteSpans, with no marks), sorted. The work
+// is linear in len(s): every word is read once, looked up at most 3*maxRepPhrase times, and a
+// clause ends where the next search begins. It returns an error wrapping ctx.Err() when ctx is
+// done.
+func (r *reporting) implicitSpans(ctx context.Context, s string, explicit [][4]int, mode ImplicitMode) ([][4]int, error) {
+	if mode == ImplicitOff {
+		return nil, nil
+	}
+	// First pass: does the text hold a construct? Most texts hold none. The last
+	// maxRepPhrase words are kept (folded, with the boundary before each) so that a construct
+	// is checked where its last word is found.
+	var sc repScanner
+	sc.reset(s, explicit)
+	var last [maxRepPhrase][]byte
+	var lastBrk [maxRepPhrase]int
+	var phrase []byte
+	found := false
+	for n := 0; sc.next(); n++ {
+		if n%4096 == 4095 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		slot := n % maxRepPhrase
+		last[slot] = append(last[slot][:0], sc.word()...)
+		lastBrk[slot] = sc.brk
+		if sc.long {
+			lastBrk[slot] = -1 // starts no form and joins none
+			continue
+		}
+		if !r.introEnds[string(sc.word())] {
+			continue
+		}
+		for k := 1; k <= min(n+1, maxRepPhrase); k++ {
+			first := (n - k + 1) % maxRepPhrase
+			if lastBrk[first] < 0 || k > 1 && lastBrk[(first+1)%maxRepPhrase] != brkNone {
+				break
+			}
+			phrase = phrase[:0]
+			for j := n - k + 1; j <= n; j++ {
+				if len(phrase) > 0 {
+					phrase = append(phrase, ' ')
+				}
+				phrase = append(phrase, last[j%maxRepPhrase]...)
+			}
+			if r.forms[string(phrase)]&repIntro != 0 {
+				found = true
+				break
+			}
+		}
+		if found {
+			break
+		}
+	}
+	if !found {
+		return nil, nil
+	}
+	// Second pass: every word, folded into one buffer with single spaces between words.
+	var toks []rtok
+	var buf []byte
+	sc.reset(s, explicit)
+	for n := 0; sc.next(); n++ {
+		if n%4096 == 4095 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		t := rtok{start: sc.start, end: sc.end, brk: uint8(sc.brk), long: sc.long}
+		if len(buf) > 0 {
+			buf = append(buf, ' ')
+		}
+		t.f0 = len(buf)
+		if !sc.long {
+			buf = append(buf, sc.word()...)
+		}
+		t.f1 = len(buf)
+		toks = append(toks, t)
+	}
+	m := matcher{r: r, toks: toks, buf: buf}
+
+	// With ImplicitCondemned: prefix counts of cond forms, and each word's sentence.
+	var conds, sentStart, sentEnd []int
+	if mode == ImplicitCondemned {
+		conds = make([]int, len(toks)+1)
+		sentStart = make([]int, len(toks))
+		sentEnd = make([]int, len(toks))
+		for i := range toks {
+			conds[i+1] = conds[i]
+			if k, _ := m.match(i, repCond); k > 0 || m.stem(i)&repCond != 0 {
+				conds[i+1]++
+			}
+			sentStart[i] = i
+			if i > 0 && toks[i].brk != brkSentence {
+				sentStart[i] = sentStart[i-1]
+			}
+		}
+		for i := len(toks) - 1; i >= 0; i-- {
+			sentEnd[i] = i + 1
+			if i+1 < len(toks) && toks[i+1].brk != brkSentence {
+				sentEnd[i] = sentEnd[i+1]
+			}
+		}
+	}
+
+	var spans [][4]int
+	for i := 0; i < len(toks); {
+		if i%4096 == 4095 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		k, _ := m.match(i, repIntro)
+		if k == 0 {
+			i++
+			continue
+		}
+		j := i + k
+		if j < len(toks) && toks[j].brk <= brkClause {
+			if kc, _ := m.match(j, repComp); kc > 0 {
+				j += kc
+			}
+		}
+		if j >= len(toks) || toks[j].brk != brkNone {
+			i = j
+			continue
+		}
+		start := j
+		for j < len(toks) && j-start < maxClause && toks[j].end-toks[start].start <= maxClauseBytes {
+			if j > start && toks[j].brk != brkNone {
+				break
+			}
+			if j > start {
+				if ke, c := m.match(j, repEnd|repVerb); ke > 0 && (c&repEnd != 0 || j-start >= minClause) {
+					break
+				}
+			}
+			j++
+		}
+		if j-start >= minClause {
+			ok := true
+			if mode == ImplicitCondemned {
+				// The clause's sentence and the next one ("You said X. That is racist.").
+				ss, se := sentStart[start], sentEnd[start]
+				if se < len(toks) {
+					se = sentEnd[se]
+				}
+				ok = conds[se]-conds[ss]-(conds[j]-conds[start]) > 0
+			}
+			if ok {
+				spans = append(spans, [4]int{toks[start].start, toks[j-1].end, toks[start].start, toks[j-1].end})
+			}
+		}
+		i = max(j, i+1)
+	}
+	return spans, nil
+}
+
+// matcher looks up forms in the scanned words.
+type matcher struct {
+	r    *reporting
+	toks []rtok
+	buf  []byte
+}
+
+// match returns the length and classes of the longest form of a class in want starting at word
+// i and not crossing a boundary, or 0 and 0.
+func (m *matcher) match(i int, want repClass) (int, repClass) {
+	t := m.toks[i]
+	if t.long {
+		return 0, 0
+	}
+	n := int(m.r.starts[string(m.buf[t.f0:t.f1])])
+	n = min(n, len(m.toks)-i)
+	for k := 2; k <= n; k++ { // a form does not cross a boundary
+		if m.toks[i+k-1].brk != brkNone || m.toks[i+k-1].long {
+			n = k - 1
+			break
+		}
+	}
+	for k := n; k >= 1; k-- {
+		if c := m.r.forms[string(m.buf[t.f0:m.toks[i+k-1].f1])]; c&want != 0 {
+			return k, c
+		}
+	}
+	return 0, 0
+}
+
+// stem returns the classes of the longest stem word i starts with.
+func (m *matcher) stem(i int) repClass {
+	t := m.toks[i]
+	w := m.buf[t.f0:t.f1]
+	if t.long || len(w) < 4 || !m.r.stemHeads[[4]byte(w[:4])] {
+		return 0
+	}
+	for n := min(len(w), m.r.maxStem); n >= 4; n-- {
+		if c, ok := m.r.stems[string(w[:n])]; ok {
+			return c
+		}
+	}
+	return 0
+}
+
+// mergeSpans merges the sorted, non-overlapping explicit and implicit spans of s, keeping them
+// only when the text outside all of them has at least minOutside words; otherwise it returns
+// explicit.
+func mergeSpans(s string, explicit, implicit [][4]int) [][4]int {
+	if len(implicit) == 0 {
+		return explicit
+	}
+	out := make([][4]int, 0, len(explicit)+len(implicit))
+	a, b := explicit, implicit
+	for len(a) > 0 || len(b) > 0 {
+		if len(b) == 0 || len(a) > 0 && a[0][2] < b[0][2] {
+			out = append(out, a[0])
+			a = a[1:]
+		} else {
+			out = append(out, b[0])
+			b = b[1:]
+		}
+	}
+	outside, last := 0, 0
+	for _, sp := range out {
+		outside += len(strings.Fields(s[last:sp[2]]))
+		last = sp[3]
+	}
+	outside += len(strings.Fields(s[last:]))
+	if outside < minOutside {
+		return explicit
+	}
+	return out
+}

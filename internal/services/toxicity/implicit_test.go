@@ -1,0 +1,423 @@
+package toxicity
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/sluice-api/sluice/internal/services/servicetest"
+	"github.com/sluice-api/sluice/internal/services/textclass"
+)
+
+func reportingList(tb testing.TB) *reporting {
+	tb.Helper()
+	r, err := newReporting(ReportingFile)
+	if err != nil {
+		tb.Fatalf("newReporting: %v", err)
+	}
+	return r
+}
+
+// clauses returns the texts of the implicit quotes implicitSpans finds in s.
+func clauses(tb testing.TB, r *reporting, s string, mode ImplicitMode) []string {
+	tb.Helper()
+	spans, err := r.implicitSpans(context.Background(), s, quoteSpans(s), mode)
+	if err != nil {
+		tb.Fatalf("implicitSpans(%q): %v", s, err)
+	}
+	if err := checkImplicitSpans(s, quoteSpans(s), spans); err != nil {
+		tb.Fatalf("implicitSpans(%q): %v", s, err)
+	}
+	out := []string{}
+	for _, sp := range spans {
+		out = append(out, s[sp[0]:sp[1]])
+	}
+	return out
+}
+
+// checkImplicitSpans checks what holds for the implicit quotes of every text: inside the text,
+// on rune boundaries, sorted, not overlapping one another or a quoted passage, between
+// minClause and maxClause words and at most maxClauseBytes.
+func checkImplicitSpans(s string, explicit, spans [][4]int) error {
+	last := 0
+	for _, sp := range spans {
+		if sp[0] != sp[2] || sp[1] != sp[3] || sp[0] < last || sp[1] <= sp[0] || sp[1] > len(s) {
+			return fmt.Errorf("span %v out of order or outside the text (after %d, len %d)", sp, last, len(s))
+		}
+		if !utf8.RuneStart(s[sp[0]]) || sp[1] < len(s) && !utf8.RuneStart(s[sp[1]]) {
+			return fmt.Errorf("span %v not on rune boundaries", sp)
+		}
+		if sp[1]-sp[0] > maxClauseBytes {
+			return fmt.Errorf("span %v longer than %d bytes", sp, maxClauseBytes)
+		}
+		if n := len(foldWords(s[sp[0]:sp[1]])); n < minClause || n > maxClause {
+			return fmt.Errorf("span %q has %d words", s[sp[0]:sp[1]], n)
+		}
+		for _, q := range explicit {
+			if sp[0] < q[3] && q[2] < sp[1] {
+				return fmt.Errorf("span %v overlaps the quoted passage %v", sp, q)
+			}
+		}
+		last = sp[1]
+	}
+	return nil
+}
+
+func TestImplicitSpans(t *testing.T) {
+	r := reportingList(t)
+	long := "you said " + strings.Repeat("they are ", 20) + "bad"
+	cases := []struct {
+		name, text string
+		all, cond  []string // clauses with ImplicitAll and ImplicitCondemned
+	}{
+		{"en/gerund subject, frame verb ends it", "Saying that immigrants are vermin is disgusting.",
+			[]string{"immigrants are vermin"}, []string{"immigrants are vermin"}},
+		{"en/endorsing, no condemning word", "I'm saying immigrants are vermin",
+			[]string{"immigrants are vermin"}, []string{}},
+		{"en/calling, two-word clause", "Calling women dumb is not ok.",
+			[]string{"women dumb"}, []string{"women dumb"}},
+		{"en/conjunction ends it", "you called me a pig because i'm fat, and that is rude",
+			[]string{"me a pig"}, []string{}},
+		{"en/stop before the construct", "stop calling trans people freaks",
+			[]string{"trans people freaks"}, []string{"trans people freaks"}},
+		{"en/construct of three words", "the idea that gay people are sick is an old lie",
+			[]string{"gay people are sick"}, []string{"gay people are sick"}},
+		{"en/condemning word only inside the clause", "I always say they are disgusting",
+			[]string{"they are disgusting"}, []string{}},
+		{"en/condemning word in the sentence before", "That is racist. You said they are thieves",
+			[]string{"they are thieves"}, []string{}},
+		{"en/condemning word in the next sentence", "You said they are thieves. That is racist.",
+			[]string{"they are thieves"}, []string{"they are thieves"}},
+		{"en/condemning word two sentences on", "You said they are thieves. Nice weather. That is racist.",
+			[]string{"they are thieves"}, []string{}},
+		{"en/one word is no clause", "He said so.", []string{}, []string{}},
+		{"en/ordinary report", "He said nothing about it.", []string{"nothing about it"}, []string{}},
+		{"en/no construct", "The meeting is at five, see you there.", []string{}, []string{}},
+		{"en/construct at the end", "that is exactly what she said", []string{}, []string{}},
+		{"en/construct before a comma", "you said, and I quote, nothing", []string{}, []string{}},
+		{"en/quoted passage is not a clause", `you said "they are all thieves" and that is racist`,
+			[]string{}, []string{}},
+		{"en/clause stops at a quote", `calling them rats "as a joke" is not funny, it is racist`,
+			[]string{"them rats"}, []string{"them rats"}},
+		{"en/bounded length", long, []string{strings.Repeat("they are ", 12)[:len(strings.Repeat("they are ", 12))-1]}, []string{}},
+		{"de/comma and dass", "Zu sagen, dass Flüchtlinge Ungeziefer sind, ist widerlich.",
+			[]string{"Flüchtlinge Ungeziefer sind"}, []string{"Flüchtlinge Ungeziefer sind"}},
+		{"de/comma ends it, condemnation in the next sentence", "Du nennst sie Parasiten, weil sie arm sind. Schäm dich.",
+			[]string{"sie Parasiten"}, []string{"sie Parasiten"}},
+		{"de/weil ends it", "Du nennst sie dumme Parasiten weil sie arm sind, das ist Hetze.",
+			[]string{"sie dumme Parasiten"}, []string{"sie dumme Parasiten"}},
+		{"de/nennen", "Wer Frauen dumme Hühner nennt, sollte sich schämen.",
+			[]string{}, []string{}},
+		{"fr/elided que", "Dire qu'ils sont des rats est honteux.",
+			[]string{"ils sont des rats"}, []string{"ils sont des rats"}},
+		{"fr/traiter", "Arrête de traiter les femmes de connes.",
+			[]string{"les femmes de connes"}, []string{"les femmes de connes"}},
+		{"es/decir que", "Decir que los gitanos son ratas es repugnante.",
+			[]string{"los gitanos son ratas"}, []string{"los gitanos son ratas"}},
+		{"it/dire che", "Dire che gli immigrati sono parassiti è una vergogna.",
+			[]string{"gli immigrati sono parassiti è una vergogna"}, []string{}},
+		{"it/dici che, ma ends it", "Dici che i rom sono ladri, ma è razzismo.",
+			[]string{"i rom sono ladri"}, []string{"i rom sono ladri"}},
+		{"nl/zeggen dat", "Zeggen dat homo's ongedierte zijn is walgelijk.",
+			[]string{"homo's ongedierte zijn"}, []string{"homo's ongedierte zijn"}},
+		{"pt/dizer que", "Dizer que os ciganos são ladrões foi uma vergonha.",
+			[]string{"os ciganos são ladrões"}, []string{"os ciganos são ladrões"}},
+		{"pt/accents folded", "CHAMAR as MULHERES de burras é NOJENTO",
+			[]string{"as MULHERES de burras é NOJENTO"}, []string{}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := clauses(t, r, c.text, ImplicitAll); !slices.Equal(got, c.all) {
+				t.Errorf("all: %q, want %q", got, c.all)
+			}
+			if got := clauses(t, r, c.text, ImplicitCondemned); !slices.Equal(got, c.cond) {
+				t.Errorf("condemned: %q, want %q", got, c.cond)
+			}
+			if got := clauses(t, r, c.text, ImplicitOff); len(got) != 0 {
+				t.Errorf("off: %q, want none", got)
+			}
+		})
+	}
+}
+
+// TestImplicitSpansHostile checks the bounds on inputs built to make a span finder do much
+// work: runs of constructs with and without clauses, conjunctions, punctuation, one long word.
+func TestImplicitSpansHostile(t *testing.T) {
+	r := reportingList(t)
+	cases := map[string]string{
+		"constructs only":       strings.Repeat("said ", 5000),
+		"construct and comma":   strings.Repeat("sagen, dass ", 3000),
+		"construct clause":      strings.Repeat("you said they are vermin and ", 2000),
+		"condemned clauses":     strings.Repeat("stop saying they are vermin, ", 2000),
+		"no boundary at all":    "said " + strings.Repeat("word ", 20000),
+		"ends only":             strings.Repeat("said because ", 4000),
+		"long word":             "said " + strings.Repeat("x", 50000) + " and more words here",
+		"punctuation":           strings.Repeat("said, . ! ? ; ", 4000),
+		"apostrophes":           strings.Repeat("dire qu'il'l'l ", 3000),
+		"quote marks":           strings.Repeat(`said "they are" `, 3000),
+		"marks and accents":     strings.Repeat("dire que e\u0301te\u0301 ", 3000),
+		"invalid utf-8":         strings.Repeat("said \xff\xfe they are ", 3000),
+		"four-word constructs":  strings.Repeat("la idea de que ", 3000),
+		"unclosed quote marks":  strings.Repeat(`said “they are `, 3000),
+		"stem-like long words":  strings.Repeat("disgustingnessesssss ", 3000),
+		"only separators":       strings.Repeat(" \t#@$%^&*", 5000),
+		"letters split by dots": strings.Repeat("s.a.i.d ", 5000),
+	}
+	for name, s := range cases {
+		t.Run(name, func(t *testing.T) {
+			for _, mode := range []ImplicitMode{ImplicitAll, ImplicitCondemned} {
+				spans, err := r.implicitSpans(context.Background(), s, quoteSpans(s), mode)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := checkImplicitSpans(s, quoteSpans(s), spans); err != nil {
+					t.Fatalf("%v: %v", mode, err)
+				}
+			}
+		})
+	}
+	t.Run("cancelled", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		_, err := r.implicitSpans(ctx, strings.Repeat("you said they are vermin ", 2000), nil, ImplicitAll)
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("err %v, want context.Canceled", err)
+		}
+	})
+}
+
+// TestPrepareImplicit checks that a reported clause is scored on its own and replaced by the
+// quote token its score earns, exactly as a quoted passage, and that the frame stays.
+func TestPrepareImplicit(t *testing.T) {
+	base := newService(t).prep
+	ctx := context.Background()
+	var scored []string
+	score := func(_ context.Context, prepared string) (float64, error) {
+		scored = append(scored, prepared)
+		if strings.Contains(prepared, "vermin") {
+			return 0.9, nil
+		}
+		return 0.1, nil
+	}
+	cases := []struct {
+		name, text string
+		mode       ImplicitMode
+		want       string // a part of the prepared text
+		scored     int
+	}{
+		{"toxic clause", "Saying that gays are vermin is disgusting.", ImplicitAll, "saying that " + TokenQuoteToxic + " is disgusting", 1},
+		{"harmless clause", "Everyone said the concert was great fun.", ImplicitAll, "said " + TokenQuote + " was great", 1},
+		{"condemned only", "I say they are vermin", ImplicitCondemned, "i say they are vermin", 0},
+		{"frame too short", "said they are vermin", ImplicitAll, "said they are vermin", 0},
+		{"with a quoted passage", `you said they are vermin and wrote "go back home now" too`, ImplicitAll, "you said " + TokenQuoteToxic + " " + TokenQuote + " too", 2},
+		{"off", "Saying that gays are vermin is disgusting.", ImplicitOff, "saying that zgrp are vermin", 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p, err := base.WithImplicitQuotes(c.mode, ReportingFile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			scored = nil
+			got, err := p.Prepare(ctx, c.text, score)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(got, c.want) {
+				t.Errorf("prepared %q, want it to contain %q", got, c.want)
+			}
+			if len(scored) != c.scored {
+				t.Errorf("scored %d passages (%q), want %d", len(scored), scored, c.scored)
+			}
+		})
+	}
+	t.Run("off is the plain preparer", func(t *testing.T) {
+		p, err := base.WithImplicitQuotes(ImplicitOff, ReportingFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, text := range []string{"Saying that gays are vermin is disgusting.", `He wrote "you people are vermin" and I reported him.`} {
+			want, err := base.Prepare(ctx, text, score)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := p.Prepare(ctx, text, score)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != want {
+				t.Errorf("%q: %q, want %q", text, got, want)
+			}
+		}
+	})
+}
+
+func TestParseImplicitMode(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want ImplicitMode
+		ok   bool
+	}{{"", ImplicitOff, true}, {"off", ImplicitOff, true}, {"all", ImplicitAll, true}, {"condemned", ImplicitCondemned, true}, {"ALL", 0, false}, {"on", 0, false}} {
+		got, err := ParseImplicitMode(c.in)
+		if (err == nil) != c.ok || c.ok && got != c.want {
+			t.Errorf("ParseImplicitMode(%q) = %v, %v; want %v, ok %v", c.in, got, err, c.want, c.ok)
+		}
+		if c.ok && c.in != "" && got.String() != c.in {
+			t.Errorf("%v.String() = %q, want %q", got, got.String(), c.in)
+		}
+	}
+}
+
+func TestNewReportingRejects(t *testing.T) {
+	for name, list := range map[string]string{
+		"unknown class":     "en\tfoo\tsaid\n",
+		"two fields":        "en\tsaid\n",
+		"short stem":        "en\tcond\tdis*\n",
+		"stem of rep":       "en\trep\tsaying*\n",
+		"five words":        "en\trep\ta b c d e\n",
+		"long word":         "en\trep\t" + strings.Repeat("a", maxFormBytes+1) + "\n",
+		"empty":             "# nothing\n",
+		"punctuation alone": "en\trep\t...\n",
+	} {
+		if _, err := newReporting(list); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+}
+
+// implicitService is the embedded model read with implicit quotes in mode, for the conformance
+// and linearity checks of the span finder inside the service.
+func implicitService(tb testing.TB, mode ImplicitMode) *Service {
+	tb.Helper()
+	m, err := loadModel()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	prep, err := loadPreparer()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	s, err := buildWith(m, prep, mode)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if s.prep.implicit != mode {
+		tb.Fatalf("service reads implicit quotes as %v, want %v", s.prep.implicit, mode)
+	}
+	return s
+}
+
+func TestImplicitConformance(t *testing.T) {
+	servicetest.Run(t, implicitService(t, ImplicitAll), config())
+}
+
+// TestImplicitLinear checks inputs made of reported speech, which the suite's hostile inputs do
+// not hold, for super-linear cost through the whole service.
+func TestImplicitLinear(t *testing.T) {
+	svc := implicitService(t, ImplicitCondemned)
+	for _, c := range []servicetest.Case{
+		{Name: "constructs", Make: func(n int) string { return cut(strings.Repeat("saying ", n/7+1), n) }},
+		{Name: "clauses", Make: func(n int) string { return cut(strings.Repeat("stop saying they are vermin, ", n/29+1), n) }},
+		{Name: "long clause", Make: func(n int) string { return cut("stop saying "+strings.Repeat("vermin ", n/7+1), n) }},
+	} {
+		t.Run(c.Name, func(t *testing.T) {
+			if err := servicetest.CheckLinear(svc, config(), c, 48_000); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+func cut(s string, n int) string { return s[:min(len(s), n)] }
+
+func FuzzImplicitSpans(f *testing.F) {
+	r := reportingList(f)
+	for _, s := range []string{"Saying that immigrants are vermin is disgusting.", "Zu sagen, dass sie Ungeziefer sind, ist widerlich.", `you said "x y z" and they are`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		s = strings.ToValidUTF8(s, "\uFFFD") // as the request parser lets texts through
+		explicit := quoteSpans(s)
+		for _, mode := range []ImplicitMode{ImplicitAll, ImplicitCondemned} {
+			spans, err := r.implicitSpans(context.Background(), s, explicit, mode)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := checkImplicitSpans(s, explicit, spans); err != nil {
+				t.Fatalf("%q, %v: %v", s, mode, err)
+			}
+		}
+	})
+}
+
+// BenchmarkRunImplicit measures the embedded model read with implicit quotes in each mode, on
+// prose and on text full of reported speech.
+func BenchmarkRunImplicit(b *testing.B) {
+	for _, mode := range []ImplicitMode{ImplicitAll, ImplicitCondemned} {
+		b.Run(mode.String(), func(b *testing.B) { benchmarkImplicit(b, mode) })
+	}
+}
+
+func benchmarkImplicit(b *testing.B, mode ImplicitMode) {
+	svc := implicitService(b, mode)
+	for _, c := range []struct {
+		name string
+		text string
+	}{
+		{"Prose1K", servicetest.Prose(1000)},
+		{"Prose100K", servicetest.Prose(100000)},
+		{"Reported100K", cut(strings.Repeat("He said the meeting was moved, and calling it a mess is not fair. ", 1500), 100000)},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			req := config().Request(svc.Descriptor(), c.text)
+			b.SetBytes(int64(len(c.text)))
+			for b.Loop() {
+				if _, err := svc.Run(context.Background(), req); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// TestLoadReadsImplicitMode checks that a model file's MetaImplicit decides how the service
+// reads reported speech, and that an unknown mode is refused.
+func TestLoadReadsImplicitMode(t *testing.T) {
+	for _, c := range []struct {
+		meta string
+		want ImplicitMode
+		ok   bool
+	}{{"", ImplicitOff, true}, {"all", ImplicitAll, true}, {"condemned", ImplicitCondemned, true}, {"sometimes", 0, false}} {
+		t.Run(c.meta, func(t *testing.T) {
+			m, err := textclass.Decode(modelFile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.meta != "" {
+				m.Meta[MetaImplicit] = c.meta
+			}
+			var buf bytes.Buffer
+			if err := m.Encode(&buf); err != nil {
+				t.Fatal(err)
+			}
+			s, err := Load(buf.Bytes(), lexiconFile)
+			if !c.ok {
+				if err == nil {
+					t.Fatal("Load accepted an unknown implicit-quote mode")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.prep.implicit != c.want {
+				t.Fatalf("mode %v, want %v", s.prep.implicit, c.want)
+			}
+		})
+	}
+}
