@@ -512,13 +512,7 @@ func mergeSpans(s string, explicit, implicit [][4]int) [][4]int {
 			b = b[1:]
 		}
 	}
-	outside, last := 0, 0
-	for _, sp := range out {
-		outside += len(strings.Fields(s[last:sp[2]]))
-		last = sp[3]
-	}
-	outside += len(strings.Fields(s[last:]))
-	if outside < minOutside {
+	if wordsOutside(s, out) < minOutside {
 		return explicit
 	}
 	return out

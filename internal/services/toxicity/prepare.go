@@ -580,14 +580,19 @@ func quoteSpans(s string) [][4]int {
 	if len(spans) == 0 {
 		return nil
 	}
+	if wordsOutside(s, spans) < minOutside {
+		return nil
+	}
+	return spans
+}
+
+// wordsOutside counts the words of s outside the passages of spans (each span's third and
+// fourth values are the byte range of the whole passage, marks included).
+func wordsOutside(s string, spans [][4]int) int {
 	outside, last := 0, 0
 	for _, sp := range spans {
 		outside += len(strings.Fields(s[last:sp[2]]))
 		last = sp[3]
 	}
-	outside += len(strings.Fields(s[last:]))
-	if outside < minOutside {
-		return nil
-	}
-	return spans
+	return outside + len(strings.Fields(s[last:]))
 }
