@@ -34,7 +34,7 @@ import (
 // only with -r8-examples, with budgets of their own, and hold only A and N lines. Files under
 // examples/r9/ (round 9: harmless role-play and persona requests in en de fr es it nl pt, a
 // guide, a tutor, a customer or an interviewer to practise with) are read only with
-// -r9-examples, with a budget of their own, and hold only N lines.
+// -r9-examples (on by default since round 9), with a budget of their own, and hold only N lines.
 //
 // A template may hold alternatives {a|b|c} (not nested); "\n" stands for a line break. Each line
 // yields up to maxVariants distinct texts, drawn with a seed derived from the line itself.
