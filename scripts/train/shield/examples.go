@@ -31,12 +31,15 @@ import (
 // with -r7-examples (on by default since round 7), with budgets of their own, and hold only A
 // and N lines. Files under examples/r8/ (round 8: the kinds of examples/r7/ written anew in
 // German, French, Spanish, Italian, Dutch and Portuguese, with their harmless twins) are read
-// only with -r8-examples, with budgets of their own, and hold only A and N lines.
+// only with -r8-examples, with budgets of their own, and hold only A and N lines. Files under
+// examples/r9/ (round 9: harmless role-play and persona requests in en de fr es it nl pt, a
+// guide, a tutor, a customer or an interviewer to practise with) are read only with
+// -r9-examples (on by default since round 9), with a budget of their own, and hold only N lines.
 //
 // A template may hold alternatives {a|b|c} (not nested); "\n" stands for a line break. Each line
 // yields up to maxVariants distinct texts, drawn with a seed derived from the line itself.
 //
-//go:embed examples/*.txt examples/more/*.txt examples/extra/*.txt examples/r7/*.txt examples/r8/*.txt
+//go:embed examples/*.txt examples/more/*.txt examples/extra/*.txt examples/r7/*.txt examples/r8/*.txt examples/r9/*.txt
 var exampleFiles embed.FS
 
 const maxVariants = 6
@@ -49,8 +52,8 @@ type example struct {
 	texts  []string
 	line   int
 	// more marks the examples of examples/more/, extra those of examples/extra/, r7 those of
-	// examples/r7/, r8 those of examples/r8/.
-	more, extra, r7, r8 bool
+	// examples/r7/, r8 those of examples/r8/, r9 those of examples/r9/.
+	more, extra, r7, r8, r9 bool
 }
 
 func readExamples() ([]example, error) {
@@ -79,6 +82,7 @@ func readExamples() ([]example, error) {
 			e.extra = path.Base(path.Dir(p)) == "extra"
 			e.r7 = path.Base(path.Dir(p)) == "r7"
 			e.r8 = path.Base(path.Dir(p)) == "r8"
+			e.r9 = path.Base(path.Dir(p)) == "r9"
 			out = append(out, e)
 		}
 		return sc.Err()

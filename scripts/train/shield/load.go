@@ -56,6 +56,8 @@ var budgets = map[string]float64{
 	// in de fr es it nl pt: attacks, then their harmless twins and look-alikes)
 	"hand/attack-r8": 0.10,
 	"hand/benign-r8": 0.15,
+	// with -r9-examples only: the harmless role-play and persona requests of examples/r9/
+	"hand/benign-r9": 0.10,
 	// with -mixed only (harmless, then attacks): see mixed.go
 	"hand/message":   0.15,
 	"mixed":          0.50,
@@ -233,8 +235,8 @@ func load(cfg config) ([]doc, error) {
 	if err := add("task-injected", taskInjections(clinc, hand, emails), byAttack); err != nil {
 		return nil, err
 	}
-	for _, name := range []string{"hand/attack", "hand/injected", "hand/benign", "hand/message", "hand/context", "hand/attack-more", "hand/benign-more", "hand/benign-extra", "hand/context-extra", "hand/injected-extra", "hand/attack-r7", "hand/benign-r7", "hand/attack-r8", "hand/benign-r8"} {
-		if name == "hand/message" && !mixed || strings.HasSuffix(name, "-more") && !cfg.moreExamples || strings.HasSuffix(name, "-extra") && !cfg.extraExamples || strings.HasSuffix(name, "-r7") && !cfg.r7Examples || strings.HasSuffix(name, "-r8") && !cfg.r8Examples {
+	for _, name := range []string{"hand/attack", "hand/injected", "hand/benign", "hand/message", "hand/context", "hand/attack-more", "hand/benign-more", "hand/benign-extra", "hand/context-extra", "hand/injected-extra", "hand/attack-r7", "hand/benign-r7", "hand/attack-r8", "hand/benign-r8", "hand/benign-r9"} {
+		if name == "hand/message" && !mixed || strings.HasSuffix(name, "-more") && !cfg.moreExamples || strings.HasSuffix(name, "-extra") && !cfg.extraExamples || strings.HasSuffix(name, "-r7") && !cfg.r7Examples || strings.HasSuffix(name, "-r8") && !cfg.r8Examples || strings.HasSuffix(name, "-r9") && !cfg.r9Examples {
 			continue
 		}
 		if err := add(name, hand[name], func(d shielddata.Doc) string { g, _, _ := strings.Cut(d.ID, "#"); return g }); err != nil {
@@ -312,12 +314,18 @@ func handwritten(emails []shielddata.Email) (map[string][]shielddata.Doc, error)
 			}
 			continue
 		}
-		if e.r7 || e.r8 {
-			// The examples of examples/r7/ (-r7-examples) and examples/r8/ (-r8-examples) have
-			// budgets of their own as well.
+		if e.r7 || e.r8 || e.r9 {
+			// The examples of examples/r7/ (-r7-examples), examples/r8/ (-r8-examples) and
+			// examples/r9/ (-r9-examples, harmless texts only) have budgets of their own as well.
 			round := "r7"
 			if e.r8 {
 				round = "r8"
+			}
+			if e.r9 {
+				round = "r9"
+				if e.typ != 'N' {
+					return nil, fmt.Errorf("examples/r9/%s.txt:%d: only N lines are read there", e.lang, e.line)
+				}
 			}
 			for _, d := range e.docs(round+"/", "hand-"+round) {
 				switch e.typ {
