@@ -43,6 +43,7 @@ func main() {
 	kinds := flag.String("kind-weight", "", "for experiments: kind=w,... overrides the factor on the weight of the hand-written examples of a kind (the KIND of a section in corpus/examples, with _contrast for the harmless side of a pair)")
 	implicit := flag.String("implicit", "off", "for experiments: read reported speech as an implicit quote: off, all, or condemned (only in a sentence that condemns it); recorded in the model")
 	plain := flag.Float64("implicit-plain", 0, "for experiments, with -implicit: the share of a document's weight given to its plain reading (implicit quotes off) when the two readings differ, so the model still reads counter-speech whose frame the lists miss")
+	extra := flag.Float64("implicit-extra", 0, "for experiments, with -implicit: when the two readings differ, a document keeps its plain reading (implicit quotes off) at its full weight and adds its implicit reading at this multiple of its weight; excludes -implicit-plain")
 	flag.Parse()
 	mode, err := toxicity.ParseImplicitMode(*implicit)
 	if err != nil {
@@ -63,7 +64,11 @@ func main() {
 	if *plain < 0 || *plain >= 1 || *plain > 0 && mode == toxicity.ImplicitOff {
 		log.Fatal("-implicit-plain: want a share in [0, 1), and -implicit")
 	}
-	if err := run(*data, *out, *verbose, *quick, *dev, *l2, sw, aw, kw, mode, *plain); err != nil {
+	if *extra < 0 || *extra > 0 && (mode == toxicity.ImplicitOff || *plain > 0) {
+		log.Fatal("-implicit-extra: want a weight >= 0, -implicit, and no -implicit-plain")
+	}
+	rw := readingWeights{plainShare: *plain, extra: *extra}
+	if err := run(*data, *out, *verbose, *quick, *dev, *l2, sw, aw, kw, mode, rw); err != nil {
 		log.Fatal(err)
 	}
 }
@@ -210,7 +215,7 @@ func scaleKinds(docs []corpus.Example, dw []float64, kw map[string]float64) erro
 	return nil
 }
 
-func run(data, out string, verbose, quick, dev bool, l2 float64, sw, aw, kw map[string]float64, mode toxicity.ImplicitMode, plainShare float64) error {
+func run(data, out string, verbose, quick, dev bool, l2 float64, sw, aw, kw map[string]float64, mode toxicity.ImplicitMode, rw readingWeights) error {
 	ctx := context.Background()
 	docs, err := corpus.Training(data)
 	if err != nil {
@@ -267,7 +272,7 @@ func run(data, out string, verbose, quick, dev bool, l2 float64, sw, aw, kw map[
 	}
 
 	// Pass 1: a model that reads quotes as plain text, to tell which quoted passages are toxic.
-	primary, _, _, err := featurize(ctx, spec, docs, dw, keys, prep, nil, nil, 0)
+	primary, _, _, err := featurize(ctx, spec, docs, dw, keys, prep, nil, nil, readingWeights{})
 	if err != nil {
 		return err
 	}
@@ -288,7 +293,7 @@ func run(data, out string, verbose, quick, dev bool, l2 float64, sw, aw, kw map[
 	}
 
 	// Pass 2: the model itself, with quoted passages replaced by their kind.
-	primary, perLabel, counts, err := featurize(ctx, spec, docs, dw, keys, prep, quoteScore, plainPrep, plainShare)
+	primary, perLabel, counts, err := featurize(ctx, spec, docs, dw, keys, prep, quoteScore, plainPrep, rw)
 	if err != nil {
 		return err
 	}
@@ -345,9 +350,9 @@ func run(data, out string, verbose, quick, dev bool, l2 float64, sw, aw, kw map[
 // featurize turns documents into training windows for the primary head and, for the toxic
 // documents whose labels are known, for each label head. keys[i] groups document i's windows.
 //
-// When plainShare > 0, a document that plain (a preparer without implicit quotes) prepares
-// differently from prep gives plainShare of its weight to plain's reading.
-func featurize(ctx context.Context, spec textclass.Spec, docs []corpus.Example, dw []float64, keys []string, prep *toxicity.Preparer, score toxicity.ScoreFunc, plain *toxicity.Preparer, plainShare float64) (primary []lrtrain.Example, perLabel map[string][]lrtrain.Example, counts map[string][2]int, err error) {
+// A document that plain (a preparer without implicit quotes) prepares differently from prep
+// is weighed as rw says.
+func featurize(ctx context.Context, spec textclass.Spec, docs []corpus.Example, dw []float64, keys []string, prep *toxicity.Preparer, score toxicity.ScoreFunc, plain *toxicity.Preparer, rw readingWeights) (primary []lrtrain.Example, perLabel map[string][]lrtrain.Example, counts map[string][2]int, err error) {
 	perLabel = map[string][]lrtrain.Example{}
 	counts = map[string][2]int{}
 	for di, d := range docs {
@@ -362,9 +367,9 @@ func featurize(ctx context.Context, spec textclass.Spec, docs []corpus.Example, 
 		if len(ws) == 0 {
 			continue
 		}
-		share := 1.0 // of the document's weight, on ws
+		share, plainWeight := 1.0, 0.0 // of the document's weight, on ws and on plainWs
 		var plainWs []textclass.Window
-		if plainShare > 0 {
+		if rw.changes() {
 			pt, err := plain.Prepare(ctx, d.Text, score)
 			if err != nil {
 				return nil, nil, nil, err
@@ -374,7 +379,7 @@ func featurize(ctx context.Context, spec textclass.Spec, docs []corpus.Example, 
 					return nil, nil, nil, err
 				}
 				if len(plainWs) > 0 {
-					share = 1 - plainShare
+					share, plainWeight = rw.split()
 				}
 			}
 		}
@@ -397,12 +402,34 @@ func featurize(ctx context.Context, spec textclass.Spec, docs []corpus.Example, 
 				}
 			}
 		}
-		add(ws, share)
-		if share < 1 {
-			add(plainWs, 1-share)
+		if share > 0 {
+			add(ws, share)
+		}
+		if plainWeight > 0 {
+			add(plainWs, plainWeight)
 		}
 	}
 	return primary, perLabel, counts, nil
+}
+
+// readingWeights says how a document that reads differently with and without implicit quotes
+// is weighed: with plainShare > 0 its weight is split, plainShare on the plain reading and the
+// rest on the implicit one; with extra > 0 the plain reading keeps the whole weight and the
+// implicit reading is added at extra times it. With neither, only the implicit reading is
+// trained.
+type readingWeights struct {
+	plainShare, extra float64
+}
+
+func (rw readingWeights) changes() bool { return rw.plainShare > 0 || rw.extra > 0 }
+
+// split returns the multiples of a changed document's weight on its implicit and its plain
+// reading.
+func (rw readingWeights) split() (implicit, plain float64) {
+	if rw.extra > 0 {
+		return rw.extra, 1
+	}
+	return 1 - rw.plainShare, rw.plainShare
 }
 
 func headNames(m *textclass.Model) []string {

@@ -117,3 +117,29 @@ func TestKindWeights(t *testing.T) {
 		})
 	}
 }
+
+func TestReadingWeights(t *testing.T) {
+	cases := []struct {
+		name            string
+		rw              readingWeights
+		changes         bool
+		implicit, plain float64
+	}{
+		{"implicit only", readingWeights{}, false, 1, 0},
+		{"split half", readingWeights{plainShare: 0.5}, true, 0.5, 0.5},
+		{"split a quarter", readingWeights{plainShare: 0.25}, true, 0.75, 0.25},
+		{"plain kept, implicit added at half", readingWeights{extra: 0.5}, true, 0.5, 1},
+		{"plain kept, implicit added in full", readingWeights{extra: 1}, true, 1, 1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := c.rw.changes(); got != c.changes {
+				t.Errorf("changes() = %v, want %v", got, c.changes)
+			}
+			i, p := c.rw.split()
+			if i != c.implicit || p != c.plain {
+				t.Errorf("split() = %v, %v; want %v, %v", i, p, c.implicit, c.plain)
+			}
+		})
+	}
+}
