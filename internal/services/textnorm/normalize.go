@@ -451,6 +451,13 @@ func letterAfter(rs []rune, i int) bool {
 	return false
 }
 
+// AppendFoldedLetter appends the letter r as Normalize writes it: in lower case, with any
+// accent removed from a Latin letter (É→e, ß→ss, æ→ae). For callers that must read words the
+// way Normalize does while keeping their own offsets into the raw text.
+func AppendFoldedLetter(b []byte, r rune) []byte {
+	return appendFoldedLetter(b, unicode.ToLower(r))
+}
+
 // appendFoldedLetter appends the lower-case letter r with any accent removed from a Latin
 // letter (é→e, ß→ss, æ→ae).
 func appendFoldedLetter(b []byte, r rune) []byte {

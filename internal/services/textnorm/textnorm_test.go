@@ -1,6 +1,9 @@
 package textnorm
 
-import "testing"
+import (
+	"testing"
+	"unicode/utf8"
+)
 
 func TestFold(t *testing.T) {
 	for _, tc := range []struct {
@@ -36,5 +39,23 @@ func TestFoldCounts(t *testing.T) {
 	}
 	if f.Spaced != 1 {
 		t.Errorf("Spaced = %d, want 1", f.Spaced)
+	}
+}
+
+func TestAppendFoldedLetter(t *testing.T) {
+	for _, tc := range []struct{ name, in, want string }{
+		{"Upper", "É", "e"},
+		{"SharpS", "ß", "ss"},
+		{"Ligature", "Æ", "ae"},
+		{"Polish", "Ł", "l"},
+		{"Greek", "Σ", "σ"},
+		{"ASCII", "Q", "q"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, _ := utf8.DecodeRuneInString(tc.in)
+			if got := string(AppendFoldedLetter(nil, r)); got != tc.want {
+				t.Fatalf("AppendFoldedLetter(%q) = %q, want %q", tc.in, got, tc.want)
+			}
+		})
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/sluice-api/sluice/internal/services/textnorm"
 )
 
 // ImplicitMode says whether reported speech without quote marks ("you said X are vermin",
@@ -146,16 +148,6 @@ const (
 	brkSentence // full stop, question or exclamation mark, semicolon, line break
 )
 
-// latinFold maps accented Latin letters (lower case) to what textnorm folds them to.
-var latinFold = map[rune]string{
-	'à': "a", 'á': "a", 'â': "a", 'ã': "a", 'ä': "a", 'å': "a", 'ā': "a",
-	'ç': "c", 'è': "e", 'é': "e", 'ê': "e", 'ë': "e", 'ē': "e",
-	'ì': "i", 'í': "i", 'î': "i", 'ï': "i", 'ñ': "n",
-	'ò': "o", 'ó': "o", 'ô': "o", 'õ': "o", 'ö': "o", 'ø': "o",
-	'ù': "u", 'ú': "u", 'û': "u", 'ü': "u", 'ý': "y", 'ÿ': "y",
-	'ß': "ss", 'œ': "oe", 'æ': "ae",
-}
-
 // repScanner reads a text as words (letters, digits and marks; apostrophes and other symbols
 // split words) with the boundary before each, folded to lower case without accents, in one
 // pass. Quoted passages given as skip ([_, _, markStart, markEnd], sorted) are passed over as a
@@ -258,7 +250,8 @@ func isWordRune(r rune) bool {
 	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r)
 }
 
-// foldRune appends r in lower case without accents (combining marks dropped).
+// foldRune appends r in lower case without accents, as textnorm folds letters (combining marks
+// dropped).
 func foldRune(buf []byte, r rune) []byte {
 	if r < utf8.RuneSelf {
 		if 'A' <= r && r <= 'Z' {
@@ -269,11 +262,7 @@ func foldRune(buf []byte, r rune) []byte {
 	if unicode.IsMark(r) {
 		return buf
 	}
-	r = unicode.ToLower(r)
-	if f, ok := latinFold[r]; ok {
-		return append(buf, f...)
-	}
-	return utf8.AppendRune(buf, r)
+	return textnorm.AppendFoldedLetter(buf, r)
 }
 
 // rtok is a word of the scanned text: its byte range, its folded form in the buffer and the

@@ -76,9 +76,11 @@ func analyse(text string, toks []Token, g *Gazetteer, scratch []byte) []tokInfo 
 		ti.caps, runes = capsOf(w)
 		ti.runes = uint8(min(runes, 255))
 		ti.gaz = g.flagsFP(uint32(ti.lw >> (64 - fpBits)))
-		if base := trimPossessive(scratch); ti.gaz == 0 && len(base) < len(scratch) {
-			// "Anna's" is looked up as "anna"; the word feature keeps the whole form.
-			ti.gaz = g.flagsFP(uint32(fnvBytes(base) >> (64 - fpBits)))
+		if ti.gaz == 0 {
+			if base := trimPossessive(scratch); len(base) < len(scratch) {
+				// "Anna's" is looked up as "anna"; the word feature keeps the whole form.
+				ti.gaz = g.flagsFP(uint32(fnvBytes(base) >> (64 - fpBits)))
+			}
 		}
 		if ti.caps != capLower {
 			// A capitalised word may be a log level ("ERROR") or a function word at the start
