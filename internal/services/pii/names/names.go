@@ -7,6 +7,11 @@
 // the word was tagged as a name earlier in the text. The weights are hashed into a fixed number
 // of buckets and stored as 16-bit integers.
 //
+// Rules written by hand then correct the tagger where the evidence stands further away than it
+// looks: names after titles and in lists, names cut short or run on, the speakers of a dialogue
+// and names used as modifiers ("the Jensen novel"), and the surnames inside firms, ships, titles
+// and street corners ("Sullivan, Brooks and Hale LLP", "the Princess Royal").
+//
 // The model and the gazetteer are trained by scripts/train/pii and embedded; see MODEL.md.
 // Tagging is linear in the text: one tokenizing pass, one pass per line for the log-line rule,
 // and a bounded number of features per word.
@@ -117,6 +122,8 @@ func (m *Model) labels(ctx context.Context, text string, toks []Token) ([]uint8,
 	fillLists(&f, labels)
 	trimTail(&f, labels)
 	dropHollow(&f, labels)
+	addPeople(&f, labels)
+	dropNonPeople(&f, labels)
 	return labels, ctx.Err()
 }
 

@@ -1,0 +1,150 @@
+package names
+
+import "strings"
+
+// This file holds the rules that add names the tagger missed where the words around them leave
+// no doubt that they name people: "Unlike the Jensen novel", "Kevin had given Alma his
+// address", "ex-Beatle McCartney", "our 3 founders: Gerste, Johnson and Pratt", and the
+// speakers of a dialogue. Each rule looks at a few tokens around each word, so together they stay
+// linear in the text.
+
+// workNouns follow an author's or a family's name used as a modifier: "the Jensen novel", "the
+// Johnson administration", "the Ford family".
+var workNouns = hashSet(`novel novels biography memoir memoirs poem poems trilogy saga
+	administration family household twins murders`)
+
+// workDeterminers stand before such a modifier.
+var workDeterminers = hashSet(`the a an his her their this that`)
+
+// giveVerbs take a person as their first object: "had given Alma his address".
+var giveVerbs = hashSet(`give gives gave given giving send sends sent tell tells told show shows
+	showed shown ask asks asked offer offers offered lend lends lent hand hands handed owe owes owed
+	pay pays paid email emails emailed text texts texted buy buys bought`)
+
+// possessives follow the first object of giveVerbs when that object is a person.
+var possessives = hashSet(`his her their my your our`)
+
+// peopleNouns, before a colon, introduce a list of people: "our 3 founders: Gerste, Johnson and
+// Pratt".
+var peopleNouns = hashSet(`founders co-founders cofounders partners authors members children kids
+	sons daughters speakers winners owners employees guests players friends parents siblings
+	grandchildren colleagues candidates participants directors teachers students attendees
+	panelists panellists nominees finalists judges editors organisers organizers hosts
+	gründer mitglieder kinder söhne töchter gäste spieler autoren teilnehmer kollegen eltern
+	fondateurs membres enfants fils filles invités joueurs auteurs participants collègues parents
+	fundadores miembros hijos hijas invitados jugadores autores participantes colegas padres
+	fondatori membri figli figlie ospiti giocatori autori partecipanti colleghi genitori
+	oprichters leden kinderen zonen dochters gasten spelers auteurs deelnemers collega's ouders
+	membros filhos filhas convidados jogadores`)
+
+// addPeople applies the rules of this file to the tagger's labels.
+func addPeople(f *featurizer, labels []uint8) {
+	for i := 1; i < len(labels); i++ {
+		switch {
+		case workDeterminers[f.info[i-1].lw]:
+			f.markBefore(labels, i, workNouns)
+		case giveVerbs[f.info[i-1].lw]:
+			f.markBefore(labels, i, possessives)
+		case f.exPrefix(i - 1):
+			// "ex-Zombie Ryhänen": the band is no part of the name.
+			if labels[i] == I {
+				labels[i] = B
+			}
+			if labels[i] == B || f.markBefore(labels, i, nil) {
+				labels[i-1] = O
+			}
+		case peopleNouns[f.info[i-1].lw] && f.info[i].gap&GapColon != 0:
+			f.markList(labels, i)
+		}
+	}
+	f.markSpeakers(labels)
+}
+
+// nameLike reports whether token i may be made a name by these rules: a word written with an
+// initial capital that is no common word, title, place, organisation or other lexicon word.
+func (f *featurizer) nameLike(i int) bool {
+	if !f.isWord(i) {
+		return false
+	}
+	ti := &f.info[i]
+	return ti.caps == capInit && !ti.log && ti.gaz&Common == 0 && f.class(i) == 0
+}
+
+// markBefore makes the one or two name-like words from token i on a name when the word after
+// them (one space apart) is in next, or, when next is nil, whatever follows. It reports whether
+// it found such words.
+func (f *featurizer) markBefore(labels []uint8, i int, next map[uint64]bool) bool {
+	if !f.nameLike(i) || f.info[i].gap != 0 && f.info[i].gap != GapQuote {
+		return false
+	}
+	j := i + 1
+	if f.nameLike(j) && f.info[j].gap == 0 {
+		j++
+	}
+	if next != nil && (!f.isWord(j) || f.info[j].gap != 0 || !next[f.info[j].lw]) {
+		return false
+	}
+	if labels[i] == I {
+		return false
+	}
+	labels[i] = B
+	for k := i + 1; k < j; k++ {
+		labels[k] = I
+	}
+	return true
+}
+
+// exPrefix reports whether token i is a word like "ex-Beatle": "ex-" and a capital.
+func (f *featurizer) exPrefix(i int) bool {
+	if !f.isWord(i) {
+		return false
+	}
+	t := f.toks[i]
+	w := f.text[t.Start:t.End]
+	if len(w) < 4 || !strings.EqualFold(w[:3], "ex-") {
+		return false
+	}
+	return w[3] >= 'A' && w[3] <= 'Z'
+}
+
+// markList makes the one-word items of the list that starts at token i names.
+func (f *featurizer) markList(labels []uint8, i int) {
+	for k, n := i, 0; k >= 0 && n < 16; k, n = f.listItem(labels, k, +1), n+1 {
+		if !f.nameLike(k) || k+1 < len(labels) && f.nameLike(k+1) && f.info[k+1].gap == 0 {
+			// A two-word item is left to the tagger.
+			if labels[k] == O && !f.nameLike(k) {
+				return
+			}
+			continue
+		}
+		if labels[k] == O {
+			labels[k] = B
+		}
+	}
+}
+
+// markSpeakers makes the speakers of a dialogue names: when two or more lines begin with one
+// capitalised word and a colon ("Ella: What a wife.") and the tagger found at least one of those
+// words to be a name, the others are names too. Words such as "User", "Note" or "Subject" are
+// lexicon or common words and stay out.
+func (f *featurizer) markSpeakers(labels []uint8) {
+	var speakers []int
+	named := false
+	for i := range labels {
+		ti := &f.info[i]
+		if ti.gap&(GapNewline|GapStart) == 0 || !f.isWord(i) || i+1 >= len(labels) ||
+			f.info[i+1].gap&GapColon == 0 || f.info[i+1].gap&GapNewline != 0 {
+			continue
+		}
+		speakers = append(speakers, i)
+		named = named || labels[i] == B && labels[i+1] != I
+	}
+	if !named || len(speakers) < 2 {
+		return
+	}
+	for _, i := range speakers {
+		if labels[i] == O && f.nameLike(i) {
+			labels[i] = B
+		}
+	}
+}

@@ -1,0 +1,348 @@
+package names
+
+import "strings"
+
+// This file holds the rules that take back names the tagger found inside the names of firms,
+// ships, titles and street corners. Such names are made of surnames and given names ("Sullivan,
+// Brooks and Hale LLP", "USNS Bergman", "the corner of Main Street and Elisabeth Parks"), and
+// the words that tell them apart often stand further away than the tagger looks.
+
+// hashSet returns the set of the FNV hashes of the words in the space-separated list.
+func hashSet(words string) map[uint64]bool {
+	set := map[uint64]bool{}
+	for _, w := range strings.Fields(words) {
+		set[fnv(w)] = true
+	}
+	return set
+}
+
+// firmWords end the name of a firm or another organisation and are seldom a surname: "Wolfram
+// Research", "Sullivan, Brooks and Hale LLP", "Thomas and Sons". Words that are also common
+// surnames (Church, Post, Bank, Hall) are left out.
+var firmWords = hashSet(`inc incorporated ltd llc llp plc corp corporation co gmbh ag kg ohg mbh
+	sa sas sarl sàrl spa srl bv nv oy limited associates consulting consultants consultancy holding
+	holdings group partners partner partnership technologies technology solutions systems software
+	labs laboratories analytics research investments investment capital ventures industries
+	enterprises foundation institute university orchestra records studios airlines insurance
+	pharmaceuticals logistics motors media networks communications publishing properties
+	sons brothers bros söhne soehne fils frères freres hijos hermanos figli fratelli filhos irmãos
+	zonen gebroeders gebr`)
+
+// kinWords follow "and" or "&" in the names of family firms: "Thomas and Sons", "Dupont et Fils".
+var kinWords = hashSet(`sons brothers bros co company partner partners associates söhne soehne
+	fils frères freres cie hijos hermanos cía figli fratelli filhos irmãos cia zonen gebroeders`)
+
+// firmNouns are the heads of the noun phrases that say what a firm is: "Hoffmann is a German
+// multinational company".
+var firmNouns = hashSet(`company companies firm agency multinational corporation conglomerate
+	startup start-up manufacturer retailer consultancy bank brand business enterprise supplier
+	distributor publisher studio label
+	unternehmen firma konzern kanzlei agentur bank hersteller händler marke
+	entreprise société societe agence banque firme cabinet marque fabricant
+	empresa compañía compania agencia firma banco marca fabricante
+	azienda società societa agenzia banca impresa ditta marchio
+	bedrijf onderneming firma bureau bank merk fabrikant
+	companhia agência agencia banco marca`)
+
+// copulas are the forms of "to be" after which firmNouns are looked for.
+var copulas = hashSet(`is was ist war est était etait es era è é`)
+
+// romanceCopulas are the copulas of the languages whose adjectives may follow the noun.
+var romanceCopulas = hashSet(`est était etait es era è é`)
+
+// singulars are the singular verbs that, right after a list of surnames, say the list is one
+// firm: people are "Smith, Jones and Brown were", a firm "Smith, Jones and Brown is".
+var singulars = hashSet(`is was has ist war hat est était etait a es era ha è heeft é tem`)
+
+// articles are the indefinite articles between a copula and its noun phrase.
+var articles = hashSet(`a an ein eine einer un une una un' uno een um uma`)
+
+// phraseEnds may follow the head of a noun phrase: "a design agency based in Pelhrimov".
+var phraseEnds = hashSet(`based headquartered founded located specialising specializing
+	that which with from in of for and mit aus in qui que con de di da van met uit`)
+
+// titleTails complete a title rather than name someone: "the Princess Royal", "the Prince
+// Regent", "the Queen Consort".
+var titleTails = hashSet(`royal regent consort dowager emeritus emerita`)
+
+// titleHeads are the titles titleTails complete.
+var titleHeads = hashSet(`princess prince queen king duchess duke lady lord emperor empress
+	prinzessin prinz königin könig princesse prince reine roi princesa príncipe reina rey
+	principessa principe regina re prinses prins koningin koning rainha rei`)
+
+// shipPrefixes stand before a ship's name in an address ("USNS Bergman, FPO AP 93757").
+var shipPrefixes = hashSet(`uss usns uscgc usnv usat hms hmcs hmas hmnzs rms`)
+
+// cornerWords introduce two streets that meet: "the corner of Main Street and Elisabeth Parks".
+var cornerWords = hashSet(`corner intersection junction crossing ecke kreuzung angle carrefour
+	croisement esquina cruce intersección angolo incrocio hoek kruising cruzamento`)
+
+// dropNonPeople applies the rules of this file to the tagger's labels. A name found to be a
+// firm's ("Eberhard Faber GmbH") is taken back wherever else the same words were tagged in the
+// text ("Eberhard Faber also makes…"), since the service redacts every occurrence of a name.
+func dropNonPeople(f *featurizer, labels []uint8) {
+	firms := map[uint64]bool{}
+	for i := 0; i < len(labels); {
+		if labels[i] != B {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(labels) && labels[j] == I {
+			j++
+		}
+		// The name is tokens i to j-1.
+		switch {
+		case f.titleTail(i, j), f.afterShipPrefix(i), f.atCorner(i):
+			clear(labels[i:j])
+		case f.firmAfter(labels, i, j):
+			for _, k := range f.clearList(labels, i) {
+				firms[f.spanHash(k, k+1)] = true
+			}
+			firms[f.spanHash(i, j)] = true
+			clear(labels[i:j])
+		}
+		i = j
+	}
+	for _, k := range f.dropFirmLists(labels) {
+		firms[f.spanHash(k, k+1)] = true
+	}
+	if len(firms) == 0 {
+		return
+	}
+	for i := 0; i < len(labels); {
+		if labels[i] != B {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(labels) && labels[j] == I {
+			j++
+		}
+		if firms[f.spanHash(i, j)] {
+			clear(labels[i:j])
+		}
+		i = j
+	}
+}
+
+// spanHash returns a hash of the lower-case words of tokens i to j-1.
+func (f *featurizer) spanHash(i, j int) uint64 {
+	h := uint64(j - i)
+	for k := i; k < j; k++ {
+		h = mix(h, f.info[k].lw)
+	}
+	return h
+}
+
+// isWord reports whether token i exists and is a word.
+func (f *featurizer) isWord(i int) bool { return i >= 0 && i < len(f.info) && f.info[i].kind == Word }
+
+// capital reports whether token i is a word written with a capital.
+func (f *featurizer) capital(i int) bool {
+	return f.isWord(i) && f.info[i].caps != capLower
+}
+
+// titleTail reports whether the name is one word of titleTails after a title ("the Princess
+// Royal").
+func (f *featurizer) titleTail(i, j int) bool {
+	return j == i+1 && i > 0 && titleTails[f.info[i].lw] && f.info[i].gap == 0 && titleHeads[f.info[i-1].lw]
+}
+
+// afterShipPrefix reports whether the name starts with, or right after, a ship prefix written in
+// capitals.
+func (f *featurizer) afterShipPrefix(i int) bool {
+	is := func(k int) bool { return f.isWord(k) && f.info[k].caps == capAll && shipPrefixes[f.info[k].lw] }
+	return is(i) || i > 0 && f.info[i].gap == 0 && is(i-1)
+}
+
+// atCorner reports whether the name stands in the names of two streets that meet: within the
+// ten tokens after "corner of" and its equivalents, on the same line and in the same sentence.
+func (f *featurizer) atCorner(i int) bool {
+	for k := i - 1; k >= 0 && k >= i-10; k-- {
+		tk := &f.info[k+1]
+		if tk.gap&(GapNewline|GapStart) != 0 || tk.gap&GapSent != 0 && f.capital(k+1) && !f.abbreviation(k) {
+			return false
+		}
+		if cornerWords[f.info[k].lw] {
+			return true
+		}
+	}
+	return false
+}
+
+// abbreviation reports whether token k is a word short enough to be an abbreviation that a
+// period follows ("ul. Cicha", "Blvd. Haussmann").
+func (f *featurizer) abbreviation(k int) bool {
+	return f.isWord(k) && f.info[k].runes <= 4
+}
+
+// firmAfter reports whether what follows the name tokens i to j-1 makes it a firm's: a firm word
+// after at most two more capitalised words ("Wolfram Research", "Nera Economic Consulting"),
+// "and Sons" or "& Co", or "is a … company"; or whether the name's own last word is a firm word
+// ("Hale LLP").
+func (f *featurizer) firmAfter(labels []uint8, i, j int) bool {
+	if j-i > 1 && f.capital(j-1) && firmWords[f.info[j-1].lw] {
+		return true
+	}
+	for k := j; k < j+3 && k < len(labels); k++ {
+		tk := &f.info[k]
+		if !f.capital(k) || tk.gap != 0 || labels[k] != O {
+			break
+		}
+		if firmWords[tk.lw] {
+			return true
+		}
+	}
+	if f.capital(j+1) && kinWords[f.info[j+1].lw] && f.info[j+1].gap == 0 &&
+		(f.info[j].gap == 0 && listAnd[f.info[j].lw]) {
+		return true
+	}
+	if f.capital(j) && kinWords[f.info[j].lw] && f.ampersandBefore(j) {
+		return true
+	}
+	return f.firmPredicate(j)
+}
+
+// ampersandBefore reports whether only "&" and spaces stand between token k and the one before.
+func (f *featurizer) ampersandBefore(k int) bool {
+	if k <= 0 || f.info[k].gap != GapOther {
+		return false
+	}
+	between := strings.TrimSpace(f.text[f.toks[k-1].End:f.toks[k].Start])
+	return between == "&"
+}
+
+// firmPredicate reports whether the tokens from k on say "is a … company": a copula, an
+// indefinite article and a noun phrase of at most four words, without function words, whose head
+// is one of firmNouns. In English and German the head ends the phrase; in the Romance languages
+// an adjective may follow it ("une entreprise familiale").
+func (f *featurizer) firmPredicate(k int) bool {
+	if !f.isWord(k) || f.info[k].gap != 0 || !copulas[f.info[k].lw] {
+		return false
+	}
+	romance := romanceCopulas[f.info[k].lw]
+	k++
+	if !f.isWord(k) || f.info[k].gap != 0 {
+		return false
+	}
+	if lw := f.lowerAt(k); strings.HasPrefix(lw, "un'") {
+		// "un'azienda": the article and the noun are one token.
+		return firmNouns[fnv(strings.TrimPrefix(lw, "un'"))]
+	}
+	if !articles[f.info[k].lw] {
+		return false
+	}
+	for n := k + 1; n <= k+4 && f.isWord(n) && f.info[n].gap == 0; n++ {
+		if phraseEnds[f.info[n].lw] || f.class(n)&ClsFunction != 0 {
+			return false
+		}
+		if !firmNouns[f.info[n].lw] {
+			continue
+		}
+		if next := n + 1; romance || !f.isWord(next) || f.info[next].gap != 0 || phraseEnds[f.info[next].lw] {
+			return true
+		}
+	}
+	return false
+}
+
+// lowerAt returns the lower-case text of token k.
+func (f *featurizer) lowerAt(k int) string {
+	t := f.toks[k]
+	return string(appendLower(nil, f.text[t.Start:t.End]))
+}
+
+// clearList takes the name label off the items of the list whose last item is token i ("The
+// Davis, Reynolds and Williamson Orchestra"), when every item is one word: a list with a full
+// name in it names people.
+// It returns the items whose label it took off.
+func (f *featurizer) clearList(labels []uint8, i int) []int {
+	var items []int
+	for k := f.listItem(labels, i, -1); k >= 0 && len(items) < 8; k = f.listItem(labels, k, -1) {
+		if labels[k] == I || k+1 < len(labels) && labels[k+1] == I {
+			return nil
+		}
+		if labels[k] == B {
+			items = append(items, k)
+		}
+	}
+	for _, k := range items {
+		labels[k] = O
+	}
+	return items
+}
+
+// dropFirmLists takes the name label off the items of lists of three or more one-word items that
+// are the name of a firm: followed by a singular verb ("Lopez, Santos and Coleman is a design
+// agency") or a firm word, or alone on a line of an address block ("Marshall, Hernandez and Simpson" between a
+// name and a street). People's names in lists are mostly given names, or come with the verbs of
+// plural subjects.
+// It returns the items whose label it took off.
+func (f *featurizer) dropFirmLists(labels []uint8) []int {
+	var dropped []int
+	for i := 0; i < len(labels); i++ {
+		if !f.isWord(i) || !f.listStart(labels, i) {
+			continue
+		}
+		items := []int{i}
+		for k := f.listItem(labels, i, +1); k >= 0 && len(items) < 8; k = f.listItem(labels, k, +1) {
+			items = append(items, k)
+		}
+		last := items[len(items)-1]
+		if len(items) < 3 || !listAnd[f.info[last-1].lw] {
+			continue
+		}
+		named := false
+		for _, k := range items {
+			if labels[k] == I || k+1 < len(labels) && labels[k+1] == I {
+				named = false
+				break
+			}
+			named = named || labels[k] == B
+		}
+		if named && (f.singularAfter(last) || f.firmWordAfter(last) || f.aloneInBlock(items[0], last)) {
+			for _, k := range items {
+				if labels[k] == B {
+					dropped = append(dropped, k)
+				}
+				labels[k] = O
+			}
+		}
+		i = last
+	}
+	return dropped
+}
+
+// listStart reports whether token i could begin a list of one-word items: nothing joins it to a
+// word before.
+func (f *featurizer) listStart(labels []uint8, i int) bool {
+	return f.listItem(labels, i, -1) < 0
+}
+
+// firmWordAfter reports whether a firm word follows token k ("Clark, Romero and Hall
+// Orchestra").
+func (f *featurizer) firmWordAfter(k int) bool {
+	return f.capital(k+1) && f.info[k+1].gap == 0 && firmWords[f.info[k+1].lw]
+}
+
+// singularAfter reports whether a singular verb follows token k.
+func (f *featurizer) singularAfter(k int) bool {
+	return f.isWord(k+1) && f.info[k+1].gap == 0 && singulars[f.info[k+1].lw]
+}
+
+// aloneInBlock reports whether tokens first to last fill a line of their own (apart from quote
+// marks such as ">") that has a line before it which is not a greeting or a closing ("Love,",
+// "Regards"), and a line after it: an address block or a signature.
+func (f *featurizer) aloneInBlock(first, last int) bool {
+	if first == 0 || f.info[first].gap&GapNewline == 0 || last+1 >= len(f.info) ||
+		f.info[last+1].gap&GapNewline == 0 {
+		return false
+	}
+	// The last word of the line before.
+	p := first - 1
+	for p >= 0 && !f.isWord(p) {
+		p--
+	}
+	return p >= 0 && f.class(p)&(ClsClosing|ClsGreeting) == 0
+}

@@ -1,0 +1,62 @@
+package names
+
+import "testing"
+
+func TestDropNonPeople(t *testing.T) {
+	g := NewGazetteerBuilder().Build()
+	checkRule(t, g, dropNonPeople, []labelCase{
+		// Titles.
+		{"PrincessRoyal", "The Princess Royal arrived", []uint8{O, O, B, O}, []uint8{O, O, O, O}},
+		{"PrinceRegent", "the Prince Regent spoke", []uint8{O, O, B, O}, []uint8{O, O, O, O}},
+		{"PrincessName", "Princess Anne arrived", []uint8{B, I, O}, []uint8{B, I, O}},
+		{"RoyalAlone", "Royal Robbins climbed", []uint8{B, I, O}, []uint8{B, I, O}},
+		// Ships in military addresses.
+		{"ShipPrefixOutside", "USNS Bergman FPO AP", []uint8{O, B, O, O}, []uint8{O, O, O, O}},
+		{"ShipPrefixInside", "is USS Lorenzen", []uint8{O, B, I}, []uint8{O, O, O}},
+		{"ShipPrefixLowerCase", "we uss Lorenzen", []uint8{O, O, B}, []uint8{O, O, B}},
+		// Street corners.
+		{"Corner", "the corner of Main Street and Elisabeth Parks", []uint8{O, O, O, O, O, O, B, I}, []uint8{O, O, O, O, O, O, O, O}},
+		{"CornerGerman", "an der Ecke Hauptstraße und Anna Weg", []uint8{O, O, O, O, O, B, I}, []uint8{O, O, O, O, O, O, O}},
+		{"CornerAfterHouseNumber", "corner of Csabai kapu 39. and Mathias Pass", []uint8{O, O, O, O, O, O, B, I}, []uint8{O, O, O, O, O, O, O, O}},
+		{"CornerNextSentence", "the corner of Main Street. Anna Weber came", []uint8{O, O, O, O, O, B, I, O}, []uint8{O, O, O, O, O, B, I, O}},
+		{"CornerNextLine", "the corner of Main Street\nAnna Weber", []uint8{O, O, O, O, O, B, I}, []uint8{O, O, O, O, O, B, I}},
+		{"CornerFarAway", "the corner of the big old market where we met yesterday with Anna", []uint8{O, O, O, O, O, O, O, O, O, O, O, O, B}, []uint8{O, O, O, O, O, O, O, O, O, O, O, O, B}},
+		// Firm words after a name.
+		{"FirmWord", "Wolfram Research is", []uint8{B, O, O}, []uint8{O, O, O}},
+		{"FirmWordAfterTwo", "Nera Economic Consulting is", []uint8{B, O, O, O}, []uint8{O, O, O, O}},
+		{"FirmWordInside", "by Hale LLP", []uint8{O, B, I}, []uint8{O, O, O}},
+		{"FirmWordTooFar", "Anna Big Old Red Group", []uint8{B, O, O, O, O}, []uint8{B, O, O, O, O}},
+		{"FirmWordLowerCase", "Anna research", []uint8{B, O}, []uint8{B, O}},
+		{"FirmWordAfterComma", "Anna Weber, University of Ghent", []uint8{B, I, O, O, O}, []uint8{B, I, O, O, O}},
+		{"FirmList", "The Davis, Reynolds and Williamson Orchestra", []uint8{O, B, B, O, B, O}, []uint8{O, O, O, O, O, O}},
+		{"FirmListTwoWordItem", "Anna Weber, Reynolds and Williamson Orchestra", []uint8{B, I, B, O, B, O}, []uint8{B, I, B, O, O, O}},
+		{"AndSons", "Thomas and Sons", []uint8{B, O, O}, []uint8{O, O, O}},
+		{"EtFils", "Dupont et Fils", []uint8{B, O, O}, []uint8{O, O, O}},
+		{"AmpersandCo", "Hale & Co", []uint8{B, O}, []uint8{O, O}},
+		{"AndFriend", "Thomas and Peter", []uint8{B, O, B}, []uint8{B, O, B}},
+		{"SurnameChurch", "Charlotte Church sang", []uint8{B, I, O}, []uint8{B, I, O}},
+		{"FirmEverywhere", "Eberhard Faber GmbH was founded. Eberhard Faber makes pencils", []uint8{B, I, O, O, O, B, I, O, O}, []uint8{O, O, O, O, O, O, O, O, O}},
+		{"FirmNotOtherNames", "Faber GmbH was founded. Eberhard Faber makes pencils", []uint8{B, O, O, O, B, I, O, O}, []uint8{O, O, O, O, B, I, O, O}},
+		{"CornerOnlyThere", "the corner of Main Street and Anna Weber. Anna Weber came", []uint8{O, O, O, O, O, O, B, I, B, I, O}, []uint8{O, O, O, O, O, O, O, O, B, I, O}},
+		// "is a … company".
+		{"Company", "Hoffmann is a German multinational company", []uint8{B, O, O, O, O, O}, []uint8{O, O, O, O, O, O}},
+		{"AgencyBasedIn", "Russell is a design agency based in Leeds", []uint8{B, O, O, O, O, O, O, O}, []uint8{O, O, O, O, O, O, O, O}},
+		{"Teacher", "Becker is a very good teacher", []uint8{B, O, O, O, O, O}, []uint8{B, O, O, O, O, O}},
+		{"SchoolTeacher", "Becker is a bank clerk", []uint8{B, O, O, O, O}, []uint8{B, O, O, O, O}},
+		{"MemberOfBand", "Becker is a member of the company", []uint8{B, O, O, O, O, O, O}, []uint8{B, O, O, O, O, O, O}},
+		{"French", "Dupont est une entreprise familiale", []uint8{B, O, O, O, O}, []uint8{O, O, O, O, O}},
+		{"ItalianElided", "Bianchi è un'azienda di Milano", []uint8{B, O, O, O, O}, []uint8{O, O, O, O, O}},
+		// Lists that are one firm.
+		{"FirmListSingularVerb", "Lopez, Santos and Coleman is a design agency", []uint8{B, B, O, B, O, O, O, O}, []uint8{O, O, O, O, O, O, O, O}},
+		{"FirmListFirmWord", "The Clark, Romero and Hall Orchestra", []uint8{O, O, B, O, O, O}, []uint8{O, O, O, O, O, O}},
+		{"CornerAbbreviation", "corner of ul. Cicha 86 and Leokadia Trail", []uint8{O, O, O, O, O, O, B, I}, []uint8{O, O, O, O, O, O, O, O}},
+		{"PeopleListPluralVerb", "Lopez, Santos and Coleman were arrested", []uint8{B, B, O, B, O, O}, []uint8{B, B, O, B, O, O}},
+		{"TwoItems", "Lopez and Coleman is", []uint8{B, O, B, O}, []uint8{B, O, B, O}},
+		{"FirmListInBlock", "Peter Novak\nMarshall, Hernandez and Simpson\n12 Baker Street", []uint8{B, I, B, B, O, B, O, O, O}, []uint8{B, I, O, O, O, O, O, O, O}},
+		{"FirmListLowerCase", "naomi ryan\nhubbard, fox and gillespie\n3747 fourth avenue", []uint8{B, I, B, O, O, O, O, O, O}, []uint8{B, I, O, O, O, O, O, O, O}},
+		{"FamilySignature", "Love,\nAnna, Ben and Carla", []uint8{O, B, B, O, B}, []uint8{O, B, B, O, B}},
+		{"ListFirstLine", "Anna, Ben and Carla\nare coming", []uint8{B, B, O, B, O, O}, []uint8{B, B, O, B, O, O}},
+		{"ListLastLine", "Our team:\nAnna, Ben and Carla", []uint8{O, O, B, B, O, B}, []uint8{O, O, B, B, O, B}},
+		{"ListWithFullName", "Peter\nAnna Weber, Ben and Carla\nx", []uint8{B, B, I, B, O, B, O}, []uint8{B, B, I, B, O, B, O}},
+	})
+}
