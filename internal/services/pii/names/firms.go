@@ -61,6 +61,14 @@ var articles = hashSet(`a an ein eine einer un une una un' uno een um uma`)
 var phraseEnds = hashSet(`based headquartered founded located specialising specializing
 	that which with from in of for and mit aus in qui que con de di da van met uit`)
 
+// placeTails end the names of buildings, institutions, trophies and events, which are often
+// named after people: "Carnegie Hall", "the Alfred Phillips House", "the Stanley Cup", "Paxton
+// Carnegie Public Library".
+var placeTails = hashSet(`library museum theatre theater stadium arena airport station tower cup
+	trophy award awards prize memorial cathedral school schoolhouse college university hospital
+	institute center centre hotel building house hall park bridge federation association society
+	league club festival fest`)
+
 // titleTails complete a title rather than name someone: "the Princess Royal", "the Prince
 // Regent", "the Queen Consort".
 var titleTails = hashSet(`royal regent consort dowager emeritus emerita`)
@@ -93,7 +101,7 @@ func dropNonPeople(f *featurizer, labels []uint8) {
 		}
 		// The name is tokens i to j-1.
 		switch {
-		case f.titleTail(i, j), f.afterShipPrefix(i), f.atCorner(i):
+		case f.titleTail(i, j), f.afterShipPrefix(i), f.atCorner(i), f.placeName(labels, i, j):
 			clear(labels[i:j])
 		case f.firmAfter(labels, i, j):
 			for _, k := range f.clearList(labels, i) {
@@ -134,6 +142,30 @@ func (f *featurizer) spanHash(i, j int) uint64 {
 	}
 	return h
 }
+
+// placeName reports whether the name tokens i to j-1 are part of the name of a building, an
+// institution, a trophy or an event: they end in one of placeTails after "the" or after another
+// capitalised word that is not a title or a role ("the Alfred Phillips House", "Carnegie Hall"), or one of
+// placeTails follows them after at most two more capitalised words ("Paxton Water Tower").
+func (f *featurizer) placeName(labels []uint8, i, j int) bool {
+	if f.capital(j-1) && placeTails[f.info[j-1].lw] && i > 0 && f.info[i].gap == 0 {
+		if p := i - 1; f.info[p].lw == hashThe || f.capital(p) && labels[p] == O && f.class(p)&(ClsTitle|ClsRole) == 0 && !personTitles[f.info[p].lw] {
+			return true
+		}
+	}
+	for k := j; k < j+3 && k < len(labels); k++ {
+		if !f.capital(k) || f.info[k].gap != 0 || labels[k] != O {
+			break
+		}
+		if placeTails[f.info[k].lw] {
+			return true
+		}
+	}
+	return false
+}
+
+// hashThe is the hash of "the".
+var hashThe = fnv("the")
 
 // isWord reports whether token i exists and is a word.
 func (f *featurizer) isWord(i int) bool { return i >= 0 && i < len(f.info) && f.info[i].kind == Word }

@@ -38,6 +38,15 @@ func TestDropNonPeople(t *testing.T) {
 		{"FirmEverywhere", "Eberhard Faber GmbH was founded. Eberhard Faber makes pencils", []uint8{B, I, O, O, O, B, I, O, O}, []uint8{O, O, O, O, O, O, O, O, O}},
 		{"FirmNotOtherNames", "Faber GmbH was founded. Eberhard Faber makes pencils", []uint8{B, O, O, O, B, I, O, O}, []uint8{O, O, O, O, B, I, O, O}},
 		{"CornerOnlyThere", "the corner of Main Street and Anna Weber. Anna Weber came", []uint8{O, O, O, O, O, O, B, I, B, I, O}, []uint8{O, O, O, O, O, O, O, O, B, I, O}},
+		// Buildings, institutions and trophies named after people.
+		{"HallAfterWord", "at Carnegie Hall .", []uint8{O, O, B}, []uint8{O, O, O}},
+		{"HouseAfterThe", "The Alfred Phillips House is", []uint8{O, B, I, I, O}, []uint8{O, O, O, O, O}},
+		{"CupAfterThe", "won the Stanley Cup", []uint8{O, O, B, I}, []uint8{O, O, O, O}},
+		{"LibraryAfterTwo", "the Paxton Carnegie Public Library", []uint8{O, B, O, O, O}, []uint8{O, O, O, O, O}},
+		{"HallPerson", "host Monty Hall said", []uint8{O, B, I, O}, []uint8{O, B, I, O}},
+		{"HouseAfterTitle", "Dr. Gregory House said", []uint8{O, B, I, O}, []uint8{O, B, I, O}},
+		{"HouseAfterTitleWord", "Doctor House said", []uint8{O, B, O}, []uint8{O, B, O}},
+		{"ParkSentenceStart", "Park and Mann were", []uint8{B, O, B, O}, []uint8{B, O, B, O}},
 		// "is a … company".
 		{"Company", "Hoffmann is a German multinational company", []uint8{B, O, O, O, O, O}, []uint8{O, O, O, O, O, O}},
 		{"AgencyBasedIn", "Russell is a design agency based in Leeds", []uint8{B, O, O, O, O, O, O, O}, []uint8{O, O, O, O, O, O, O, O}},
