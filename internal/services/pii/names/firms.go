@@ -24,7 +24,8 @@ var firmWords = hashSet(`inc incorporated ltd llc llp plc corp corporation co gm
 	holdings group partners partner partnership technologies technology solutions systems software
 	labs laboratories analytics research investments investment capital ventures industries
 	enterprises foundation institute university orchestra records studios airlines insurance
-	pharmaceuticals logistics motors media networks communications publishing properties
+	pharmaceuticals logistics motors media networks communications publishing properties design
+	designs productions entertainment pictures
 	sons brothers bros söhne soehne fils frères freres hijos hermanos figli fratelli filhos irmãos
 	zonen gebroeders gebr`)
 
@@ -67,7 +68,21 @@ var phraseEnds = hashSet(`based headquartered founded located specialising speci
 var placeTails = hashSet(`library museum theatre theater stadium arena airport station tower cup
 	trophy award awards prize memorial cathedral school schoolhouse college university hospital
 	institute center centre hotel building house hall park bridge federation association society
-	league club festival fest`)
+	league club festival fest county township borough district parish`)
+
+// regions are the states and provinces that follow a town's name after a comma ("Cary, North
+// Carolina", "Paxton, Illinois"): those of the United States, Canada and Australia, written out
+// (two-letter codes are too often initials). Countries are left out: "Usain Bolt, Jamaica" lists a
+// person and where they come from.
+var regions = hashSet(`alabama alaska arizona arkansas california colorado connecticut delaware
+	florida georgia hawaii idaho illinois indiana iowa kansas kentucky louisiana maine maryland
+	massachusetts michigan minnesota mississippi missouri montana nebraska nevada ohio oklahoma
+	oregon pennsylvania tennessee texas utah vermont virginia washington wisconsin wyoming
+	alberta manitoba ontario quebec québec saskatchewan yukon nunavut queensland tasmania victoria`)
+
+// regionFirsts are the first words of two-word regions; regionSeconds their second words.
+var regionFirsts, regionSeconds = hashSet(`new north south west rhode british nova prince`),
+	hashSet(`hampshire jersey mexico york carolina dakota virginia island columbia scotia edward brunswick wales`)
 
 // titleTails complete a title rather than name someone: "the Princess Royal", "the Prince
 // Regent", "the Queen Consort".
@@ -102,6 +117,10 @@ func dropNonPeople(f *featurizer, labels []uint8) {
 		// The name is tokens i to j-1.
 		switch {
 		case f.titleTail(i, j), f.afterShipPrefix(i), f.atCorner(i), f.placeName(labels, i, j):
+			clear(labels[i:j])
+		case j == i+1 && f.regionAfter(j):
+			// "Hayward, California": a town, wherever else it stands in the text.
+			firms[f.spanHash(i, j)] = true
 			clear(labels[i:j])
 		case f.firmAfter(labels, i, j):
 			for _, k := range f.clearList(labels, i) {
@@ -162,6 +181,18 @@ func (f *featurizer) placeName(labels []uint8, i, j int) bool {
 		}
 	}
 	return false
+}
+
+// regionAfter reports whether a comma and a region written with a capital follow: token k is
+// the region's first word.
+func (f *featurizer) regionAfter(k int) bool {
+	if !f.capital(k) || f.info[k].gap&^GapComma != 0 || f.info[k].gap == 0 {
+		return false
+	}
+	if regions[f.info[k].lw] {
+		return true
+	}
+	return regionFirsts[f.info[k].lw] && f.capital(k+1) && f.info[k+1].gap == 0 && regionSeconds[f.info[k+1].lw]
 }
 
 // hashThe is the hash of "the".

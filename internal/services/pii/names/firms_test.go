@@ -47,6 +47,14 @@ func TestDropNonPeople(t *testing.T) {
 		{"HouseAfterTitle", "Dr. Gregory House said", []uint8{O, B, I, O}, []uint8{O, B, I, O}},
 		{"HouseAfterTitleWord", "Doctor House said", []uint8{O, B, O}, []uint8{O, B, O}},
 		{"ParkSentenceStart", "Park and Mann were", []uint8{B, O, B, O}, []uint8{B, O, B, O}},
+		{"County", "to Fairfax County .", []uint8{O, B, O}, []uint8{O, O, O}},
+		// Towns before a region.
+		{"TownState", "a mall in Cary , North Carolina . Cary Towne Center", []uint8{O, O, O, B, O, O, B, O, O}, []uint8{O, O, O, O, O, O, O, O, O}},
+		{"TownStateOneWord", "in Hayward, California", []uint8{O, B, O}, []uint8{O, O, O}},
+		{"PersonCountry", "Usain Bolt, Jamaica", []uint8{B, I, O}, []uint8{B, I, O}},
+		{"TwoWordNameState", "Anna Weber, Ohio", []uint8{B, I, O}, []uint8{B, I, O}},
+		{"StateNoComma", "Cary Ohio", []uint8{B, O}, []uint8{B, O}},
+		{"NotRegion", "Cary, North Pole", []uint8{B, O, O}, []uint8{B, O, O}},
 		// "is a … company".
 		{"Company", "Hoffmann is a German multinational company", []uint8{B, O, O, O, O, O}, []uint8{O, O, O, O, O, O}},
 		{"AgencyBasedIn", "Russell is a design agency based in Leeds", []uint8{B, O, O, O, O, O, O, O}, []uint8{O, O, O, O, O, O, O, O}},
