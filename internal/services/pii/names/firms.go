@@ -116,9 +116,10 @@ func dropNonPeople(f *featurizer, labels []uint8) {
 		}
 		// The name is tokens i to j-1.
 		switch {
-		case f.titleTail(i, j), f.afterShipPrefix(i), f.atCorner(i), f.placeName(labels, i, j):
+		case f.titleTail(i, j), f.afterShipPrefix(i), f.atCorner(i), f.placeName(labels, i, j),
+			f.regionOfTown(labels, i, j):
 			clear(labels[i:j])
-		case j == i+1 && f.regionAfter(j):
+		case j == i+1 && f.regionAfter(labels, j):
 			// "Hayward, California": a town, wherever else it stands in the text.
 			firms[f.spanHash(i, j)] = true
 			clear(labels[i:j])
@@ -185,14 +186,29 @@ func (f *featurizer) placeName(labels []uint8, i, j int) bool {
 
 // regionAfter reports whether a comma and a region written with a capital follow: token k is
 // the region's first word.
-func (f *featurizer) regionAfter(k int) bool {
+// A one-word region that is also a given name and that the tagger took for a name is a name in a
+// list ("Anna, Victoria and Ben").
+func (f *featurizer) regionAfter(labels []uint8, k int) bool {
 	if !f.capital(k) || f.info[k].gap&^GapComma != 0 || f.info[k].gap == 0 {
 		return false
 	}
-	if regions[f.info[k].lw] {
+	if regionFirsts[f.info[k].lw] && f.capital(k+1) && f.info[k+1].gap == 0 && regionSeconds[f.info[k+1].lw] {
 		return true
 	}
-	return regionFirsts[f.info[k].lw] && f.capital(k+1) && f.info[k+1].gap == 0 && regionSeconds[f.info[k+1].lw]
+	return regions[f.info[k].lw] && (labels[k] == O || f.info[k].gaz&Given == 0)
+}
+
+// regionOfTown reports whether the name is a region ("North Carolina", "Illinois"; not one that
+// is also a given name, such as "Victoria") after a comma and a capitalised word that is not a
+// name: the town it is the region of.
+func (f *featurizer) regionOfTown(labels []uint8, i, j int) bool {
+	if j-i > 2 || !f.capital(i-1) || labels[i-1] != O || f.info[i].gap != GapComma {
+		return false
+	}
+	if j-i == 1 {
+		return regions[f.info[i].lw] && f.info[i].gaz&Given == 0
+	}
+	return regionFirsts[f.info[i].lw] && regionSeconds[f.info[i+1].lw]
 }
 
 // hashThe is the hash of "the".

@@ -54,6 +54,8 @@ func TestDropNonPeople(t *testing.T) {
 		{"PersonCountry", "Usain Bolt, Jamaica", []uint8{B, I, O}, []uint8{B, I, O}},
 		{"TwoWordNameState", "Anna Weber, Ohio", []uint8{B, I, O}, []uint8{B, I, O}},
 		{"StateNoComma", "Cary Ohio", []uint8{B, O}, []uint8{B, O}},
+		{"StateAfterTown", "in Cary , North Carolina", []uint8{O, O, B, I}, []uint8{O, O, O, O}},
+		{"OneWordStateAfterTown", "of Paxton , Illinois .", []uint8{O, B, B}, []uint8{O, O, O}},
 		{"NotRegion", "Cary, North Pole", []uint8{B, O, O}, []uint8{B, O, O}},
 		// "is a … company".
 		{"Company", "Hoffmann is a German multinational company", []uint8{B, O, O, O, O, O}, []uint8{O, O, O, O, O, O}},
@@ -75,5 +77,15 @@ func TestDropNonPeople(t *testing.T) {
 		{"ListFirstLine", "Anna, Ben and Carla\nare coming", []uint8{B, B, O, B, O, O}, []uint8{B, B, O, B, O, O}},
 		{"ListLastLine", "Our team:\nAnna, Ben and Carla", []uint8{O, O, B, B, O, B}, []uint8{O, O, B, B, O, B}},
 		{"ListWithFullName", "Peter\nAnna Weber, Ben and Carla\nx", []uint8{B, B, I, B, O, B, O}, []uint8{B, B, I, B, O, B, O}},
+	})
+}
+
+func TestDropNonPeopleGivenRegion(t *testing.T) {
+	b := NewGazetteerBuilder()
+	b.Add("victoria", Given)
+	checkRule(t, b.Build(), dropNonPeople, []labelCase{
+		{"StateAfterName", "Anna, Victoria and Ben", []uint8{B, B, O, B}, []uint8{B, B, O, B}},
+		{"StateAfterTown", "Geelong, Victoria .", []uint8{B, O}, []uint8{O, O}},
+		{"GivenStateNotTaken", "Geelong, Victoria .", []uint8{O, B}, []uint8{O, B}},
 	})
 }
