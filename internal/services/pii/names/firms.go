@@ -68,7 +68,7 @@ var phraseEnds = hashSet(`based headquartered founded located specialising speci
 var placeTails = hashSet(`library museum theatre theater stadium arena airport station tower cup
 	trophy award awards prize memorial cathedral school schoolhouse college university hospital
 	institute center centre hotel building house hall park bridge federation association society
-	league club festival fest county township borough district parish`)
+	league club festival fest`)
 
 // regions are the states and provinces that follow a town's name after a comma ("Cary, North
 // Carolina", "Paxton, Illinois"): those of the United States, Canada and Australia, written out
@@ -83,6 +83,10 @@ var regions = hashSet(`alabama alaska arizona arkansas california colorado conne
 // regionFirsts are the first words of two-word regions; regionSeconds their second words.
 var regionFirsts, regionSeconds = hashSet(`new north south west rhode british nova prince`),
 	hashSet(`hampshire jersey mexico york carolina dakota virginia island columbia scotia edward brunswick wales`)
+
+// countyWords end the names of places only, never of people: a name ending in one is a place
+// wherever it stands ("provided by Fairfax County").
+var countyWords = hashSet(`county township borough district parish`)
 
 // titleTails complete a title rather than name someone: "the Princess Royal", "the Prince
 // Regent", "the Queen Consort".
@@ -105,6 +109,13 @@ var cornerWords = hashSet(`corner intersection junction crossing ecke kreuzung a
 // text ("Eberhard Faber also makes…"), since the service redacts every occurrence of a name.
 func dropNonPeople(f *featurizer, labels []uint8) {
 	firms := map[uint64]bool{}
+	// Towns before a region ("Hayward, California"), tagged or not: the tagger may take the same
+	// word for a name elsewhere ("the City Of Hayward").
+	for k := 0; k+1 < len(labels); k++ {
+		if f.capital(k) && f.info[k].caps == capInit && labels[k] != I && f.regionAfter(labels, k+1) {
+			firms[f.spanHash(k, k+1)] = true
+		}
+	}
 	for i := 0; i < len(labels); {
 		if labels[i] != B {
 			i++
@@ -168,6 +179,9 @@ func (f *featurizer) spanHash(i, j int) uint64 {
 // capitalised word that is not a title or a role ("the Alfred Phillips House", "Carnegie Hall"), or one of
 // placeTails follows them after at most two more capitalised words ("Paxton Water Tower").
 func (f *featurizer) placeName(labels []uint8, i, j int) bool {
+	if f.capital(j-1) && countyWords[f.info[j-1].lw] {
+		return true
+	}
 	if f.capital(j-1) && placeTails[f.info[j-1].lw] && i > 0 && f.info[i].gap == 0 {
 		if p := i - 1; f.info[p].lw == hashThe || f.capital(p) && labels[p] == O && f.class(p)&(ClsTitle|ClsRole) == 0 && !personTitles[f.info[p].lw] {
 			return true
@@ -177,7 +191,7 @@ func (f *featurizer) placeName(labels []uint8, i, j int) bool {
 		if !f.capital(k) || f.info[k].gap != 0 || labels[k] != O {
 			break
 		}
-		if placeTails[f.info[k].lw] {
+		if placeTails[f.info[k].lw] || countyWords[f.info[k].lw] {
 			return true
 		}
 	}
@@ -258,7 +272,7 @@ func (f *featurizer) abbreviation(k int) bool {
 
 // firmAfter reports whether what follows the name tokens i to j-1 makes it a firm's: a firm word
 // after at most two more capitalised words ("Wolfram Research", "Nera Economic Consulting"),
-// "and Sons" or "& Co", or "is a … company"; or whether the name's own last word is a firm word
+// "and Sons" or "& Co", "is a … company" or "was founded"; or whether the name's own last word is a firm word
 // ("Hale LLP").
 func (f *featurizer) firmAfter(labels []uint8, i, j int) bool {
 	if j-i > 1 && f.capital(j-1) && firmWords[f.info[j-1].lw] {
@@ -280,7 +294,32 @@ func (f *featurizer) firmAfter(labels []uint8, i, j int) bool {
 	if f.capital(j) && kinWords[f.info[j].lw] && f.ampersandBefore(j) {
 		return true
 	}
-	return f.firmPredicate(j)
+	return f.firmPredicate(j) || f.firmPassive(j)
+}
+
+// firmPassives are the participles that, after "was" or "is", say what happens to firms and
+// never to people: "Caloi was founded in 1898", "Acme is headquartered in Leeds".
+var firmPassives = hashSet(`founded headquartered incorporated established listed acquired
+	renamed merged delisted gegründet fondée fondé fundada fundado fondata fondato opgericht`)
+
+// firmAuxiliaries stand between a firm's name and one of firmPassives.
+var firmAuxiliaries = hashSet(`was is were are has been wurde ist a été est fue es fu è werd is foi é`)
+
+// firmPassive reports whether the tokens from k on are an auxiliary and one of firmPassives
+// (with "been" between, or an adverb: "was originally founded").
+func (f *featurizer) firmPassive(k int) bool {
+	if !f.isWord(k) || f.info[k].gap != 0 || !firmAuxiliaries[f.info[k].lw] {
+		return false
+	}
+	for n := k + 1; n <= k+3 && f.isWord(n) && f.info[n].gap == 0; n++ {
+		if firmPassives[f.info[n].lw] {
+			return true
+		}
+		if !firmAuxiliaries[f.info[n].lw] && !strings.HasSuffix(f.lowerAt(n), "ly") {
+			return false
+		}
+	}
+	return false
 }
 
 // ampersandBefore reports whether only "&" and spaces stand between token k and the one before.

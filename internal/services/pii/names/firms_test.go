@@ -48,6 +48,8 @@ func TestDropNonPeople(t *testing.T) {
 		{"HouseAfterTitleWord", "Doctor House said", []uint8{O, B, O}, []uint8{O, B, O}},
 		{"ParkSentenceStart", "Park and Mann were", []uint8{B, O, B, O}, []uint8{B, O, B, O}},
 		{"County", "to Fairfax County .", []uint8{O, B, O}, []uint8{O, O, O}},
+		{"CountyInName", "provided by Fairfax County , Virginia", []uint8{O, O, B, I, O}, []uint8{O, O, O, O, O}},
+		{"TownUntagged", "in Hayward , California . The City Of Hayward opened", []uint8{O, O, O, O, O, O, B, O}, []uint8{O, O, O, O, O, O, O, O}},
 		// Towns before a region.
 		{"TownState", "a mall in Cary , North Carolina . Cary Towne Center", []uint8{O, O, O, B, O, O, B, O, O}, []uint8{O, O, O, O, O, O, O, O, O}},
 		{"TownStateOneWord", "in Hayward, California", []uint8{O, B, O}, []uint8{O, O, O}},
@@ -57,6 +59,12 @@ func TestDropNonPeople(t *testing.T) {
 		{"StateAfterTown", "in Cary , North Carolina", []uint8{O, O, B, I}, []uint8{O, O, O, O}},
 		{"OneWordStateAfterTown", "of Paxton , Illinois .", []uint8{O, B, B}, []uint8{O, O, O}},
 		{"NotRegion", "Cary, North Pole", []uint8{B, O, O}, []uint8{B, O, O}},
+		{"WasFounded", "Caloi was founded in 1898 . Caloi makes bikes", []uint8{B, O, O, O, O, B, O, O}, []uint8{O, O, O, O, O, O, O, O}},
+		{"WasOriginallyFounded", "Acme was originally founded", []uint8{B, O, O, O}, []uint8{O, O, O, O}},
+		{"HasBeenAcquired", "Acme has been acquired", []uint8{B, O, O, O}, []uint8{O, O, O, O}},
+		{"GermanGegruendet", "Siemens wurde 1847 gegründet", []uint8{B, O, O, O}, []uint8{B, O, O, O}},
+		{"PersonFounded", "Anna founded the company", []uint8{B, O, O, O}, []uint8{B, O, O, O}},
+		{"PersonWasBorn", "Anna was born in 1898", []uint8{B, O, O, O, O}, []uint8{B, O, O, O, O}},
 		// "is a … company".
 		{"Company", "Hoffmann is a German multinational company", []uint8{B, O, O, O, O, O}, []uint8{O, O, O, O, O, O}},
 		{"AgencyBasedIn", "Russell is a design agency based in Leeds", []uint8{B, O, O, O, O, O, O, O}, []uint8{O, O, O, O, O, O, O, O}},
