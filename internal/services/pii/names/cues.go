@@ -58,6 +58,52 @@ func addPeople(f *featurizer, labels []uint8) {
 		}
 	}
 	f.markSpeakers(labels)
+	f.markInitials(labels)
+}
+
+// markInitials makes a name of one or more initials, lower-case particles and a capitalised word
+// ("A. van Pelt", "J. W. ten Brink"), and of two or more initials and a word the gazetteer knows
+// as a surname and not as a common word ("A. W. Maas"), when the tagger left it out. One initial
+// before a surname is left to the tagger: it is as often a saint or an exchange ("S. Candido",
+// "T. Nord"), and a heading ("A. Introduction") is neither.
+func (f *featurizer) markInitials(labels []uint8) {
+	for i := 0; i < len(labels); i++ {
+		if !f.initial(i) || labels[i] != O || i > 0 && f.initial(i-1) {
+			continue
+		}
+		k := i
+		for k+1 < len(labels) && k < i+4 && f.initial(k+1) && f.info[k+1].gap&^GapSent == 0 {
+			k++
+		}
+		p := k + 1
+		for p < len(labels) && p < k+4 && f.isWord(p) && f.info[p].caps == capLower && f.class(p)&ClsParticle != 0 {
+			p++
+		}
+		if p >= len(labels) || f.info[p].gap&^GapSent != 0 || !f.isWord(p) || labels[p] != O {
+			continue
+		}
+		tp := &f.info[p]
+		if tp.caps != capInit && tp.caps != capAll || tp.runes < 2 || f.class(p) != 0 && f.class(p) != ClsParticle {
+			continue
+		}
+		if p == k+1 && (tp.gaz&Surname == 0 || tp.gaz&Common != 0 || k == i) {
+			continue
+		}
+		labels[i] = B
+		for n := i + 1; n <= p; n++ {
+			labels[n] = I
+		}
+		i = p
+	}
+}
+
+// initial reports whether token i is one capital letter followed by a period.
+func (f *featurizer) initial(i int) bool {
+	if i < 0 || i >= len(f.info) || f.info[i].kind != Word || f.info[i].runes != 1 || f.info[i].caps == capLower {
+		return false
+	}
+	t := f.toks[i]
+	return int(t.End) < len(f.text) && f.text[t.End] == '.'
 }
 
 // nameLike reports whether token i may be made a name by these rules: a word written with an

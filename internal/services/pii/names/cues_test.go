@@ -30,3 +30,21 @@ func TestAddPeople(t *testing.T) {
 		{"LabelAtLineEnd", "Nicole: hi\nAddress:\nMain", []uint8{B, O, O, O}, []uint8{B, O, O, O}},
 	})
 }
+
+func TestMarkInitials(t *testing.T) {
+	b := NewGazetteerBuilder()
+	b.Add("maas", Surname)
+	b.Add("nord", Surname)
+	b.Add("introduction", Common)
+	checkRule(t, b.Build(), addPeople, []labelCase{
+		{"InitialParticle", "wed. van A. van Pelt, oud", []uint8{O, O, O, O, O, O}, []uint8{O, O, B, I, I, O}},
+		{"TwoInitialsParticles", "J. W. ten Brink kwam", []uint8{O, O, O, O, O}, []uint8{B, I, I, I, O}},
+		{"TwoInitialsSurname", "bij A. W. Maas te", []uint8{O, O, O, O, O}, []uint8{O, B, I, I, O}},
+		{"OneInitialSurname", "Château ( T. Nord 39 )", []uint8{O, O, O, O}, []uint8{O, O, O, O}},
+		{"Heading", "A. B. Introduction", []uint8{O, O, O}, []uint8{O, O, O}},
+		{"AlreadyTagged", "A. van Pelt", []uint8{O, B, I}, []uint8{O, B, I}},
+		{"ParticleThenLowerCase", "A. van de kerk", []uint8{O, O, O, O}, []uint8{O, O, O, O}},
+		{"NoPeriod", "A van Pelt", []uint8{O, O, O}, []uint8{O, O, O}},
+		{"NextLine", "A. van\nPelt", []uint8{O, O, O}, []uint8{O, O, O}},
+	})
+}
