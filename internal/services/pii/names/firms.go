@@ -116,16 +116,7 @@ func dropNonPeople(f *featurizer, labels []uint8) {
 			firms[f.spanHash(k, k+1)] = true
 		}
 	}
-	for i := 0; i < len(labels); {
-		if labels[i] != B {
-			i++
-			continue
-		}
-		j := i + 1
-		for j < len(labels) && labels[j] == I {
-			j++
-		}
-		// The name is tokens i to j-1.
+	eachName(labels, func(i, j int) {
 		switch {
 		case f.titleTail(i, j), f.afterShipPrefix(i), f.atCorner(i), f.placeName(labels, i, j),
 			f.regionOfTown(labels, i, j):
@@ -141,14 +132,23 @@ func dropNonPeople(f *featurizer, labels []uint8) {
 			firms[f.spanHash(i, j)] = true
 			clear(labels[i:j])
 		}
-		i = j
-	}
+	})
 	for _, k := range f.dropFirmLists(labels) {
 		firms[f.spanHash(k, k+1)] = true
 	}
 	if len(firms) == 0 {
 		return
 	}
+	eachName(labels, func(i, j int) {
+		if firms[f.spanHash(i, j)] {
+			clear(labels[i:j])
+		}
+	})
+}
+
+// eachName calls fn with the tokens i to j-1 of every name in labels, from left to right; fn may
+// change labels before j.
+func eachName(labels []uint8, fn func(i, j int)) {
 	for i := 0; i < len(labels); {
 		if labels[i] != B {
 			i++
@@ -158,9 +158,7 @@ func dropNonPeople(f *featurizer, labels []uint8) {
 		for j < len(labels) && labels[j] == I {
 			j++
 		}
-		if firms[f.spanHash(i, j)] {
-			clear(labels[i:j])
-		}
+		fn(i, j)
 		i = j
 	}
 }
