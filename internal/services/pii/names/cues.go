@@ -59,6 +59,55 @@ func addPeople(f *featurizer, labels []uint8) {
 	}
 	f.markSpeakers(labels)
 	f.markInitials(labels)
+	// "minister Thorbecke", "Außenminister Stresemann": one capitalised word after an office.
+	// Particles are not followed ("minister van Financiën" names a ministry).
+	for i := 1; i < len(labels); i++ {
+		if labels[i] == O && f.info[i].gap == 0 && f.nameLike(i) && f.roleTitle(i-1) {
+			labels[i] = B
+		}
+	}
+}
+
+// roleStems are offices and ranks that stand before a surname in newspaper prose: "minister
+// Thorbecke", "generaal Chazal", "Außenminister Stresemann", "Oberlandjäger Köster". German and
+// Dutch build compounds on them ("Reichsaußenminister", "oud-burgemeester"), so a word counts
+// when it ends in one.
+var roleStems = []string{
+	"minister", "präsident", "president", "kanzler", "direktor", "directeur", "kommissär", "kommissar",
+	"sekretär", "secretaris", "inspektor", "inspecteur", "professor", "pfarrer", "pastoor", "predikant",
+	"bürgermeister", "burgemeester", "wethouder", "general", "generaal", "général", "oberst",
+	"kolonel", "colonel", "leutnant", "luitenant", "lieutenant", "hauptmann", "kapitän", "kapitein",
+	"capitaine", "major", "majoor", "senator", "konsul", "consul", "gesandte", "gesandten",
+	"botschafter", "gezant", "ambassadeur", "abgeordnete", "abgeordneten", "afgevaardigde",
+	"député", "repräsentant", "repräsentanten", "gouverneur", "bischof", "bisschop", "évêque",
+	"kardinal", "kardinaal", "cardinal", "redakteur", "redacteur", "komponist", "componist",
+	"dichter", "maler", "schilder", "notaris", "notaire", "advokaat", "avocat", "dokter", "docteur",
+	"ministre", "maréchal", "maarschalk", "feldmarschall", "admiral", "admiraal", "amiral",
+	"kaiser", "keizer", "empereur", "kaiserin", "keizerin", "impératrice", "könig", "koning", "roi",
+	"königin", "koningin", "reine", "prinz", "prins", "prinzessin", "prinses", "princesse",
+	"herzog", "hertog", "graf", "graaf", "gräfin", "gravin", "comte", "comtesse", "baron", "baronin",
+	"barones", "baronne", "jäger", "aufseher", "kaufmann", "kaufmannes", "koopman", "négociant",
+}
+
+// roleTitle reports whether token i is an office or rank that makes the capitalised word after
+// it a name: written in lower case ("minister Thorbecke", "prinses Charlotte"), or a capitalised
+// compound longer than its stem ("Außenminister Stresemann"). A capitalised office alone
+// ("General Motors", "Major League") is left to the tagger.
+func (f *featurizer) roleTitle(i int) bool {
+	if !f.isWord(i) || f.info[i].runes > 40 {
+		return false
+	}
+	w := f.lowerAt(i)
+	for _, stem := range roleStems {
+		if !strings.HasSuffix(w, stem) {
+			continue
+		}
+		if f.info[i].caps == capLower {
+			return true
+		}
+		return len(w) > len(stem) && f.info[i].caps == capInit
+	}
+	return false
 }
 
 // markInitials makes a name of one or more initials, lower-case particles and a capitalised word

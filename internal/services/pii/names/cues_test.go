@@ -48,3 +48,20 @@ func TestMarkInitials(t *testing.T) {
 		{"NextLine", "A. van\nPelt", []uint8{O, O, O}, []uint8{O, O, O}},
 	})
 }
+
+func TestRoleTitles(t *testing.T) {
+	b := NewGazetteerBuilder()
+	b.Add("tafel", Common)
+	checkRule(t, b.Build(), addPeople, []labelCase{
+		{"LowerCaseDutch", "de minister Thorbecke sprak", []uint8{O, O, O, O}, []uint8{O, O, B, O}},
+		{"GermanCompound", "Außenminister Stresemann erklärte", []uint8{O, O, O}, []uint8{O, B, O}},
+		{"FrenchLowerCase", "le général Chanzy est", []uint8{O, O, O, O}, []uint8{O, O, B, O}},
+		{"CapitalisedStemAlone", "General Motors said", []uint8{O, O, O}, []uint8{O, O, O}},
+		{"Particle", "minister van Financiën", []uint8{O, O, O}, []uint8{O, O, O}},
+		{"CommonWord", "minister Tafel", []uint8{O, O}, []uint8{O, O}},
+		{"Place", "minister Frankrijk", []uint8{O, O}, []uint8{O, O}},
+		{"AfterComma", "der Minister, Stresemann", []uint8{O, O, O}, []uint8{O, O, O}},
+		{"ShortCompound", "Exminister Stresemann", []uint8{O, O}, []uint8{O, B}},
+	})
+}
+
