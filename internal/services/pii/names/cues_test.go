@@ -64,4 +64,3 @@ func TestRoleTitles(t *testing.T) {
 		{"ShortCompound", "Exminister Stresemann", []uint8{O, O}, []uint8{O, B}},
 	})
 }
-
