@@ -91,8 +91,9 @@ var roleStems = []string{
 
 // roleTitle reports whether token i is an office or rank that makes the capitalised word after
 // it a name: written in lower case ("minister Thorbecke", "prinses Charlotte"), or a capitalised
-// compound longer than its stem ("Außenminister Stresemann"). A capitalised office alone
-// ("General Motors", "Major League") is left to the tagger.
+// compound longer than its stem ("Außenminister Stresemann"), or a capitalised office after a
+// German article ("dem Aufseher Reinicke"). A capitalised office alone ("General Motors", "Major
+// League") is left to the tagger.
 func (f *featurizer) roleTitle(i int) bool {
 	if !f.isWord(i) || f.info[i].runes > 40 {
 		return false
@@ -105,10 +106,17 @@ func (f *featurizer) roleTitle(i int) bool {
 		if f.info[i].caps == capLower {
 			return true
 		}
-		return len(w) > len(stem) && f.info[i].caps == capInit
+		if f.info[i].caps != capInit {
+			return false
+		}
+		return len(w) > len(stem) || i > 0 && f.info[i].gap == 0 && germanArticles[f.info[i-1].lw]
 	}
 	return false
 }
+
+// germanArticles before a capitalised office make it one ("dem Aufseher Reinicke", "den Kaufmann
+// Hayn"); English has no such article before "General Motors".
+var germanArticles = hashSet(`der die das den dem des vom zum zur beim ein einen einem eines`)
 
 // markInitials makes a name of one or more initials, lower-case particles and a capitalised word
 // ("A. van Pelt", "J. W. ten Brink"), and of two or more initials and a word the gazetteer knows

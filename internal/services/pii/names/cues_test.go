@@ -62,5 +62,7 @@ func TestRoleTitles(t *testing.T) {
 		{"Place", "minister Frankrijk", []uint8{O, O}, []uint8{O, O}},
 		{"AfterComma", "der Minister, Stresemann", []uint8{O, O, O}, []uint8{O, O, O}},
 		{"ShortCompound", "Exminister Stresemann", []uint8{O, O}, []uint8{O, B}},
+		{"GermanArticle", "an dem Aufseher Reinicke", []uint8{O, O, O, O}, []uint8{O, O, O, B}},
+		{"EnglishArticle", "the General Motors plant", []uint8{O, O, O, O}, []uint8{O, O, O, O}},
 	})
 }
