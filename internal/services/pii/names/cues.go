@@ -62,11 +62,24 @@ func addPeople(f *featurizer, labels []uint8) {
 	// "minister Thorbecke", "Außenminister Stresemann": one capitalised word after an office.
 	// Particles are not followed ("minister van Financiën" names a ministry).
 	for i := 1; i < len(labels); i++ {
-		if labels[i] == O && f.info[i].gap == 0 && f.nameLike(i) && f.roleTitle(i-1) {
+		if labels[i] != O || f.info[i].gap != 0 || !f.roleTitle(i-1) {
+			continue
+		}
+		if f.nameLike(i) {
 			labels[i] = B
+			continue
+		}
+		// One particle "de" or "von" before the surname ("generaal de Chazal", "Minister von
+		// Papen"); "de la Guerre" has two.
+		if roleParticles[f.info[i].lw] && f.info[i].caps == capLower && i+1 < len(labels) &&
+			labels[i+1] == O && f.info[i+1].gap == 0 && f.nameLike(i+1) {
+			labels[i], labels[i+1] = B, I
 		}
 	}
 }
+
+// roleParticles may stand between an office and a surname.
+var roleParticles = hashSet(`de von`)
 
 // roleStems are offices and ranks that stand before a surname in newspaper prose: "minister
 // Thorbecke", "generaal Chazal", "Außenminister Stresemann", "Oberlandjäger Köster". German and
@@ -140,7 +153,13 @@ func (f *featurizer) markInitials(labels []uint8) {
 			continue
 		}
 		tp := &f.info[p]
-		if tp.caps != capInit && tp.caps != capAll || tp.runes < 2 || f.class(p) != 0 && f.class(p) != ClsParticle {
+		if tp.caps != capInit && tp.caps != capAll || tp.runes < 2 {
+			continue
+		}
+		// After particles, a role word is a surname too ("A. van Son"); without them it must be
+		// no lexicon word at all.
+		if c := f.class(p); p > k+1 && c&(ClsFunction|ClsMonth|ClsWeekday|ClsPlace|ClsOrg) != 0 ||
+			p == k+1 && c != 0 && c != ClsParticle {
 			continue
 		}
 		if p == k+1 && (tp.gaz&Surname == 0 || tp.gaz&Common != 0 || k == i) {

@@ -44,6 +44,8 @@ func TestMarkInitials(t *testing.T) {
 		{"Heading", "A. B. Introduction", []uint8{O, O, O}, []uint8{O, O, O}},
 		{"AlreadyTagged", "A. van Pelt", []uint8{O, B, I}, []uint8{O, B, I}},
 		{"ParticleThenLowerCase", "A. van de kerk", []uint8{O, O, O, O}, []uint8{O, O, O, O}},
+		{"InitialParticleRoleWord", "A. van Dokter jd.", []uint8{O, O, O, O}, []uint8{B, I, I, O}},
+		{"InitialRoleWord", "A. W. Dokter jd.", []uint8{O, O, O, O}, []uint8{O, O, O, O}},
 		{"NoPeriod", "A van Pelt", []uint8{O, O, O}, []uint8{O, O, O}},
 		{"NextLine", "A. van\nPelt", []uint8{O, O, O}, []uint8{O, O, O}},
 	})
@@ -62,6 +64,9 @@ func TestRoleTitles(t *testing.T) {
 		{"Place", "minister Frankrijk", []uint8{O, O}, []uint8{O, O}},
 		{"AfterComma", "der Minister, Stresemann", []uint8{O, O, O}, []uint8{O, O, O}},
 		{"ShortCompound", "Exminister Stresemann", []uint8{O, O}, []uint8{O, B}},
+		{"RoleParticle", "generaal de Chazal sprak", []uint8{O, O, O, O}, []uint8{O, B, I, O}},
+		{"RoleTwoParticles", "le ministre de la Guerre", []uint8{O, O, O, O, O}, []uint8{O, O, O, O, O}},
+		{"RoleVan", "minister van Oorlog", []uint8{O, O, O}, []uint8{O, O, O}},
 		{"GermanArticle", "an dem Aufseher Reinicke", []uint8{O, O, O, O}, []uint8{O, O, O, B}},
 		{"EnglishArticle", "the General Motors plant", []uint8{O, O, O, O}, []uint8{O, O, O, O}},
 	})
