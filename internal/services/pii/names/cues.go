@@ -40,6 +40,10 @@ var peopleNouns = hashSet(`founders co-founders cofounders partners authors memb
 // addPeople applies the rules of this file to the tagger's labels.
 func addPeople(f *featurizer, labels []uint8) {
 	for i := 1; i < len(labels); i++ {
+		if f.info[i].caps != capInit && labels[i] == O {
+			// Every rule below starts at a capitalised word or a name.
+			continue
+		}
 		switch {
 		case workDeterminers[f.info[i-1].lw]:
 			f.markBefore(labels, i, workNouns)
@@ -62,17 +66,19 @@ func addPeople(f *featurizer, labels []uint8) {
 	// "minister Thorbecke", "Außenminister Stresemann": one capitalised word after an office.
 	// Particles are not followed ("minister van Financiën" names a ministry).
 	for i := 1; i < len(labels); i++ {
-		if labels[i] != O || f.info[i].gap != 0 || !f.roleTitle(i-1) {
+		if labels[i] != O || f.info[i].gap != 0 {
 			continue
 		}
 		if f.nameLike(i) {
-			labels[i] = B
+			if f.roleTitle(i - 1) {
+				labels[i] = B
+			}
 			continue
 		}
 		// One particle "de" or "von" before the surname ("generaal de Chazal", "Minister von
 		// Papen"); "de la Guerre" has two.
 		if roleParticles[f.info[i].lw] && f.info[i].caps == capLower && i+1 < len(labels) &&
-			labels[i+1] == O && f.info[i+1].gap == 0 && f.nameLike(i+1) {
+			labels[i+1] == O && f.info[i+1].gap == 0 && f.nameLike(i+1) && f.roleTitle(i-1) {
 			labels[i], labels[i+1] = B, I
 		}
 	}
@@ -85,22 +91,20 @@ var roleParticles = hashSet(`de von`)
 // Thorbecke", "generaal Chazal", "Außenminister Stresemann", "Oberlandjäger Köster". German and
 // Dutch build compounds on them ("Reichsaußenminister", "oud-burgemeester"), so a word counts
 // when it ends in one.
-var roleStems = []string{
-	"minister", "präsident", "president", "kanzler", "direktor", "directeur", "kommissär", "kommissar",
-	"sekretär", "secretaris", "inspektor", "inspecteur", "professor", "pfarrer", "pastoor", "predikant",
-	"bürgermeister", "burgemeester", "wethouder", "general", "generaal", "général", "oberst",
-	"kolonel", "colonel", "leutnant", "luitenant", "lieutenant", "hauptmann", "kapitän", "kapitein",
-	"capitaine", "major", "majoor", "senator", "konsul", "consul", "gesandte", "gesandten",
-	"botschafter", "gezant", "ambassadeur", "abgeordnete", "abgeordneten", "afgevaardigde",
-	"député", "repräsentant", "repräsentanten", "gouverneur", "bischof", "bisschop", "évêque",
-	"kardinal", "kardinaal", "cardinal", "redakteur", "redacteur", "komponist", "componist",
-	"dichter", "maler", "schilder", "notaris", "notaire", "advokaat", "avocat", "dokter", "docteur",
-	"ministre", "maréchal", "maarschalk", "feldmarschall", "admiral", "admiraal", "amiral",
-	"kaiser", "keizer", "empereur", "kaiserin", "keizerin", "impératrice", "könig", "koning", "roi",
-	"königin", "koningin", "reine", "prinz", "prins", "prinzessin", "prinses", "princesse",
-	"herzog", "hertog", "graf", "graaf", "gräfin", "gravin", "comte", "comtesse", "baron", "baronin",
-	"barones", "baronne", "jäger", "aufseher", "kaufmann", "kaufmannes", "koopman", "négociant",
-}
+var roleStems = hashSet(`minister präsident president kanzler direktor directeur kommissär
+	kommissar sekretär secretaris inspektor inspecteur professor pfarrer pastoor predikant
+	bürgermeister burgemeester wethouder general generaal général oberst kolonel colonel leutnant
+	luitenant lieutenant hauptmann kapitän kapitein capitaine major majoor senator konsul consul
+	gesandte gesandten botschafter gezant ambassadeur abgeordnete abgeordneten afgevaardigde
+	député repräsentant repräsentanten gouverneur bischof bisschop évêque kardinal kardinaal
+	cardinal redakteur redacteur komponist componist dichter maler schilder notaris notaire
+	advokaat avocat dokter docteur ministre maréchal maarschalk feldmarschall admiral admiraal
+	amiral kaiser keizer empereur kaiserin keizerin impératrice könig koning roi königin koningin
+	reine prinz prins prinzessin prinses princesse herzog hertog graf graaf gräfin gravin comte
+	comtesse baron baronin barones baronne jäger aufseher kaufmann kaufmannes koopman négociant`)
+
+// maxRoleStem is the length in bytes of the longest of roleStems.
+const maxRoleStem = len("repräsentanten")
 
 // roleTitle reports whether token i is an office or rank that makes the capitalised word after
 // it a name: written in lower case ("minister Thorbecke", "prinses Charlotte"), or a capitalised
@@ -108,21 +112,20 @@ var roleStems = []string{
 // German article ("dem Aufseher Reinicke"). A capitalised office alone ("General Motors", "Major
 // League") is left to the tagger.
 func (f *featurizer) roleTitle(i int) bool {
-	if !f.isWord(i) || f.info[i].runes > 40 {
+	if !f.isWord(i) || f.info[i].caps != capLower && f.info[i].caps != capInit {
 		return false
 	}
-	w := f.lowerAt(i)
-	for _, stem := range roleStems {
-		if !strings.HasSuffix(w, stem) {
+	t := f.toks[i]
+	f.lower = appendLower(f.lower[:0], f.text[t.Start:t.End])
+	w := f.lower
+	for j := len(w) - 1; j >= 0 && len(w)-j <= maxRoleStem; j-- {
+		if !roleStems[fnvBytes(w[j:])] {
 			continue
 		}
 		if f.info[i].caps == capLower {
 			return true
 		}
-		if f.info[i].caps != capInit {
-			return false
-		}
-		return len(w) > len(stem) || i > 0 && f.info[i].gap == 0 && germanArticles[f.info[i-1].lw]
+		return j > 0 || i > 0 && f.info[i].gap == 0 && germanArticles[f.info[i-1].lw]
 	}
 	return false
 }

@@ -397,8 +397,21 @@ func (f *featurizer) clearList(labels []uint8, i int) []int {
 // It returns the items whose label it took off.
 func (f *featurizer) dropFirmLists(labels []uint8) []int {
 	var dropped []int
-	for i := 0; i < len(labels); i++ {
-		if !f.isWord(i) || !f.listStart(labels, i) {
+	done := -1 // the last token of the last list looked at
+	for b := 0; b < len(labels); b++ {
+		if labels[b] != B || b <= done {
+			continue
+		}
+		// The list, if any, that the name at b is an item of starts at i.
+		i := b
+		for n := 0; n < 8; n++ {
+			k := f.listItem(labels, i, -1)
+			if k < 0 {
+				break
+			}
+			i = k
+		}
+		if !f.listStart(labels, i) {
 			continue
 		}
 		items := []int{i}
@@ -425,7 +438,7 @@ func (f *featurizer) dropFirmLists(labels []uint8) []int {
 				labels[k] = O
 			}
 		}
-		i = last
+		done = last
 	}
 	return dropped
 }
