@@ -296,9 +296,11 @@ func (f *featurizer) firmAfter(labels []uint8, i, j int) bool {
 }
 
 // firmPassives are the participles that, after "was" or "is", say what happens to firms and
-// never to people: "Caloi was founded in 1898", "Acme is headquartered in Leeds".
-var firmPassives = hashSet(`founded headquartered incorporated established listed acquired
-	renamed merged delisted gegründet fondée fondé fundada fundado fondata fondato opgericht`)
+// never to people: "Caloi was founded in 1898", "Acme is headquartered in Leeds". "Listed",
+// "acquired" and "renamed" are left out: "Anna is listed as the contact", "Smith was acquired
+// by the Yankees".
+var firmPassives = hashSet(`founded headquartered incorporated established delisted gegründet
+	fondée fondé fundada fundado fondata fondato opgericht`)
 
 // firmAuxiliaries stand between a firm's name and one of firmPassives.
 var firmAuxiliaries = hashSet(`was is were are has been wurde ist a été est fue es fu è werd is foi é`)
@@ -430,7 +432,7 @@ func (f *featurizer) dropFirmLists(labels []uint8) []int {
 			}
 			named = named || labels[k] == B
 		}
-		if named && (f.singularAfter(last) || f.firmWordAfter(last) || f.aloneInBlock(items[0], last)) {
+		if named && (f.singularAfter(last) || f.firmWordAfter(last) || f.aloneInBlock(labels, items[0], last)) {
 			for _, k := range items {
 				if labels[k] == B {
 					dropped = append(dropped, k)
@@ -461,17 +463,24 @@ func (f *featurizer) singularAfter(k int) bool {
 }
 
 // aloneInBlock reports whether tokens first to last fill a line of their own (apart from quote
-// marks such as ">") that has a line before it which is not a greeting or a closing ("Love,",
-// "Regards"), and a line after it: an address block or a signature.
-func (f *featurizer) aloneInBlock(first, last int) bool {
+// marks such as ">") in an address block or a signature: the line before holds a name, or the
+// line after starts with a number (a street address). "Attendees:\nAnna, Ben and Carla\nAgenda"
+// and "Love,\nAnna, Ben and Carla" are neither.
+func (f *featurizer) aloneInBlock(labels []uint8, first, last int) bool {
 	if first == 0 || f.info[first].gap&GapNewline == 0 || last+1 >= len(f.info) ||
 		f.info[last+1].gap&GapNewline == 0 {
 		return false
 	}
-	// The last word of the line before.
-	p := first - 1
-	for p >= 0 && !f.isWord(p) {
-		p--
+	if f.info[last+1].kind == Number {
+		return true
 	}
-	return p >= 0 && f.class(p)&(ClsClosing|ClsGreeting) == 0
+	for p := first - 1; p >= 0 && p >= first-12; p-- {
+		if labels[p] == B {
+			return true
+		}
+		if f.info[p].gap&(GapNewline|GapStart) != 0 {
+			break
+		}
+	}
+	return false
 }
