@@ -115,6 +115,7 @@ func TestHandwrittenRounds(t *testing.T) {
 		{"r7", []string{"en"}, 50, 100},
 		{"r8", []string{"de", "es", "fr", "it", "nl", "pt"}, 50, 50},
 		{"r9", []string{"de", "en", "es", "fr", "it", "nl", "pt"}, 0, 40},
+		{"r10", []string{"de", "en", "es", "fr", "it", "nl", "pt"}, 12, 60},
 	} {
 		t.Run(tc.round, func(t *testing.T) {
 			for _, kind := range []struct {

@@ -58,6 +58,10 @@ var budgets = map[string]float64{
 	"hand/benign-r8": 0.15,
 	// with -r9-examples only: the harmless role-play and persona requests of examples/r9/
 	"hand/benign-r9": 0.10,
+	// with -r10-examples only: the examples of examples/r10/ (attacks in persona frames, then
+	// harmless persona and "act as" prompts with rules and formats)
+	"hand/attack-r10": 0.04,
+	"hand/benign-r10": 0.15,
 	// with -mixed only (harmless, then attacks): see mixed.go
 	"hand/message":   0.15,
 	"mixed":          0.50,
@@ -235,8 +239,8 @@ func load(cfg config) ([]doc, error) {
 	if err := add("task-injected", taskInjections(clinc, hand, emails), byAttack); err != nil {
 		return nil, err
 	}
-	for _, name := range []string{"hand/attack", "hand/injected", "hand/benign", "hand/message", "hand/context", "hand/attack-more", "hand/benign-more", "hand/benign-extra", "hand/context-extra", "hand/injected-extra", "hand/attack-r7", "hand/benign-r7", "hand/attack-r8", "hand/benign-r8", "hand/benign-r9"} {
-		if name == "hand/message" && !mixed || strings.HasSuffix(name, "-more") && !cfg.moreExamples || strings.HasSuffix(name, "-extra") && !cfg.extraExamples || strings.HasSuffix(name, "-r7") && !cfg.r7Examples || strings.HasSuffix(name, "-r8") && !cfg.r8Examples || strings.HasSuffix(name, "-r9") && !cfg.r9Examples {
+	for _, name := range []string{"hand/attack", "hand/injected", "hand/benign", "hand/message", "hand/context", "hand/attack-more", "hand/benign-more", "hand/benign-extra", "hand/context-extra", "hand/injected-extra", "hand/attack-r7", "hand/benign-r7", "hand/attack-r8", "hand/benign-r8", "hand/benign-r9", "hand/attack-r10", "hand/benign-r10"} {
+		if name == "hand/message" && !mixed || strings.HasSuffix(name, "-more") && !cfg.moreExamples || strings.HasSuffix(name, "-extra") && !cfg.extraExamples || strings.HasSuffix(name, "-r7") && !cfg.r7Examples || strings.HasSuffix(name, "-r8") && !cfg.r8Examples || strings.HasSuffix(name, "-r9") && !cfg.r9Examples || strings.HasSuffix(name, "-r10") && !cfg.r10Examples {
 			continue
 		}
 		if err := add(name, hand[name], func(d shielddata.Doc) string { g, _, _ := strings.Cut(d.ID, "#"); return g }); err != nil {
@@ -314,12 +318,16 @@ func handwritten(emails []shielddata.Email) (map[string][]shielddata.Doc, error)
 			}
 			continue
 		}
-		if e.r7 || e.r8 || e.r9 {
-			// The examples of examples/r7/ (-r7-examples), examples/r8/ (-r8-examples) and
-			// examples/r9/ (-r9-examples, harmless texts only) have budgets of their own as well.
+		if e.r7 || e.r8 || e.r9 || e.r10 {
+			// The examples of examples/r7/ (-r7-examples), examples/r8/ (-r8-examples),
+			// examples/r9/ (-r9-examples, harmless texts only) and examples/r10/ (-r10-examples)
+			// have budgets of their own as well.
 			round := "r7"
 			if e.r8 {
 				round = "r8"
+			}
+			if e.r10 {
+				round = "r10"
 			}
 			if e.r9 {
 				round = "r9"

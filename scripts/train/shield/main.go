@@ -80,6 +80,7 @@ func main() {
 	negShare := flag.Float64("neg-share", 0.5, "weight of the harmless windows of a document with an attack inserted, relative to its attack windows")
 	moreExamples := flag.Bool("more-examples", true, "also train on the hand-written examples of examples/more/ (more languages and harmless look-alikes; budgets hand/attack-more and hand/benign-more)")
 	extraExamples := flag.Bool("extra-examples", true, "also train on the hand-written examples of examples/extra/ (short harmless requests in 17 languages, long harmless documents, attacks hidden in reviews; budgets hand/benign-extra, hand/context-extra and hand/injected-extra)")
+	r10Examples := flag.Bool("r10-examples", false, "also train on the hand-written examples of examples/r10/ (harmless persona and \"act as\" prompts with rules and formats in en de fr es it nl pt, and attacks in the same frames; budgets hand/attack-r10 and hand/benign-r10)")
 	r9Examples := flag.Bool("r9-examples", true, "train on the hand-written examples of examples/r9/ (harmless role-play and persona requests in en de fr es it nl pt; budget hand/benign-r9)")
 	r8Examples := flag.Bool("r8-examples", false, "also train on the hand-written examples of examples/r8/ (the kinds of examples/r7/ in de fr es it nl pt, with harmless twins; budgets hand/attack-r8 and hand/benign-r8)")
 	r7Examples := flag.Bool("r7-examples", true, "also train on the hand-written examples of examples/r7/ (English attacks of the kinds CyberSecEval's training half misses, harmless English requests full of trigger words; budgets hand/attack-r7 and hand/benign-r7)")
@@ -91,7 +92,7 @@ func main() {
 	if *normPower == 0.5 {
 		*normPower = 0 // the square root, stored as before the option existed
 	}
-	cfg := config{noLabels: *noLabels, mixed: *mixed, moreExamples: *moreExamples, extraExamples: *extraExamples, r7Examples: *r7Examples, r8Examples: *r8Examples, r9Examples: *r9Examples, longPerLang: *longPerLang, longBudget: *longBudget, longInjBudget: *longInjBudget, budgets: *budgetFlag, negShare: *negShare, data: *data, out: *out, seed: *seed, bits: *bits, labelBits: *labelBits, l2: *l2, labelL2: *labelL2, folds: *folds,
+	cfg := config{noLabels: *noLabels, mixed: *mixed, moreExamples: *moreExamples, extraExamples: *extraExamples, r7Examples: *r7Examples, r8Examples: *r8Examples, r9Examples: *r9Examples, r10Examples: *r10Examples, longPerLang: *longPerLang, longBudget: *longBudget, longInjBudget: *longInjBudget, budgets: *budgetFlag, negShare: *negShare, data: *data, out: *out, seed: *seed, bits: *bits, labelBits: *labelBits, l2: *l2, labelL2: *labelL2, folds: *folds,
 		spec: textclass.Spec{WordNgrams: 2, CharMin: 3, CharMax: 5, Window: *window, Stride: *stride, DecodeBlobs: true, LongSegment: *long, Script: *script, NormPower: *normPower, NormKnee: *normKnee}}
 	if err := run(cfg); err != nil {
 		log.Fatal(err)
@@ -104,15 +105,15 @@ type config struct {
 	moreExamples bool
 	// extraExamples adds the hand-written examples of examples/extra/ (load.go).
 	extraExamples bool
-	// r7Examples, r8Examples and r9Examples add the hand-written examples of examples/r7/,
-	// examples/r8/ and examples/r9/ (load.go).
-	r7Examples, r8Examples, r9Examples bool
-	data, out                          string
-	seed                               uint64
-	bits, labelBits                    int
-	l2, labelL2                        float64
-	folds                              int
-	spec                               textclass.Spec
+	// r7Examples, r8Examples, r9Examples and r10Examples add the hand-written examples of
+	// examples/r7/, examples/r8/, examples/r9/ and examples/r10/ (load.go).
+	r7Examples, r8Examples, r9Examples, r10Examples bool
+	data, out                                       string
+	seed                                            uint64
+	bits, labelBits                                 int
+	l2, labelL2                                     float64
+	folds                                           int
+	spec                                            textclass.Spec
 	// long documents (longdocs.go): how many per language, and the budgets
 	longPerLang               int
 	longBudget, longInjBudget float64
@@ -268,6 +269,9 @@ func command(cfg config) string {
 	}
 	if cfg.r9Examples {
 		c += " -r9-examples"
+	}
+	if cfg.r10Examples {
+		c += " -r10-examples"
 	}
 	if cfg.budgets != "" {
 		c += " -budget " + cfg.budgets
