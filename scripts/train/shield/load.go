@@ -62,6 +62,10 @@ var budgets = map[string]float64{
 	// harmless persona and "act as" prompts with rules and formats)
 	"hand/attack-r10": 0.04,
 	"hand/benign-r10": 0.15,
+	// with -r10-ml-examples only: the examples of examples/r10ml/ (the kinds of examples/r7/ in
+	// bn ko ru th tr vi zh: attacks, then their harmless twins)
+	"hand/attack-r10ml": 0.06,
+	"hand/benign-r10ml": 0.06,
 	// with -mixed only (harmless, then attacks): see mixed.go
 	"hand/message":   0.15,
 	"mixed":          0.50,
@@ -239,8 +243,8 @@ func load(cfg config) ([]doc, error) {
 	if err := add("task-injected", taskInjections(clinc, hand, emails), byAttack); err != nil {
 		return nil, err
 	}
-	for _, name := range []string{"hand/attack", "hand/injected", "hand/benign", "hand/message", "hand/context", "hand/attack-more", "hand/benign-more", "hand/benign-extra", "hand/context-extra", "hand/injected-extra", "hand/attack-r7", "hand/benign-r7", "hand/attack-r8", "hand/benign-r8", "hand/benign-r9", "hand/attack-r10", "hand/benign-r10"} {
-		if name == "hand/message" && !mixed || strings.HasSuffix(name, "-more") && !cfg.moreExamples || strings.HasSuffix(name, "-extra") && !cfg.extraExamples || strings.HasSuffix(name, "-r7") && !cfg.r7Examples || strings.HasSuffix(name, "-r8") && !cfg.r8Examples || strings.HasSuffix(name, "-r9") && !cfg.r9Examples || strings.HasSuffix(name, "-r10") && !cfg.r10Examples {
+	for _, name := range []string{"hand/attack", "hand/injected", "hand/benign", "hand/message", "hand/context", "hand/attack-more", "hand/benign-more", "hand/benign-extra", "hand/context-extra", "hand/injected-extra", "hand/attack-r7", "hand/benign-r7", "hand/attack-r8", "hand/benign-r8", "hand/benign-r9", "hand/attack-r10", "hand/benign-r10", "hand/attack-r10ml", "hand/benign-r10ml"} {
+		if name == "hand/message" && !mixed || strings.HasSuffix(name, "-more") && !cfg.moreExamples || strings.HasSuffix(name, "-extra") && !cfg.extraExamples || strings.HasSuffix(name, "-r7") && !cfg.r7Examples || strings.HasSuffix(name, "-r8") && !cfg.r8Examples || strings.HasSuffix(name, "-r9") && !cfg.r9Examples || strings.HasSuffix(name, "-r10") && !cfg.r10Examples || strings.HasSuffix(name, "-r10ml") && !cfg.r10mlExamples {
 			continue
 		}
 		if err := add(name, hand[name], func(d shielddata.Doc) string { g, _, _ := strings.Cut(d.ID, "#"); return g }); err != nil {
@@ -318,16 +322,19 @@ func handwritten(emails []shielddata.Email) (map[string][]shielddata.Doc, error)
 			}
 			continue
 		}
-		if e.r7 || e.r8 || e.r9 || e.r10 {
+		if e.r7 || e.r8 || e.r9 || e.r10 || e.r10ml {
 			// The examples of examples/r7/ (-r7-examples), examples/r8/ (-r8-examples),
-			// examples/r9/ (-r9-examples, harmless texts only) and examples/r10/ (-r10-examples)
-			// have budgets of their own as well.
+			// examples/r9/ (-r9-examples, harmless texts only), examples/r10/ (-r10-examples) and
+			// examples/r10ml/ (-r10-ml-examples) have budgets of their own as well.
 			round := "r7"
 			if e.r8 {
 				round = "r8"
 			}
 			if e.r10 {
 				round = "r10"
+			}
+			if e.r10ml {
+				round = "r10ml"
 			}
 			if e.r9 {
 				round = "r9"
