@@ -39,7 +39,7 @@ import (
 // formats in en de fr es it nl pt, and a few attacks in the same frames) are read only with
 // -r10-examples, with budgets of their own, and hold only A and N lines. Files under
 // examples/r10ml/ (round 10: the kinds of examples/r7/ written anew in bn ko ru th tr vi zh, with
-// harmless twins) are read only with -r10-ml-examples, likewise.
+// harmless twins) are read only with -r10-ml-examples (on by default since round 10), likewise.
 //
 // A template may hold alternatives {a|b|c} (not nested); "\n" stands for a line break. Each line
 // yields up to maxVariants distinct texts, drawn with a seed derived from the line itself.

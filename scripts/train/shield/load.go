@@ -17,7 +17,8 @@ import (
 // Round 6 raised cyberseceval (0.30 to 0.40), bipia (0.28 to 0.33), hand/benign-more (0.25 to
 // 0.30) and hand/context-extra (0.15 to 0.30); round 8, with the examples of examples/r7/,
 // hand/attack-more (0.15 to 0.18), clinc150-train (0.25 to 0.40), hand/benign (0.50 to 0.60) and
-// hand/benign-extra (0.25 to 0.32). MODEL.md gives the candidates that chose them.
+// hand/benign-extra (0.25 to 0.32); round 10, with the examples of examples/r10ml/,
+// llm-warden-train/benign (0.45 to 0.60). MODEL.md gives the candidates that chose them.
 var budgets = map[string]float64{
 	// attacks
 	"llm-warden-train/attack": 0.18,
@@ -27,7 +28,7 @@ var budgets = map[string]float64{
 	"hand/attack":             0.22,
 	"hand/injected":           0.12,
 	// harmless
-	"llm-warden-train/benign": 0.45,
+	"llm-warden-train/benign": 0.60,
 	"clinc150-train":          0.40,
 	"banking77-train":         0.15,
 	"bipia-email":             0.20,
@@ -62,10 +63,10 @@ var budgets = map[string]float64{
 	// harmless persona and "act as" prompts with rules and formats)
 	"hand/attack-r10": 0.04,
 	"hand/benign-r10": 0.15,
-	// with -r10-ml-examples only: the examples of examples/r10ml/ (the kinds of examples/r7/ in
+	// with -r10-ml-examples only (on by default since round 10): the examples of examples/r10ml/ (the kinds of examples/r7/ in
 	// bn ko ru th tr vi zh: attacks, then their harmless twins)
-	"hand/attack-r10ml": 0.06,
-	"hand/benign-r10ml": 0.06,
+	"hand/attack-r10ml": 0.04,
+	"hand/benign-r10ml": 0.12,
 	// with -mixed only (harmless, then attacks): see mixed.go
 	"hand/message":   0.15,
 	"mixed":          0.50,
