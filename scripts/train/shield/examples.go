@@ -35,11 +35,16 @@ import (
 // examples/r9/ (round 9: harmless role-play and persona requests in en de fr es it nl pt, a
 // guide, a tutor, a customer or an interviewer to practise with) are read only with
 // -r9-examples (on by default since round 9), with a budget of their own, and hold only N lines.
+// Files under examples/r10/ (round 10: long harmless persona and "act as" prompts with rules and
+// formats in en de fr es it nl pt, and a few attacks in the same frames) are read only with
+// -r10-examples, with budgets of their own, and hold only A and N lines. Files under
+// examples/r10ml/ (round 10: the kinds of examples/r7/ written anew in bn ko ru th tr vi zh, with
+// harmless twins) are read only with -r10-ml-examples (on by default since round 10), likewise.
 //
 // A template may hold alternatives {a|b|c} (not nested); "\n" stands for a line break. Each line
 // yields up to maxVariants distinct texts, drawn with a seed derived from the line itself.
 //
-//go:embed examples/*.txt examples/more/*.txt examples/extra/*.txt examples/r7/*.txt examples/r8/*.txt examples/r9/*.txt
+//go:embed examples/*.txt examples/more/*.txt examples/extra/*.txt examples/r7/*.txt examples/r8/*.txt examples/r9/*.txt examples/r10/*.txt examples/r10ml/*.txt
 var exampleFiles embed.FS
 
 const maxVariants = 6
@@ -52,8 +57,9 @@ type example struct {
 	texts  []string
 	line   int
 	// more marks the examples of examples/more/, extra those of examples/extra/, r7 those of
-	// examples/r7/, r8 those of examples/r8/, r9 those of examples/r9/.
-	more, extra, r7, r8, r9 bool
+	// examples/r7/, r8 those of examples/r8/, r9 those of examples/r9/, r10 those of
+	// examples/r10/, r10ml those of examples/r10ml/.
+	more, extra, r7, r8, r9, r10, r10ml bool
 }
 
 func readExamples() ([]example, error) {
@@ -83,6 +89,8 @@ func readExamples() ([]example, error) {
 			e.r7 = path.Base(path.Dir(p)) == "r7"
 			e.r8 = path.Base(path.Dir(p)) == "r8"
 			e.r9 = path.Base(path.Dir(p)) == "r9"
+			e.r10 = path.Base(path.Dir(p)) == "r10"
+			e.r10ml = path.Base(path.Dir(p)) == "r10ml"
 			out = append(out, e)
 		}
 		return sc.Err()

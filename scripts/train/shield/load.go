@@ -17,7 +17,8 @@ import (
 // Round 6 raised cyberseceval (0.30 to 0.40), bipia (0.28 to 0.33), hand/benign-more (0.25 to
 // 0.30) and hand/context-extra (0.15 to 0.30); round 8, with the examples of examples/r7/,
 // hand/attack-more (0.15 to 0.18), clinc150-train (0.25 to 0.40), hand/benign (0.50 to 0.60) and
-// hand/benign-extra (0.25 to 0.32). MODEL.md gives the candidates that chose them.
+// hand/benign-extra (0.25 to 0.32); round 10, with the examples of examples/r10ml/,
+// llm-warden-train/benign (0.45 to 0.60). MODEL.md gives the candidates that chose them.
 var budgets = map[string]float64{
 	// attacks
 	"llm-warden-train/attack": 0.18,
@@ -27,7 +28,7 @@ var budgets = map[string]float64{
 	"hand/attack":             0.22,
 	"hand/injected":           0.12,
 	// harmless
-	"llm-warden-train/benign": 0.45,
+	"llm-warden-train/benign": 0.60,
 	"clinc150-train":          0.40,
 	"banking77-train":         0.15,
 	"bipia-email":             0.20,
@@ -58,6 +59,14 @@ var budgets = map[string]float64{
 	"hand/benign-r8": 0.15,
 	// with -r9-examples only: the harmless role-play and persona requests of examples/r9/
 	"hand/benign-r9": 0.10,
+	// with -r10-examples only: the examples of examples/r10/ (attacks in persona frames, then
+	// harmless persona and "act as" prompts with rules and formats)
+	"hand/attack-r10": 0.04,
+	"hand/benign-r10": 0.15,
+	// with -r10-ml-examples only (on by default since round 10): the examples of examples/r10ml/ (the kinds of examples/r7/ in
+	// bn ko ru th tr vi zh: attacks, then their harmless twins)
+	"hand/attack-r10ml": 0.04,
+	"hand/benign-r10ml": 0.12,
 	// with -mixed only (harmless, then attacks): see mixed.go
 	"hand/message":   0.15,
 	"mixed":          0.50,
@@ -235,8 +244,8 @@ func load(cfg config) ([]doc, error) {
 	if err := add("task-injected", taskInjections(clinc, hand, emails), byAttack); err != nil {
 		return nil, err
 	}
-	for _, name := range []string{"hand/attack", "hand/injected", "hand/benign", "hand/message", "hand/context", "hand/attack-more", "hand/benign-more", "hand/benign-extra", "hand/context-extra", "hand/injected-extra", "hand/attack-r7", "hand/benign-r7", "hand/attack-r8", "hand/benign-r8", "hand/benign-r9"} {
-		if name == "hand/message" && !mixed || strings.HasSuffix(name, "-more") && !cfg.moreExamples || strings.HasSuffix(name, "-extra") && !cfg.extraExamples || strings.HasSuffix(name, "-r7") && !cfg.r7Examples || strings.HasSuffix(name, "-r8") && !cfg.r8Examples || strings.HasSuffix(name, "-r9") && !cfg.r9Examples {
+	for _, name := range []string{"hand/attack", "hand/injected", "hand/benign", "hand/message", "hand/context", "hand/attack-more", "hand/benign-more", "hand/benign-extra", "hand/context-extra", "hand/injected-extra", "hand/attack-r7", "hand/benign-r7", "hand/attack-r8", "hand/benign-r8", "hand/benign-r9", "hand/attack-r10", "hand/benign-r10", "hand/attack-r10ml", "hand/benign-r10ml"} {
+		if name == "hand/message" && !mixed || strings.HasSuffix(name, "-more") && !cfg.moreExamples || strings.HasSuffix(name, "-extra") && !cfg.extraExamples || strings.HasSuffix(name, "-r7") && !cfg.r7Examples || strings.HasSuffix(name, "-r8") && !cfg.r8Examples || strings.HasSuffix(name, "-r9") && !cfg.r9Examples || strings.HasSuffix(name, "-r10") && !cfg.r10Examples || strings.HasSuffix(name, "-r10ml") && !cfg.r10mlExamples {
 			continue
 		}
 		if err := add(name, hand[name], func(d shielddata.Doc) string { g, _, _ := strings.Cut(d.ID, "#"); return g }); err != nil {
@@ -314,12 +323,19 @@ func handwritten(emails []shielddata.Email) (map[string][]shielddata.Doc, error)
 			}
 			continue
 		}
-		if e.r7 || e.r8 || e.r9 {
-			// The examples of examples/r7/ (-r7-examples), examples/r8/ (-r8-examples) and
-			// examples/r9/ (-r9-examples, harmless texts only) have budgets of their own as well.
+		if e.r7 || e.r8 || e.r9 || e.r10 || e.r10ml {
+			// The examples of examples/r7/ (-r7-examples), examples/r8/ (-r8-examples),
+			// examples/r9/ (-r9-examples, harmless texts only), examples/r10/ (-r10-examples) and
+			// examples/r10ml/ (-r10-ml-examples) have budgets of their own as well.
 			round := "r7"
 			if e.r8 {
 				round = "r8"
+			}
+			if e.r10 {
+				round = "r10"
+			}
+			if e.r10ml {
+				round = "r10ml"
 			}
 			if e.r9 {
 				round = "r9"

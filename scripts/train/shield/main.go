@@ -10,20 +10,24 @@
 // the hand-written examples in examples/, examples/more/ (attacks and harmless look-alikes in ar
 // bn id ja ko ru th tr vi zh, and more English harmless look-alikes), examples/extra/ (short
 // harmless requests in 17 languages, long harmless English documents, attacks hidden in Italian
-// and Portuguese reviews) and examples/r7/ (English attacks of the kinds CyberSecEval's training
-// half still missed, their harmless twins, English look-alikes full of trigger words) and
-// examples/r9/ (harmless role-play and persona requests in en de fr es it nl pt), each set
-// weighed by budgets of its own. It also builds 40 long harmless documents per language from the
-// lingua training sentences and hides attacks of the same language in every fourth
-// (longdocs.go). -r9-examples=false gives the weights of the round-8 model; -r7-examples=false
-// -r9-examples=false -budget
-// hand/attack-more=0.15,clinc150-train=0.25,hand/benign=0.5,hand/benign-extra=0.25 give the
-// weights of the round-6 model; -more-examples=false, -extra-examples=false and -long-docs 0 as
-// well, with -budget cyberseceval=0.3,bipia=0.28 added, those of the round-5 model (see
-// MODEL.md).
+// and Portuguese reviews), examples/r7/ (English attacks of the kinds CyberSecEval's training
+// half still missed, their harmless twins, English look-alikes full of trigger words),
+// examples/r9/ (harmless role-play and persona requests in en de fr es it nl pt) and
+// examples/r10ml/ (the kinds of examples/r7/ in bn ko ru th tr vi zh, with harmless twins), each
+// set weighed by budgets of its own. It also builds 40 long harmless documents per language from
+// the lingua training sentences and hides attacks of the same language in every fourth
+// (longdocs.go). -r10-ml-examples=false -budget llm-warden-train/benign=0.45 gives the weights of
+// the round-9 model; -r9-examples=false as well those of the round-8 model; -r7-examples=false
+// -r9-examples=false -r10-ml-examples=false -budget
+// llm-warden-train/benign=0.45,hand/attack-more=0.15,clinc150-train=0.25,hand/benign=0.5,hand/benign-extra=0.25
+// give the weights of the round-6 model; -more-examples=false, -extra-examples=false and
+// -long-docs 0 as well, with cyberseceval=0.3,bipia=0.28 added to -budget, those of the round-5
+// model (see MODEL.md).
 //
 // Experiments, off by default and not used for the committed model (MODEL.md gives their
 // figures): -r8-examples adds examples/r8/ (the kinds of examples/r7/ in de fr es it nl pt);
+// -r10-examples adds examples/r10/ (long harmless persona and "act as" prompts with rules and
+// formats in en de fr es it nl pt, and a few attacks in the same frames);
 // -mixed (issue 11) builds harmless documents that switch language, hides attacks in some of
 // them (mixed.go) and reads the hand-written messages.
 // -budget and -neg-share change source budgets and the weight of the clean windows of injected
@@ -80,6 +84,8 @@ func main() {
 	negShare := flag.Float64("neg-share", 0.5, "weight of the harmless windows of a document with an attack inserted, relative to its attack windows")
 	moreExamples := flag.Bool("more-examples", true, "also train on the hand-written examples of examples/more/ (more languages and harmless look-alikes; budgets hand/attack-more and hand/benign-more)")
 	extraExamples := flag.Bool("extra-examples", true, "also train on the hand-written examples of examples/extra/ (short harmless requests in 17 languages, long harmless documents, attacks hidden in reviews; budgets hand/benign-extra, hand/context-extra and hand/injected-extra)")
+	r10Examples := flag.Bool("r10-examples", false, "also train on the hand-written examples of examples/r10/ (harmless persona and \"act as\" prompts with rules and formats in en de fr es it nl pt, and attacks in the same frames; budgets hand/attack-r10 and hand/benign-r10)")
+	r10mlExamples := flag.Bool("r10-ml-examples", true, "train on the hand-written examples of examples/r10ml/ (the kinds of examples/r7/ in bn ko ru th tr vi zh, with harmless twins; budgets hand/attack-r10ml and hand/benign-r10ml)")
 	r9Examples := flag.Bool("r9-examples", true, "train on the hand-written examples of examples/r9/ (harmless role-play and persona requests in en de fr es it nl pt; budget hand/benign-r9)")
 	r8Examples := flag.Bool("r8-examples", false, "also train on the hand-written examples of examples/r8/ (the kinds of examples/r7/ in de fr es it nl pt, with harmless twins; budgets hand/attack-r8 and hand/benign-r8)")
 	r7Examples := flag.Bool("r7-examples", true, "also train on the hand-written examples of examples/r7/ (English attacks of the kinds CyberSecEval's training half misses, harmless English requests full of trigger words; budgets hand/attack-r7 and hand/benign-r7)")
@@ -91,7 +97,7 @@ func main() {
 	if *normPower == 0.5 {
 		*normPower = 0 // the square root, stored as before the option existed
 	}
-	cfg := config{noLabels: *noLabels, mixed: *mixed, moreExamples: *moreExamples, extraExamples: *extraExamples, r7Examples: *r7Examples, r8Examples: *r8Examples, r9Examples: *r9Examples, longPerLang: *longPerLang, longBudget: *longBudget, longInjBudget: *longInjBudget, budgets: *budgetFlag, negShare: *negShare, data: *data, out: *out, seed: *seed, bits: *bits, labelBits: *labelBits, l2: *l2, labelL2: *labelL2, folds: *folds,
+	cfg := config{noLabels: *noLabels, mixed: *mixed, moreExamples: *moreExamples, extraExamples: *extraExamples, r7Examples: *r7Examples, r8Examples: *r8Examples, r9Examples: *r9Examples, r10Examples: *r10Examples, r10mlExamples: *r10mlExamples, longPerLang: *longPerLang, longBudget: *longBudget, longInjBudget: *longInjBudget, budgets: *budgetFlag, negShare: *negShare, data: *data, out: *out, seed: *seed, bits: *bits, labelBits: *labelBits, l2: *l2, labelL2: *labelL2, folds: *folds,
 		spec: textclass.Spec{WordNgrams: 2, CharMin: 3, CharMax: 5, Window: *window, Stride: *stride, DecodeBlobs: true, LongSegment: *long, Script: *script, NormPower: *normPower, NormKnee: *normKnee}}
 	if err := run(cfg); err != nil {
 		log.Fatal(err)
@@ -104,15 +110,16 @@ type config struct {
 	moreExamples bool
 	// extraExamples adds the hand-written examples of examples/extra/ (load.go).
 	extraExamples bool
-	// r7Examples, r8Examples and r9Examples add the hand-written examples of examples/r7/,
-	// examples/r8/ and examples/r9/ (load.go).
-	r7Examples, r8Examples, r9Examples bool
-	data, out                          string
-	seed                               uint64
-	bits, labelBits                    int
-	l2, labelL2                        float64
-	folds                              int
-	spec                               textclass.Spec
+	// r7Examples, r8Examples, r9Examples, r10Examples and r10mlExamples add the hand-written
+	// examples of examples/r7/, examples/r8/, examples/r9/, examples/r10/ and examples/r10ml/
+	// (load.go).
+	r7Examples, r8Examples, r9Examples, r10Examples, r10mlExamples bool
+	data, out                                                      string
+	seed                                                           uint64
+	bits, labelBits                                                int
+	l2, labelL2                                                    float64
+	folds                                                          int
+	spec                                                           textclass.Spec
 	// long documents (longdocs.go): how many per language, and the budgets
 	longPerLang               int
 	longBudget, longInjBudget float64
@@ -268,6 +275,12 @@ func command(cfg config) string {
 	}
 	if cfg.r9Examples {
 		c += " -r9-examples"
+	}
+	if cfg.r10Examples {
+		c += " -r10-examples"
+	}
+	if cfg.r10mlExamples {
+		c += " -r10-ml-examples"
 	}
 	if cfg.budgets != "" {
 		c += " -budget " + cfg.budgets
