@@ -58,6 +58,7 @@ func ParseImplicitMode(s string) (ImplicitMode, error) {
 // text. maxFormBytes bounds the words looked up in the lists: no form has a longer word.
 const (
 	minClause      = 2
+	minBackClause  = 3 // before a verb-final construct, fewer words are its subject ("was du sagst")
 	maxClause      = 24
 	maxClauseBytes = maxQuote
 	maxFormBytes   = 40
@@ -73,15 +74,17 @@ const (
 	repEnd                        // ends a reported clause
 	repVerb                       // ends a reported clause of at least minClause words
 	repCond                       // condemns what is reported
+	repComma                      // an intro whose clause may follow a comma or colon without comp
+	repBack                       // ends reported words that come before it (verb-final)
 )
 
-var repClassNames = map[string]repClass{"rep": repIntro, "comp": repComp, "end": repEnd, "verb": repVerb, "cond": repCond}
+var repClassNames = map[string]repClass{"rep": repIntro, "repc": repIntro | repComma, "comp": repComp, "end": repEnd, "verb": repVerb, "cond": repCond, "back": repBack}
 
 // reporting is the parsed reporting.txt.
 type reporting struct {
 	forms     map[string]repClass // folded form (words joined by single spaces) -> classes
 	starts    map[string]uint8    // first word of a form -> most words of a form starting with it
-	introEnds map[string]bool     // last word of every rep form
+	introEnds map[string]bool     // last word of every rep, repc and back form
 	stems     map[string]repClass // folded stem -> classes (cond only)
 	stemHeads map[[4]byte]bool    // first four bytes of every stem
 	maxStem   int                 // longest stem, in bytes
@@ -116,7 +119,7 @@ func newReporting(file string) (*reporting, error) {
 		}
 		r.forms[strings.Join(words, " ")] |= c
 		r.starts[words[0]] = max(r.starts[words[0]], uint8(len(words)))
-		if c == repIntro {
+		if c&(repIntro|repBack) != 0 {
 			r.introEnds[words[len(words)-1]] = true
 		}
 		return nil
@@ -159,6 +162,7 @@ type repScanner struct {
 	start    int    // current word's byte range
 	end      int    //
 	brk      int    // boundary before the current word
+	comma    bool   // that boundary is only commas or colons (and spaces)
 	buf      []byte // current word, folded
 	long     bool   // the word is longer than maxFormBytes folded
 	lastWord bool   // the previous rune was a word character
@@ -174,6 +178,7 @@ func (sc *repScanner) word() []byte { return sc.buf }
 func (sc *repScanner) next() bool {
 	s := sc.s
 	brk := brkNone
+	comma, other := false, false // the boundary holds a comma or colon; it holds another mark
 	sc.buf = sc.buf[:0]
 	sc.long = false
 	for sc.i < len(s) {
@@ -183,6 +188,7 @@ func (sc *repScanner) next() bool {
 		if len(sc.skip) > 0 && sc.i >= sc.skip[0][2] {
 			sc.i = sc.skip[0][3]
 			brk = max(brk, brkClause)
+			other = true
 			sc.lastWord = false
 			continue
 		}
@@ -210,6 +216,7 @@ func (sc *repScanner) next() bool {
 			}
 			sc.end = sc.i
 			sc.brk = brk
+			sc.comma = brk == brkClause && comma && !other
 			sc.lastWord = true
 			return true
 		}
@@ -221,15 +228,21 @@ func (sc *repScanner) next() bool {
 			}
 		case '!', '?', ';', '…', '\n', '\r':
 			brk = brkSentence
-		case ',', ':', '(', ')', '[', ']', '{', '}', '–', '—', '"', '“', '”', '„', '«', '»', '‹', '›', '‚', '‘':
+		case ',', ':':
 			brk = max(brk, brkClause)
+			comma = true
+		case '(', ')', '[', ']', '{', '}', '–', '—', '"', '“', '”', '„', '«', '»', '‹', '›', '‚', '‘':
+			brk = max(brk, brkClause)
+			other = true
 		case '\'', '’', 'ʼ':
 			if !sc.lastWord || sc.i+n >= len(s) || !isWordRune(firstRune(s[sc.i+n:])) {
 				brk = max(brk, brkClause) // a quote mark, not an apostrophe inside a word
+				other = true
 			}
 		case '-':
 			if !sc.lastWord {
 				brk = max(brk, brkClause) // a dash (" - "), not a hyphen
+				other = true
 			}
 		}
 		sc.lastWord = false
@@ -271,6 +284,7 @@ type rtok struct {
 	start, end int
 	f0, f1     int
 	brk        uint8
+	comma      bool // the boundary before it is only commas or colons
 	long       bool
 }
 
@@ -326,7 +340,7 @@ func (r *reporting) implicitSpans(ctx context.Context, s string, explicit [][4]i
 				}
 				phrase = append(phrase, last[j%maxRepPhrase]...)
 			}
-			if r.forms[string(phrase)]&repIntro != 0 {
+			if r.forms[string(phrase)]&(repIntro|repBack) != 0 {
 				found = true
 				break
 			}
@@ -348,7 +362,7 @@ func (r *reporting) implicitSpans(ctx context.Context, s string, explicit [][4]i
 				return nil, err
 			}
 		}
-		t := rtok{start: sc.start, end: sc.end, brk: uint8(sc.brk), long: sc.long}
+		t := rtok{start: sc.start, end: sc.end, brk: uint8(sc.brk), comma: sc.comma, long: sc.long}
 		if len(buf) > 0 {
 			buf = append(buf, ' ')
 		}
@@ -385,26 +399,78 @@ func (r *reporting) implicitSpans(ctx context.Context, s string, explicit [][4]i
 		}
 	}
 
+	// condemned says whether a clause [start, end) counts in mode: with ImplicitCondemned its
+	// sentence or the next one ("You said X. That is racist.") must hold a cond form outside it.
+	condemned := func(start, end int) bool {
+		if mode != ImplicitCondemned {
+			return true
+		}
+		ss, se := sentStart[start], sentEnd[start]
+		if se < len(toks) {
+			se = sentEnd[se]
+		}
+		return conds[se]-conds[ss]-(conds[end]-conds[start]) > 0
+	}
 	var spans [][4]int
+	from := 0 // the first word a backward clause may take
 	for i := 0; i < len(toks); {
 		if i%4096 == 4095 {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
 		}
-		k, _ := m.match(i, repIntro)
+		if toks[i].brk != brkNone {
+			from = i
+		}
+		// A verb-final construct ("Flüchtlinge als Ratten zu bezeichnen ist ...") at the end of
+		// its clause takes the words before it, back to the last boundary, complementizer, end
+		// form or clause.
+		if kb, _ := m.match(i, repBack); kb > 0 && i-from >= minBackClause {
+			e := i + kb
+			atEnd := e >= len(toks) || toks[e].brk != brkNone
+			if !atEnd {
+				_, c := m.match(e, repVerb|repEnd)
+				atEnd = c&(repVerb|repEnd) != 0
+			}
+			if atEnd {
+				start := max(from, i-maxClause)
+				for toks[i-1].end-toks[start].start > maxClauseBytes {
+					start++
+				}
+				if i-start >= minBackClause && condemned(start, i) {
+					spans = append(spans, [4]int{toks[start].start, toks[i-1].end, toks[start].start, toks[i-1].end})
+				}
+				i = e
+				from = e
+				continue
+			}
+		}
+		k, c := m.match(i, repIntro)
 		if k == 0 {
+			if kc, _ := m.match(i, repComp|repEnd); kc > 0 {
+				from = i + kc
+			}
 			i++
 			continue
 		}
 		j := i + k
+		comp := false
 		if j < len(toks) && toks[j].brk <= brkClause {
 			if kc, _ := m.match(j, repComp); kc > 0 {
 				j += kc
+				comp = true
 			}
 		}
-		if j >= len(toks) || toks[j].brk != brkNone {
+		// A repc construct also takes a clause after a comma or colon ("du sagst, X seien ..."),
+		// unless the frame's verb follows ("was du sagst, ist ...").
+		commaClause := !comp && c&repComma != 0 && j < len(toks) && toks[j].comma
+		if commaClause {
+			_, cv := m.match(j, repVerb)
+			commaClause = cv&repVerb == 0
+		}
+		if j >= len(toks) || toks[j].brk != brkNone && !commaClause {
 			i = j
+			from = j
 			continue
 		}
 		start := j
@@ -419,21 +485,11 @@ func (r *reporting) implicitSpans(ctx context.Context, s string, explicit [][4]i
 			}
 			j++
 		}
-		if j-start >= minClause {
-			ok := true
-			if mode == ImplicitCondemned {
-				// The clause's sentence and the next one ("You said X. That is racist.").
-				ss, se := sentStart[start], sentEnd[start]
-				if se < len(toks) {
-					se = sentEnd[se]
-				}
-				ok = conds[se]-conds[ss]-(conds[j]-conds[start]) > 0
-			}
-			if ok {
-				spans = append(spans, [4]int{toks[start].start, toks[j-1].end, toks[start].start, toks[j-1].end})
-			}
+		if j-start >= minClause && condemned(start, j) {
+			spans = append(spans, [4]int{toks[start].start, toks[j-1].end, toks[start].start, toks[j-1].end})
 		}
 		i = max(j, i+1)
+		from = i
 	}
 	return spans, nil
 }
