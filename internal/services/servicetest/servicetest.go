@@ -197,7 +197,33 @@ const LinearRatioBound = 24
 // CheckLinear compares the CPU time of case c on size code points with its CPU time on an
 // eighth of that (each the best of three runs) and fails above LinearRatioBound. CPU time of the
 // process, not wall-clock time, so a busy machine does not make a linear service look quadratic.
+// The process's CPU time also counts the other tests running in it, so a ratio above the bound
+// is measured again, up to linearAttempts times in all: super-linear work exceeds the bound on
+// every attempt, a burst of other work seldom twice in a row.
 func CheckLinear(svc services.Service, cfg Config, c Case, size int) error {
+	var err error
+	for range linearAttempts {
+		if err = checkLinearOnce(svc, cfg, c, size); err == nil {
+			return nil
+		}
+		var slow *slowError
+		if !errors.As(err, &slow) {
+			return err
+		}
+	}
+	return err
+}
+
+// linearAttempts is how many times CheckLinear measures before it reports a ratio above the
+// bound.
+const linearAttempts = 3
+
+// slowError is a ratio above LinearRatioBound.
+type slowError struct{ msg string }
+
+func (e *slowError) Error() string { return e.msg }
+
+func checkLinearOnce(svc services.Service, cfg Config, c Case, size int) error {
 	d := svc.Descriptor()
 	small, large := c.Make(size/8), c.Make(size)
 	ts, err := best(svc, cfg.Request(d, small), 3)
@@ -210,8 +236,8 @@ func CheckLinear(svc services.Service, cfg Config, c Case, size int) error {
 	}
 	floor := time.Millisecond // below this, accounting granularity dominates the ratio
 	if r := float64(tl) / float64(max(ts, floor)); tl > floor && r > LinearRatioBound {
-		return fmt.Errorf("%s: %d code points took %v, %d took %v: %.1fx for 8x the input (bound %dx)",
-			c.Name, size/8, ts, size, tl, r, LinearRatioBound)
+		return &slowError{fmt.Sprintf("%s: %d code points took %v, %d took %v: %.1fx for 8x the input (bound %dx)",
+			c.Name, size/8, ts, size, tl, r, LinearRatioBound)}
 	}
 	return nil
 }
