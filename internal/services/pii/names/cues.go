@@ -4,9 +4,10 @@ import "strings"
 
 // This file holds the rules that add names the tagger missed where the words around them leave
 // no doubt that they name people: "Unlike the Jensen novel", "Kevin had given Alma his
-// address", "ex-Beatle McCartney", "our 3 founders: Gerste, Johnson and Pratt", and the
-// speakers of a dialogue. Each rule looks at a few tokens around each word, so together they stay
-// linear in the text.
+// address", "ex-Beatle McCartney", "our 3 founders: Gerste, Johnson and Pratt", the speakers of
+// a dialogue, initials before particles ("A. van Pelt") and surnames after offices ("minister
+// Thorbecke"). Each rule looks at a few tokens around each word, so together they stay linear in
+// the text.
 
 // workNouns follow an author's or a family's name used as a modifier: "the Jensen novel", "the
 // Johnson administration", "the Ford family".
