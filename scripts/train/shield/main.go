@@ -117,12 +117,12 @@ type config struct {
 	// hand-written examples of examples/r7/, examples/r8/, examples/r9/, examples/r10/,
 	// examples/r10ml/ and examples/r11/ (load.go).
 	r7Examples, r8Examples, r9Examples, r10Examples, r10mlExamples, r11Examples bool
-	data, out                                                      string
-	seed                                                           uint64
-	bits, labelBits                                                int
-	l2, labelL2                                                    float64
-	folds                                                          int
-	spec                                                           textclass.Spec
+	data, out                                                                   string
+	seed                                                                        uint64
+	bits, labelBits                                                             int
+	l2, labelL2                                                                 float64
+	folds                                                                       int
+	spec                                                                        textclass.Spec
 	// long documents (longdocs.go): how many per language, and the budgets
 	longPerLang               int
 	longBudget, longInjBudget float64
