@@ -40,11 +40,15 @@ import (
 // -r10-examples, with budgets of their own, and hold only A and N lines. Files under
 // examples/r10ml/ (round 10: the kinds of examples/r7/ written anew in bn ko ru th tr vi zh, with
 // harmless twins) are read only with -r10-ml-examples (on by default since round 10), likewise.
+// Files under examples/r11/ (round 11: short and medium harmless task prompts around a passage,
+// "Article: ... Summarize", "In this task you are given ...", "Q: ... A:", reading comprehension
+// and classification set-ups, in en de fr es it nl pt, and a few attacks hidden in the same
+// frames) are read only with -r11-examples (off by default), likewise.
 //
 // A template may hold alternatives {a|b|c} (not nested); "\n" stands for a line break. Each line
 // yields up to maxVariants distinct texts, drawn with a seed derived from the line itself.
 //
-//go:embed examples/*.txt examples/more/*.txt examples/extra/*.txt examples/r7/*.txt examples/r8/*.txt examples/r9/*.txt examples/r10/*.txt examples/r10ml/*.txt
+//go:embed examples/*.txt examples/more/*.txt examples/extra/*.txt examples/r7/*.txt examples/r8/*.txt examples/r9/*.txt examples/r10/*.txt examples/r10ml/*.txt examples/r11/*.txt
 var exampleFiles embed.FS
 
 const maxVariants = 6
@@ -58,8 +62,8 @@ type example struct {
 	line   int
 	// more marks the examples of examples/more/, extra those of examples/extra/, r7 those of
 	// examples/r7/, r8 those of examples/r8/, r9 those of examples/r9/, r10 those of
-	// examples/r10/, r10ml those of examples/r10ml/.
-	more, extra, r7, r8, r9, r10, r10ml bool
+	// examples/r10/, r10ml those of examples/r10ml/, r11 those of examples/r11/.
+	more, extra, r7, r8, r9, r10, r10ml, r11 bool
 }
 
 func readExamples() ([]example, error) {
@@ -91,6 +95,7 @@ func readExamples() ([]example, error) {
 			e.r9 = path.Base(path.Dir(p)) == "r9"
 			e.r10 = path.Base(path.Dir(p)) == "r10"
 			e.r10ml = path.Base(path.Dir(p)) == "r10ml"
+			e.r11 = path.Base(path.Dir(p)) == "r11"
 			out = append(out, e)
 		}
 		return sc.Err()

@@ -117,6 +117,7 @@ func TestHandwrittenRounds(t *testing.T) {
 		{"r9", []string{"de", "en", "es", "fr", "it", "nl", "pt"}, 0, 40},
 		{"r10", []string{"de", "en", "es", "fr", "it", "nl", "pt"}, 12, 60},
 		{"r10ml", []string{"bn", "ko", "ru", "th", "tr", "vi", "zh"}, 30, 15},
+		{"r11", []string{"de", "en", "es", "fr", "it", "nl", "pt"}, 2, 20},
 	} {
 		t.Run(tc.round, func(t *testing.T) {
 			for _, kind := range []struct {

@@ -67,6 +67,10 @@ var budgets = map[string]float64{
 	// bn ko ru th tr vi zh: attacks, then their harmless twins)
 	"hand/attack-r10ml": 0.04,
 	"hand/benign-r10ml": 0.12,
+	// with -r11-examples only: the examples of examples/r11/ (attacks hidden in task prompts
+	// around a passage, then the harmless task prompts)
+	"hand/attack-r11": 0.03,
+	"hand/benign-r11": 0.15,
 	// with -mixed only (harmless, then attacks): see mixed.go
 	"hand/message":   0.15,
 	"mixed":          0.50,
@@ -244,8 +248,8 @@ func load(cfg config) ([]doc, error) {
 	if err := add("task-injected", taskInjections(clinc, hand, emails), byAttack); err != nil {
 		return nil, err
 	}
-	for _, name := range []string{"hand/attack", "hand/injected", "hand/benign", "hand/message", "hand/context", "hand/attack-more", "hand/benign-more", "hand/benign-extra", "hand/context-extra", "hand/injected-extra", "hand/attack-r7", "hand/benign-r7", "hand/attack-r8", "hand/benign-r8", "hand/benign-r9", "hand/attack-r10", "hand/benign-r10", "hand/attack-r10ml", "hand/benign-r10ml"} {
-		if name == "hand/message" && !mixed || strings.HasSuffix(name, "-more") && !cfg.moreExamples || strings.HasSuffix(name, "-extra") && !cfg.extraExamples || strings.HasSuffix(name, "-r7") && !cfg.r7Examples || strings.HasSuffix(name, "-r8") && !cfg.r8Examples || strings.HasSuffix(name, "-r9") && !cfg.r9Examples || strings.HasSuffix(name, "-r10") && !cfg.r10Examples || strings.HasSuffix(name, "-r10ml") && !cfg.r10mlExamples {
+	for _, name := range []string{"hand/attack", "hand/injected", "hand/benign", "hand/message", "hand/context", "hand/attack-more", "hand/benign-more", "hand/benign-extra", "hand/context-extra", "hand/injected-extra", "hand/attack-r7", "hand/benign-r7", "hand/attack-r8", "hand/benign-r8", "hand/benign-r9", "hand/attack-r10", "hand/benign-r10", "hand/attack-r10ml", "hand/benign-r10ml", "hand/attack-r11", "hand/benign-r11"} {
+		if name == "hand/message" && !mixed || strings.HasSuffix(name, "-more") && !cfg.moreExamples || strings.HasSuffix(name, "-extra") && !cfg.extraExamples || strings.HasSuffix(name, "-r7") && !cfg.r7Examples || strings.HasSuffix(name, "-r8") && !cfg.r8Examples || strings.HasSuffix(name, "-r9") && !cfg.r9Examples || strings.HasSuffix(name, "-r10") && !cfg.r10Examples || strings.HasSuffix(name, "-r10ml") && !cfg.r10mlExamples || strings.HasSuffix(name, "-r11") && !cfg.r11Examples {
 			continue
 		}
 		if err := add(name, hand[name], func(d shielddata.Doc) string { g, _, _ := strings.Cut(d.ID, "#"); return g }); err != nil {
@@ -323,10 +327,11 @@ func handwritten(emails []shielddata.Email) (map[string][]shielddata.Doc, error)
 			}
 			continue
 		}
-		if e.r7 || e.r8 || e.r9 || e.r10 || e.r10ml {
+		if e.r7 || e.r8 || e.r9 || e.r10 || e.r10ml || e.r11 {
 			// The examples of examples/r7/ (-r7-examples), examples/r8/ (-r8-examples),
 			// examples/r9/ (-r9-examples, harmless texts only), examples/r10/ (-r10-examples) and
-			// examples/r10ml/ (-r10-ml-examples) have budgets of their own as well.
+			// examples/r10ml/ (-r10-ml-examples) and examples/r11/ (-r11-examples) have budgets of
+			// their own as well.
 			round := "r7"
 			if e.r8 {
 				round = "r8"
@@ -336,6 +341,9 @@ func handwritten(emails []shielddata.Email) (map[string][]shielddata.Doc, error)
 			}
 			if e.r10ml {
 				round = "r10ml"
+			}
+			if e.r11 {
+				round = "r11"
 			}
 			if e.r9 {
 				round = "r9"

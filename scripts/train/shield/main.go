@@ -27,7 +27,9 @@
 // Experiments, off by default and not used for the committed model (MODEL.md gives their
 // figures): -r8-examples adds examples/r8/ (the kinds of examples/r7/ in de fr es it nl pt);
 // -r10-examples adds examples/r10/ (long harmless persona and "act as" prompts with rules and
-// formats in en de fr es it nl pt, and a few attacks in the same frames);
+// formats in en de fr es it nl pt, and a few attacks in the same frames); -r11-examples adds
+// examples/r11/ (short and medium harmless task prompts around a passage in en de fr es it nl
+// pt, and a few attacks hidden in the same frames);
 // -mixed (issue 11) builds harmless documents that switch language, hides attacks in some of
 // them (mixed.go) and reads the hand-written messages.
 // -budget and -neg-share change source budgets and the weight of the clean windows of injected
@@ -85,6 +87,7 @@ func main() {
 	moreExamples := flag.Bool("more-examples", true, "also train on the hand-written examples of examples/more/ (more languages and harmless look-alikes; budgets hand/attack-more and hand/benign-more)")
 	extraExamples := flag.Bool("extra-examples", true, "also train on the hand-written examples of examples/extra/ (short harmless requests in 17 languages, long harmless documents, attacks hidden in reviews; budgets hand/benign-extra, hand/context-extra and hand/injected-extra)")
 	r10Examples := flag.Bool("r10-examples", false, "also train on the hand-written examples of examples/r10/ (harmless persona and \"act as\" prompts with rules and formats in en de fr es it nl pt, and attacks in the same frames; budgets hand/attack-r10 and hand/benign-r10)")
+	r11Examples := flag.Bool("r11-examples", false, "also train on the hand-written examples of examples/r11/ (short and medium harmless task prompts around a passage in en de fr es it nl pt, and attacks hidden in the same frames; budgets hand/attack-r11 and hand/benign-r11)")
 	r10mlExamples := flag.Bool("r10-ml-examples", true, "train on the hand-written examples of examples/r10ml/ (the kinds of examples/r7/ in bn ko ru th tr vi zh, with harmless twins; budgets hand/attack-r10ml and hand/benign-r10ml)")
 	r9Examples := flag.Bool("r9-examples", true, "train on the hand-written examples of examples/r9/ (harmless role-play and persona requests in en de fr es it nl pt; budget hand/benign-r9)")
 	r8Examples := flag.Bool("r8-examples", false, "also train on the hand-written examples of examples/r8/ (the kinds of examples/r7/ in de fr es it nl pt, with harmless twins; budgets hand/attack-r8 and hand/benign-r8)")
@@ -97,7 +100,7 @@ func main() {
 	if *normPower == 0.5 {
 		*normPower = 0 // the square root, stored as before the option existed
 	}
-	cfg := config{noLabels: *noLabels, mixed: *mixed, moreExamples: *moreExamples, extraExamples: *extraExamples, r7Examples: *r7Examples, r8Examples: *r8Examples, r9Examples: *r9Examples, r10Examples: *r10Examples, r10mlExamples: *r10mlExamples, longPerLang: *longPerLang, longBudget: *longBudget, longInjBudget: *longInjBudget, budgets: *budgetFlag, negShare: *negShare, data: *data, out: *out, seed: *seed, bits: *bits, labelBits: *labelBits, l2: *l2, labelL2: *labelL2, folds: *folds,
+	cfg := config{noLabels: *noLabels, mixed: *mixed, moreExamples: *moreExamples, extraExamples: *extraExamples, r7Examples: *r7Examples, r8Examples: *r8Examples, r9Examples: *r9Examples, r10Examples: *r10Examples, r10mlExamples: *r10mlExamples, r11Examples: *r11Examples, longPerLang: *longPerLang, longBudget: *longBudget, longInjBudget: *longInjBudget, budgets: *budgetFlag, negShare: *negShare, data: *data, out: *out, seed: *seed, bits: *bits, labelBits: *labelBits, l2: *l2, labelL2: *labelL2, folds: *folds,
 		spec: textclass.Spec{WordNgrams: 2, CharMin: 3, CharMax: 5, Window: *window, Stride: *stride, DecodeBlobs: true, LongSegment: *long, Script: *script, NormPower: *normPower, NormKnee: *normKnee}}
 	if err := run(cfg); err != nil {
 		log.Fatal(err)
@@ -110,16 +113,16 @@ type config struct {
 	moreExamples bool
 	// extraExamples adds the hand-written examples of examples/extra/ (load.go).
 	extraExamples bool
-	// r7Examples, r8Examples, r9Examples, r10Examples and r10mlExamples add the hand-written
-	// examples of examples/r7/, examples/r8/, examples/r9/, examples/r10/ and examples/r10ml/
-	// (load.go).
-	r7Examples, r8Examples, r9Examples, r10Examples, r10mlExamples bool
-	data, out                                                      string
-	seed                                                           uint64
-	bits, labelBits                                                int
-	l2, labelL2                                                    float64
-	folds                                                          int
-	spec                                                           textclass.Spec
+	// r7Examples, r8Examples, r9Examples, r10Examples, r10mlExamples and r11Examples add the
+	// hand-written examples of examples/r7/, examples/r8/, examples/r9/, examples/r10/,
+	// examples/r10ml/ and examples/r11/ (load.go).
+	r7Examples, r8Examples, r9Examples, r10Examples, r10mlExamples, r11Examples bool
+	data, out                                                                   string
+	seed                                                                        uint64
+	bits, labelBits                                                             int
+	l2, labelL2                                                                 float64
+	folds                                                                       int
+	spec                                                                        textclass.Spec
 	// long documents (longdocs.go): how many per language, and the budgets
 	longPerLang               int
 	longBudget, longInjBudget float64
@@ -281,6 +284,9 @@ func command(cfg config) string {
 	}
 	if cfg.r10mlExamples {
 		c += " -r10-ml-examples"
+	}
+	if cfg.r11Examples {
+		c += " -r11-examples"
 	}
 	if cfg.budgets != "" {
 		c += " -budget " + cfg.budgets
