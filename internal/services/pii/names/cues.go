@@ -236,14 +236,15 @@ func (f *featurizer) exPrefix(i int) bool {
 // markList makes the one-word items of the list that starts at token i names.
 func (f *featurizer) markList(labels []uint8, i int) {
 	for k, n := i, 0; k >= 0 && n < 16; k, n = f.listItem(labels, k, +1), n+1 {
-		if !f.nameLike(k) || k+1 < len(labels) && f.nameLike(k+1) && f.info[k+1].gap == 0 {
-			// A two-word item is left to the tagger.
-			if labels[k] == O && !f.nameLike(k) {
+		switch {
+		case !f.nameLike(k):
+			if labels[k] == O {
+				// The list ends at a word that is neither name-like nor tagged.
 				return
 			}
-			continue
-		}
-		if labels[k] == O {
+		case k+1 < len(labels) && f.nameLike(k+1) && f.info[k+1].gap == 0:
+			// A two-word item is left to the tagger.
+		case labels[k] == O:
 			labels[k] = B
 		}
 	}

@@ -146,6 +146,11 @@ func dropNonPeople(f *featurizer, labels []uint8) {
 	})
 }
 
+// inLongerName reports whether token k is part of a name of two or more words.
+func inLongerName(labels []uint8, k int) bool {
+	return labels[k] == I || k+1 < len(labels) && labels[k+1] == I
+}
+
 // eachName calls fn with the tokens i to j-1 of every name in labels, from left to right; fn may
 // change labels before j.
 func eachName(labels []uint8, fn func(i, j int)) {
@@ -185,11 +190,18 @@ func (f *featurizer) placeName(labels []uint8, i, j int) bool {
 			return true
 		}
 	}
+	return f.endsWithin(labels, j, placeTails) || f.endsWithin(labels, j, countyWords)
+}
+
+// endsWithin reports whether one of the capitalised words from token j on, one space apart and
+// at most three, none of them tagged, is in set: the word that ends a name the tagged name
+// starts ("Paxton Water Tower", "Nera Economic Consulting").
+func (f *featurizer) endsWithin(labels []uint8, j int, set map[uint64]bool) bool {
 	for k := j; k < j+3 && k < len(labels); k++ {
 		if !f.capital(k) || f.info[k].gap != 0 || labels[k] != O {
-			break
+			return false
 		}
-		if placeTails[f.info[k].lw] || countyWords[f.info[k].lw] {
+		if set[f.info[k].lw] {
 			return true
 		}
 	}
@@ -204,10 +216,15 @@ func (f *featurizer) regionAfter(labels []uint8, k int) bool {
 	if !f.capital(k) || f.info[k].gap&^GapComma != 0 || f.info[k].gap == 0 {
 		return false
 	}
-	if regionFirsts[f.info[k].lw] && f.capital(k+1) && f.info[k+1].gap == 0 && regionSeconds[f.info[k+1].lw] {
+	if f.twoWordRegion(k) {
 		return true
 	}
 	return regions[f.info[k].lw] && (labels[k] == O || f.info[k].gaz&Given == 0)
+}
+
+// twoWordRegion reports whether tokens k and k+1 are a two-word region ("North Carolina").
+func (f *featurizer) twoWordRegion(k int) bool {
+	return regionFirsts[f.info[k].lw] && f.capital(k+1) && f.info[k+1].gap == 0 && regionSeconds[f.info[k+1].lw]
 }
 
 // regionOfTown reports whether the name is a region ("North Carolina", "Illinois"; not one that
@@ -220,7 +237,7 @@ func (f *featurizer) regionOfTown(labels []uint8, i, j int) bool {
 	if j-i == 1 {
 		return regions[f.info[i].lw] && f.info[i].gaz&Given == 0
 	}
-	return regionFirsts[f.info[i].lw] && regionSeconds[f.info[i+1].lw]
+	return f.twoWordRegion(i)
 }
 
 // hashThe is the hash of "the".
@@ -276,14 +293,8 @@ func (f *featurizer) firmAfter(labels []uint8, i, j int) bool {
 	if j-i > 1 && f.capital(j-1) && firmWords[f.info[j-1].lw] {
 		return true
 	}
-	for k := j; k < j+3 && k < len(labels); k++ {
-		tk := &f.info[k]
-		if !f.capital(k) || tk.gap != 0 || labels[k] != O {
-			break
-		}
-		if firmWords[tk.lw] {
-			return true
-		}
+	if f.endsWithin(labels, j, firmWords) {
+		return true
 	}
 	if f.capital(j+1) && kinWords[f.info[j+1].lw] && f.info[j+1].gap == 0 &&
 		(f.info[j].gap == 0 && listAnd[f.info[j].lw]) {
@@ -378,7 +389,7 @@ func (f *featurizer) lowerAt(k int) string {
 func (f *featurizer) clearList(labels []uint8, i int) []int {
 	var items []int
 	for k := f.listItem(labels, i, -1); k >= 0 && len(items) < 8; k = f.listItem(labels, k, -1) {
-		if labels[k] == I || k+1 < len(labels) && labels[k+1] == I {
+		if inLongerName(labels, k) {
 			return nil
 		}
 		if labels[k] == B {
@@ -426,7 +437,7 @@ func (f *featurizer) dropFirmLists(labels []uint8) []int {
 		}
 		named := false
 		for _, k := range items {
-			if labels[k] == I || k+1 < len(labels) && labels[k+1] == I {
+			if inLongerName(labels, k) {
 				named = false
 				break
 			}

@@ -140,13 +140,7 @@ func joinAdjacent(f *featurizer, labels []uint8) {
 }
 
 // listAnd holds the hashes of the words that join the last two items of a list.
-var listAnd = map[uint64]bool{}
-
-func init() {
-	for _, w := range []string{"and", "or", "und", "oder", "et", "ou", "y", "o", "e", "en", "of", "i", "lub"} {
-		listAnd[fnv(w)] = true
-	}
-}
+var listAnd = hashSet(`and or und oder et ou y o e en of i lub`)
 
 // fillLists makes a capitalised word a name when it is an item of a list whose two items on one
 // side, or the items right before and after it, are one-word names the tagger found: "They had
@@ -166,7 +160,7 @@ func fillLists(f *featurizer, labels []uint8) {
 		if next >= 0 {
 			next2 = f.listItem(labels, next, +1)
 		}
-		named := func(k int) bool { return k >= 0 && labels[k] == B && (k+1 >= len(labels) || labels[k+1] != I) }
+		named := func(k int) bool { return k >= 0 && labels[k] == B && !inLongerName(labels, k) }
 		if named(prev) && named(next) || named(next) && named(next2) || named(prev) && named(prev2) {
 			labels[i] = B
 		}
@@ -268,21 +262,14 @@ func (f *featurizer) hollow(i int) bool {
 // titleNames are the titles that are also given names people go by alone ("Don", "Dona", "Sen"). The
 // gazetteer knows many more titles as names somewhere ("Sir", "Miss", "Captain"), but alone
 // those address someone without naming them.
-var titleNames = map[uint64]bool{fnv("don"): true, fnv("dona"): true, fnv("doña"): true, fnv("sen"): true}
+var titleNames = hashSet(`don dona doña sen`)
 
 // personTitles are honorifics that, in front of a capitalised word, make it a name whatever the
 // tagger scored ("Egregio Sig. Esposito", "Frau Özdemir"). Ambiguous ones (Dr, which is also
 // "Drive"; M, Me; Don) are left to the tagger.
-var personTitles = map[uint64]bool{}
-
-func init() {
-	for _, w := range []string{"mr", "mrs", "ms", "mx", "miss", "herr", "frau", "fräulein", "mme", "mlle",
-		"monsieur", "madame", "mademoiselle", "sr", "sra", "srta", "señor", "señora", "señorita", "dott",
-		"dottssa", "sig", "signor", "signora", "dhr", "mevr", "mevrouw", "meneer", "pan", "pani", "panna",
-		"senhor", "senhora", "doña", "heer", "heeren", "mister", "sieur", "mgr"} {
-		personTitles[fnv(w)] = true
-	}
-}
+var personTitles = hashSet(`mr mrs ms mx miss herr frau fräulein mme mlle monsieur madame
+	mademoiselle sr sra srta señor señora señorita dott dottssa sig signor signora dhr mevr mevrouw
+	meneer pan pani panna senhor senhora doña heer heeren mister sieur mgr`)
 
 // selfIntro holds the hashes of the English words by which writers introduce themselves: after
 // "I am" or "I'm", a capitalised word the gazetteer knows as a given name starts a name. The
