@@ -85,14 +85,12 @@ type reporting struct {
 	forms     map[string]repClass // folded form (words joined by single spaces) -> classes
 	starts    map[string]uint8    // first word of a form -> most words of a form starting with it
 	introEnds map[string]bool     // last word of every rep, repc and back form
-	stems     map[string]repClass // folded stem -> classes (cond only)
-	stemHeads map[[4]byte]bool    // first four bytes of every stem
-	maxStem   int                 // longest stem, in bytes
+	stems     stemSet[repClass]   // folded stem -> classes (cond only)
 }
 
 // newReporting parses a reporting list (lines "lang<TAB>class<TAB>form"; # starts a comment).
 func newReporting(file string) (*reporting, error) {
-	r := &reporting{forms: map[string]repClass{}, starts: map[string]uint8{}, introEnds: map[string]bool{}, stems: map[string]repClass{}, stemHeads: map[[4]byte]bool{}}
+	r := &reporting{forms: map[string]repClass{}, starts: map[string]uint8{}, introEnds: map[string]bool{}}
 	err := eachLine(file, func(f []string) error {
 		if len(f) != 3 || repClassNames[f[1]] == 0 {
 			return fmt.Errorf("want lang, class and form")
@@ -103,9 +101,7 @@ func newReporting(file string) (*reporting, error) {
 			if c != repCond || len(words) != 1 || len(words[0]) < 4 {
 				return fmt.Errorf("stem %q: want one cond word of at least four letters", f[2])
 			}
-			r.stems[words[0]] |= c
-			r.stemHeads[[4]byte([]byte(words[0][:4]))] = true
-			r.maxStem = max(r.maxStem, len(words[0]))
+			r.stems.set(words[0], r.stems.values[words[0]]|c)
 			return nil
 		}
 		words := foldWords(f[2])
@@ -528,15 +524,10 @@ func (m *matcher) match(i int, want repClass) (int, repClass) {
 func (m *matcher) stem(i int) repClass {
 	t := m.toks[i]
 	w := m.buf[t.f0:t.f1]
-	if t.long || len(w) < 4 || !m.r.stemHeads[[4]byte(w[:4])] {
+	if t.long {
 		return 0
 	}
-	for n := min(len(w), m.r.maxStem); n >= 4; n-- {
-		if c, ok := m.r.stems[string(w[:n])]; ok {
-			return c
-		}
-	}
-	return 0
+	return m.r.stems.longest(w)
 }
 
 // mergeSpans merges the sorted, non-overlapping explicit and implicit spans of s, keeping them

@@ -43,13 +43,10 @@ type Preparer struct {
 	groups   map[string]bool
 	lexicon  map[string]string // normal form -> TokenStrong or TokenMild
 	polarity map[string]cue    // normal form (one to maxPhrase words) -> cue
-	stems    map[string]cue    // normal form of a word's beginning -> cue
-	maxStem  int               // longest stem, in bytes
+	stems    stemSet[cue]      // normal form of a word's beginning -> cue
 	// starts maps the first word of every group, lexicon and polarity form to the most words
 	// such a form has in each list, so a word that starts none is dismissed in one lookup.
 	starts map[string]phraseLens
-	// stemHeads holds the first four bytes of every stem (the shortest a stem can be).
-	stemHeads map[[4]byte]bool
 	// implicit says whether reported speech is read as an implicit quote, with the
 	// constructs of rep (see WithImplicitQuotes).
 	implicit ImplicitMode
@@ -76,7 +73,7 @@ func (p *Preparer) WithImplicitQuotes(mode ImplicitMode, reportingList string) (
 // phraseLens are the most words of a form starting with a given word, per list.
 type phraseLens struct{ group, lexicon, polarity uint8 }
 
-// index builds starts and stemHeads from the lists.
+// index builds starts from the lists.
 func (p *Preparer) index() {
 	p.starts = map[string]phraseLens{}
 	add := func(form string, set func(*phraseLens, uint8)) {
@@ -93,10 +90,6 @@ func (p *Preparer) index() {
 	}
 	for form := range p.polarity {
 		add(form, func(l *phraseLens, n uint8) { l.polarity = max(l.polarity, n) })
-	}
-	p.stemHeads = map[[4]byte]bool{}
-	for stem := range p.stems {
-		p.stemHeads[[4]byte([]byte(stem[:4]))] = true
 	}
 }
 
@@ -153,7 +146,7 @@ var quoteCueTokens = [...][2]string{
 // "lang<TAB>class<TAB>form", see polarity.txt) and the lexicon (lines "form<TAB>strong|mild");
 // lines starting with # are comments. Forms are normalized.
 func NewPreparer(groups, polarity, lexicon string) (*Preparer, error) {
-	p := &Preparer{groups: map[string]bool{}, lexicon: map[string]string{}, polarity: map[string]cue{}, stems: map[string]cue{}}
+	p := &Preparer{groups: map[string]bool{}, lexicon: map[string]string{}, polarity: map[string]cue{}}
 	err := eachLine(groups, func(f []string) error {
 		if len(f) != 2 {
 			return fmt.Errorf("want lang and form")
@@ -176,8 +169,7 @@ func NewPreparer(groups, polarity, lexicon string) (*Preparer, error) {
 			if len([]rune(form)) < 4 || strings.Contains(form, " ") {
 				return fmt.Errorf("stem %q: want one word of at least four letters", f[2])
 			}
-			p.stems[form] = c
-			p.maxStem = max(p.maxStem, len(form))
+			p.stems.set(form, c)
 			return nil
 		}
 		if form := NormalForm(f[2]); form != "" {
@@ -427,17 +419,7 @@ func (p *Preparer) matchCue(w *textnorm.Words, i int, lens phraseLens) (int, cue
 }
 
 // stemCue returns the cue of the longest stem word starts with.
-func (p *Preparer) stemCue(word []byte) cue {
-	if len(word) < 4 || !p.stemHeads[[4]byte(word[:4])] {
-		return cueNone
-	}
-	for n := min(len(word), p.maxStem); n >= 4; n-- {
-		if c, ok := p.stems[string(word[:n])]; ok {
-			return c
-		}
-	}
-	return cueNone
-}
+func (p *Preparer) stemCue(word []byte) cue { return p.stems.longest(word) }
 
 // matchGroup returns the length of the longest group phrase (at most lens.group words) starting
 // at word i, or 0.
