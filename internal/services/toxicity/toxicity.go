@@ -193,11 +193,27 @@ func (s *Service) scoreQuote(ctx context.Context, prepared string) (float64, err
 // Descriptor returns the service descriptor.
 func (s *Service) Descriptor() services.Descriptor { return s.desc }
 
-// score prepares text (groups, cues, quoted passages) and scores it with the model.
-func (s *Service) score(ctx context.Context, text string) (textclass.Result, error) {
+// WithImplicitMode returns the service with the same model read with the given implicit-quote
+// mode rather than the one it was trained with: for tools that probe what the reading changes.
+func (s *Service) WithImplicitMode(mode ImplicitMode) (*Service, error) {
+	return buildWith(s.model, s.prep, mode)
+}
+
+// Prepared returns the text the model scores for text (groups, cues and quoted passages marked),
+// for tools that show how the service reads a text.
+func (s *Service) Prepared(ctx context.Context, text string) (string, error) {
 	prepared, err := s.prep.Prepare(ctx, text, s.scoreQuote)
 	if err != nil {
-		return textclass.Result{}, fmt.Errorf("toxicity: %w", err)
+		return "", fmt.Errorf("toxicity: %w", err)
+	}
+	return prepared, nil
+}
+
+// score prepares text (groups, cues, quoted passages) and scores it with the model.
+func (s *Service) score(ctx context.Context, text string) (textclass.Result, error) {
+	prepared, err := s.Prepared(ctx, text)
+	if err != nil {
+		return textclass.Result{}, err
 	}
 	res, err := s.model.Score(ctx, prepared)
 	if err != nil {

@@ -20,7 +20,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/sluice-api/sluice/internal/services/textclass"
 	"github.com/sluice-api/sluice/internal/services/toxicity"
 )
 
@@ -37,61 +36,42 @@ func main() {
 	}
 }
 
-// model is one model to probe with its preparer, set to the implicit-quote mode it was
-// trained with.
+// model is one model to probe, through the service, read with the implicit-quote mode it was
+// trained with or the one -mode gives.
 type model struct {
 	name string
-	m    *textclass.Model
-	prep *toxicity.Preparer
+	svc  *toxicity.Service
 }
 
-func load(name string, raw []byte, lexicon, override string) (model, error) {
-	m, err := textclass.Decode(raw)
-	if err != nil {
-		return model{}, fmt.Errorf("%s: %w", name, err)
-	}
-	trained := m.Meta[toxicity.MetaImplicit]
+func load(name string, svc *toxicity.Service, override string) (model, error) {
 	if override != "" {
-		trained = override
+		mode, err := toxicity.ParseImplicitMode(override)
+		if err != nil {
+			return model{}, err
+		}
+		if svc, err = svc.WithImplicitMode(mode); err != nil {
+			return model{}, fmt.Errorf("%s: %w", name, err)
+		}
 	}
-	mode, err := toxicity.ParseImplicitMode(trained)
-	if err != nil {
-		return model{}, fmt.Errorf("%s: %w", name, err)
-	}
-	prep, err := toxicity.NewPreparer(toxicity.GroupsFile, toxicity.PolarityFile, lexicon)
-	if err != nil {
-		return model{}, fmt.Errorf("%s: %w", name, err)
-	}
-	if prep, err = prep.WithImplicitQuotes(mode, toxicity.ReportingFile); err != nil {
-		return model{}, fmt.Errorf("%s: %w", name, err)
-	}
-	return model{name: name, m: m, prep: prep}, nil
+	return model{name: name, svc: svc}, nil
 }
 
 func run(file, mode string, dirs []string, verbose bool) error {
-	raw, err := os.ReadFile("internal/services/toxicity/" + toxicity.ModelFileName)
-	if err != nil {
-		return fmt.Errorf("run from the repository root: %w", err)
-	}
-	lex, err := os.ReadFile("internal/services/toxicity/" + toxicity.LexiconFileName)
+	svc, err := toxicity.New()
 	if err != nil {
 		return err
 	}
-	embedded, err := load("embedded", raw, string(lex), mode)
+	embedded, err := load("embedded", svc, mode)
 	if err != nil {
 		return err
 	}
 	models := []model{embedded}
 	for _, d := range dirs {
-		raw, err := os.ReadFile(filepath.Join(d, toxicity.ModelFileName))
+		svc, err := toxicity.LoadDir(d)
 		if err != nil {
 			return err
 		}
-		lex, err := os.ReadFile(filepath.Join(d, toxicity.LexiconFileName))
-		if err != nil {
-			return err
-		}
-		m, err := load(filepath.Base(d), raw, string(lex), mode)
+		m, err := load(filepath.Base(d), svc, mode)
 		if err != nil {
 			return err
 		}
@@ -121,15 +101,11 @@ func run(file, mode string, dirs []string, verbose bool) error {
 		fmt.Printf("| %s |", line)
 		var prepared []string
 		for _, m := range models {
-			score := func(ctx context.Context, p string) (float64, error) {
-				r, err := m.m.Score(ctx, p)
-				return r.P, err
-			}
-			p, err := m.prep.Prepare(ctx, line, score)
+			p, err := m.svc.Prepared(ctx, line)
 			if err != nil {
 				return err
 			}
-			r, err := m.m.Score(ctx, p)
+			prob, err := m.svc.Probability(ctx, line)
 			if err != nil {
 				return err
 			}
@@ -137,7 +113,7 @@ func run(file, mode string, dirs []string, verbose bool) error {
 			if strings.Contains(p, toxicity.TokenQuote) {
 				mark = " q"
 			}
-			fmt.Printf(" %.3f%s |", r.P, mark)
+			fmt.Printf(" %.3f%s |", prob, mark)
 			prepared = append(prepared, m.name+": "+p)
 		}
 		fmt.Println()
