@@ -249,7 +249,7 @@ func load(cfg config) ([]doc, error) {
 		return nil, err
 	}
 	for _, name := range []string{"hand/attack", "hand/injected", "hand/benign", "hand/message", "hand/context", "hand/attack-more", "hand/benign-more", "hand/benign-extra", "hand/context-extra", "hand/injected-extra", "hand/attack-r7", "hand/benign-r7", "hand/attack-r8", "hand/benign-r8", "hand/benign-r9", "hand/attack-r10", "hand/benign-r10", "hand/attack-r10ml", "hand/benign-r10ml", "hand/attack-r11", "hand/benign-r11"} {
-		if name == "hand/message" && !mixed || strings.HasSuffix(name, "-more") && !cfg.moreExamples || strings.HasSuffix(name, "-extra") && !cfg.extraExamples || strings.HasSuffix(name, "-r7") && !cfg.r7Examples || strings.HasSuffix(name, "-r8") && !cfg.r8Examples || strings.HasSuffix(name, "-r9") && !cfg.r9Examples || strings.HasSuffix(name, "-r10") && !cfg.r10Examples || strings.HasSuffix(name, "-r10ml") && !cfg.r10mlExamples || strings.HasSuffix(name, "-r11") && !cfg.r11Examples {
+		if name == "hand/message" && !mixed || strings.HasSuffix(name, "-more") && !cfg.moreExamples || strings.HasSuffix(name, "-extra") && !cfg.extraExamples || cfg.roundOff(name) {
 			continue
 		}
 		if err := add(name, hand[name], func(d shielddata.Doc) string { g, _, _ := strings.Cut(d.ID, "#"); return g }); err != nil {

@@ -86,25 +86,42 @@ func main() {
 	negShare := flag.Float64("neg-share", 0.5, "weight of the harmless windows of a document with an attack inserted, relative to its attack windows")
 	moreExamples := flag.Bool("more-examples", true, "also train on the hand-written examples of examples/more/ (more languages and harmless look-alikes; budgets hand/attack-more and hand/benign-more)")
 	extraExamples := flag.Bool("extra-examples", true, "also train on the hand-written examples of examples/extra/ (short harmless requests in 17 languages, long harmless documents, attacks hidden in reviews; budgets hand/benign-extra, hand/context-extra and hand/injected-extra)")
-	r10Examples := flag.Bool("r10-examples", false, "also train on the hand-written examples of examples/r10/ (harmless persona and \"act as\" prompts with rules and formats in en de fr es it nl pt, and attacks in the same frames; budgets hand/attack-r10 and hand/benign-r10)")
-	r11Examples := flag.Bool("r11-examples", false, "also train on the hand-written examples of examples/r11/ (short and medium harmless task prompts around a passage in en de fr es it nl pt, and attacks hidden in the same frames; budgets hand/attack-r11 and hand/benign-r11)")
-	r10mlExamples := flag.Bool("r10-ml-examples", true, "train on the hand-written examples of examples/r10ml/ (the kinds of examples/r7/ in bn ko ru th tr vi zh, with harmless twins; budgets hand/attack-r10ml and hand/benign-r10ml)")
-	r9Examples := flag.Bool("r9-examples", true, "train on the hand-written examples of examples/r9/ (harmless role-play and persona requests in en de fr es it nl pt; budget hand/benign-r9)")
-	r8Examples := flag.Bool("r8-examples", false, "also train on the hand-written examples of examples/r8/ (the kinds of examples/r7/ in de fr es it nl pt, with harmless twins; budgets hand/attack-r8 and hand/benign-r8)")
-	r7Examples := flag.Bool("r7-examples", true, "also train on the hand-written examples of examples/r7/ (English attacks of the kinds CyberSecEval's training half misses, harmless English requests full of trigger words; budgets hand/attack-r7 and hand/benign-r7)")
 	script := flag.Bool("script", false, "give every window a feature per script, valued at the script's share of its words (textclass.Spec.Script): an offset per script")
 	normPower := flag.Float64("norm-power", 0.5, "power of a window's feature count that divides its features (textclass.Spec.NormPower): 0.5 is the square root, 1 the mean, which does not grow with the window's length")
 	normKnee := flag.Int("norm-knee", 0, "feature count below which a window's features are divided by the count, not its square root (textclass.Spec.NormKnee): short texts then score their mean weight whatever their length; 0 (default): no knee")
+	rounds := map[string]*bool{}
+	for _, r := range exampleRounds {
+		rounds[r.dir] = flag.Bool(r.flag, r.on, r.usage)
+	}
 	budgetFlag := flag.String("budget", "", "override source budgets, as name=weight,name=weight (see budgets in load.go; for experiments)")
 	flag.Parse()
 	if *normPower == 0.5 {
 		*normPower = 0 // the square root, stored as before the option existed
 	}
-	cfg := config{noLabels: *noLabels, mixed: *mixed, moreExamples: *moreExamples, extraExamples: *extraExamples, r7Examples: *r7Examples, r8Examples: *r8Examples, r9Examples: *r9Examples, r10Examples: *r10Examples, r10mlExamples: *r10mlExamples, r11Examples: *r11Examples, longPerLang: *longPerLang, longBudget: *longBudget, longInjBudget: *longInjBudget, budgets: *budgetFlag, negShare: *negShare, data: *data, out: *out, seed: *seed, bits: *bits, labelBits: *labelBits, l2: *l2, labelL2: *labelL2, folds: *folds,
+	cfg := config{noLabels: *noLabels, mixed: *mixed, moreExamples: *moreExamples, extraExamples: *extraExamples, rounds: map[string]bool{}, longPerLang: *longPerLang, longBudget: *longBudget, longInjBudget: *longInjBudget, budgets: *budgetFlag, negShare: *negShare, data: *data, out: *out, seed: *seed, bits: *bits, labelBits: *labelBits, l2: *l2, labelL2: *labelL2, folds: *folds,
 		spec: textclass.Spec{WordNgrams: 2, CharMin: 3, CharMax: 5, Window: *window, Stride: *stride, DecodeBlobs: true, LongSegment: *long, Script: *script, NormPower: *normPower, NormKnee: *normKnee}}
+	for dir, on := range rounds {
+		cfg.rounds[dir] = *on
+	}
 	if err := run(cfg); err != nil {
 		log.Fatal(err)
 	}
+}
+
+// exampleRounds are the sets of hand-written examples added round by round, one directory of
+// examples/ each, whose sources' names end in "-" and the directory (load.go), in the order the
+// training command records their flags. on is the flag's default.
+var exampleRounds = []struct {
+	dir, flag string
+	on        bool
+	usage     string
+}{
+	{"r7", "r7-examples", true, "also train on the hand-written examples of examples/r7/ (English attacks of the kinds CyberSecEval's training half misses, harmless English requests full of trigger words; budgets hand/attack-r7 and hand/benign-r7)"},
+	{"r8", "r8-examples", false, "also train on the hand-written examples of examples/r8/ (the kinds of examples/r7/ in de fr es it nl pt, with harmless twins; budgets hand/attack-r8 and hand/benign-r8)"},
+	{"r9", "r9-examples", true, "train on the hand-written examples of examples/r9/ (harmless role-play and persona requests in en de fr es it nl pt; budget hand/benign-r9)"},
+	{"r10", "r10-examples", false, "also train on the hand-written examples of examples/r10/ (harmless persona and \"act as\" prompts with rules and formats in en de fr es it nl pt, and attacks in the same frames; budgets hand/attack-r10 and hand/benign-r10)"},
+	{"r10ml", "r10-ml-examples", true, "train on the hand-written examples of examples/r10ml/ (the kinds of examples/r7/ in bn ko ru th tr vi zh, with harmless twins; budgets hand/attack-r10ml and hand/benign-r10ml)"},
+	{"r11", "r11-examples", false, "also train on the hand-written examples of examples/r11/ (short and medium harmless task prompts around a passage in en de fr es it nl pt, and attacks hidden in the same frames; budgets hand/attack-r11 and hand/benign-r11)"},
 }
 
 type config struct {
@@ -113,16 +130,14 @@ type config struct {
 	moreExamples bool
 	// extraExamples adds the hand-written examples of examples/extra/ (load.go).
 	extraExamples bool
-	// r7Examples, r8Examples, r9Examples, r10Examples, r10mlExamples and r11Examples add the
-	// hand-written examples of examples/r7/, examples/r8/, examples/r9/, examples/r10/,
-	// examples/r10ml/ and examples/r11/ (load.go).
-	r7Examples, r8Examples, r9Examples, r10Examples, r10mlExamples, r11Examples bool
-	data, out                                                                   string
-	seed                                                                        uint64
-	bits, labelBits                                                             int
-	l2, labelL2                                                                 float64
-	folds                                                                       int
-	spec                                                                        textclass.Spec
+	// rounds says, per directory of exampleRounds, whether its examples are trained on.
+	rounds          map[string]bool
+	data, out       string
+	seed            uint64
+	bits, labelBits int
+	l2, labelL2     float64
+	folds           int
+	spec            textclass.Spec
 	// long documents (longdocs.go): how many per language, and the budgets
 	longPerLang               int
 	longBudget, longInjBudget float64
@@ -270,23 +285,10 @@ func command(cfg config) string {
 	} else {
 		c += " -extra-examples=false"
 	}
-	if cfg.r7Examples {
-		c += " -r7-examples"
-	}
-	if cfg.r8Examples {
-		c += " -r8-examples"
-	}
-	if cfg.r9Examples {
-		c += " -r9-examples"
-	}
-	if cfg.r10Examples {
-		c += " -r10-examples"
-	}
-	if cfg.r10mlExamples {
-		c += " -r10-ml-examples"
-	}
-	if cfg.r11Examples {
-		c += " -r11-examples"
+	for _, r := range exampleRounds {
+		if cfg.rounds[r.dir] {
+			c += " -" + r.flag
+		}
 	}
 	if cfg.budgets != "" {
 		c += " -budget " + cfg.budgets
@@ -434,4 +436,15 @@ func labelHead(docs []doc, wins []window, l string, cfg config) (textclass.Head,
 	}
 	log.Printf("label %-20s held out: precision %.3f recall %.3f (n=%d, positives %d)", l, m.Precision(), m.Recall(), m.N(), m.TP+m.FN)
 	return fit.Head(l)
+}
+
+// roundOff reports whether source name holds the examples of a round of exampleRounds that is
+// off ("hand/attack-r8" without -r8-examples).
+func (c config) roundOff(name string) bool {
+	for _, r := range exampleRounds {
+		if strings.HasSuffix(name, "-"+r.dir) && !c.rounds[r.dir] {
+			return true
+		}
+	}
+	return false
 }
