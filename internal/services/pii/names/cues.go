@@ -64,6 +64,7 @@ func addPeople(f *featurizer, labels []uint8) {
 	}
 	f.markSpeakers(labels)
 	f.markInitials(labels)
+	f.markTitleLists(labels)
 	// "minister Thorbecke", "Außenminister Stresemann": one capitalised word after an office.
 	// Particles are not followed ("minister van Financiën" names a ministry).
 	for i := 1; i < len(labels); i++ {
@@ -83,6 +84,93 @@ func addPeople(f *featurizer, labels []uint8) {
 			labels[i], labels[i+1] = B, I
 		}
 	}
+}
+
+// pluralTitles address several people at once, and the names after them are a list: "de heeren
+// Thorbecke en Olivier", "die Herren Müller, Schulze und Lehmann", "messieurs Dupont et Durand".
+// The Spanish, Portuguese and Italian plurals are left out: in court and parliament reports an
+// office follows them ("os Senhores Desembargadores"), and "MM." is also the Portuguese
+// "Meritíssimo".
+var pluralTitles = hashSet(`heeren herren messieurs`)
+
+// markTitleLists makes names of the items of the list after each plural title, after at most two
+// offices ("die Herren Kapellmeister Sitt und Slansky"). An item is a capitalised word after
+// optional initials and particles, with the capitalised words and particles that follow it one
+// space apart ("Fransen van de Putte"); the items are separated by commas or "and" and its
+// equivalents. At most maxTitleList items are taken, each of a few tokens, so the rule stays
+// linear.
+func (f *featurizer) markTitleLists(labels []uint8) {
+	for t := 0; t+1 < len(labels); t++ {
+		if !pluralTitles[f.info[t].lw] || f.info[t].kind != Word {
+			continue
+		}
+		first := t + 1
+		for first < len(labels) && first < t+3 && f.info[first].gap == 0 && (f.roleStemAt(first) >= 0 || f.class(first)&ClsRole != 0) {
+			first++
+		}
+		if first >= len(labels) || f.info[first].gap != 0 {
+			continue
+		}
+		for k, n := first, 0; n < maxTitleList; n++ {
+			end := f.titleListItem(k)
+			if end < 0 {
+				break
+			}
+			labels[k] = B
+			for m := k + 1; m < end; m++ {
+				labels[m] = I
+			}
+			switch {
+			case end >= len(labels):
+				return
+			case f.info[end].gap == GapComma:
+				k = end
+			case f.info[end].gap == 0 && listAnd[f.info[end].lw] && end+1 < len(labels) && f.info[end+1].gap == 0:
+				k = end + 1
+			default:
+				n = maxTitleList
+			}
+		}
+	}
+}
+
+// maxTitleList is the largest number of names taken after one plural title.
+const maxTitleList = 12
+
+// titleListItem returns the token after the list item that starts at token k, or -1 when no
+// item starts there (see markTitleLists).
+func (f *featurizer) titleListItem(k int) int {
+	p := k
+	for p < len(f.info) && p < k+3 && f.initial(p) && (p == k || f.info[p].gap&^GapSent == 0) {
+		p++
+	}
+	for p < len(f.info) && p < k+6 && f.isWord(p) && f.info[p].caps == capLower && f.class(p)&ClsParticle != 0 &&
+		(p == k || f.info[p].gap&^GapSent == 0) {
+		p++
+	}
+	if p >= len(f.info) || p > k && f.info[p].gap&^GapSent != 0 || !f.surnameLike(p) {
+		return -1
+	}
+	end := p + 1
+	for end < len(f.info) && end < p+5 && f.info[end].gap == 0 && f.isWord(end) &&
+		(f.surnameLike(end) || f.info[end].caps == capLower && f.class(end)&ClsParticle != 0) {
+		end++
+	}
+	for end > p+1 && f.info[end-1].caps == capLower {
+		end-- // "van de Putte en": particles never end the item
+	}
+	return end
+}
+
+// surnameLike reports whether token i is a word written with a capital that is no function word,
+// month, weekday, title, place, organisation or office.
+func (f *featurizer) surnameLike(i int) bool {
+	if !f.isWord(i) {
+		return false
+	}
+	ti := &f.info[i]
+	return (ti.caps == capInit || ti.caps == capAll) && !ti.log && ti.runes >= 2 &&
+		f.class(i)&(ClsFunction|ClsMonth|ClsWeekday|ClsTitle|ClsPlace|ClsOrg|ClsRole) == 0
 }
 
 // roleParticles may stand between an office and a surname.
@@ -113,22 +201,31 @@ const maxRoleStem = len("repräsentanten")
 // German article ("dem Aufseher Reinicke"). A capitalised office alone ("General Motors", "Major
 // League") is left to the tagger.
 func (f *featurizer) roleTitle(i int) bool {
-	if !f.isWord(i) || f.info[i].caps != capLower && f.info[i].caps != capInit {
+	j := f.roleStemAt(i)
+	switch {
+	case j < 0:
 		return false
+	case f.info[i].caps == capLower:
+		return true
+	}
+	return j > 0 || i > 0 && f.info[i].gap == 0 && germanArticles[f.info[i-1].lw]
+}
+
+// roleStemAt returns the byte offset at which one of roleStems ends token i, a word written in
+// lower case or with an initial capital, or -1.
+func (f *featurizer) roleStemAt(i int) int {
+	if !f.isWord(i) || f.info[i].caps != capLower && f.info[i].caps != capInit {
+		return -1
 	}
 	t := f.toks[i]
 	f.lower = appendLower(f.lower[:0], f.text[t.Start:t.End])
 	w := f.lower
 	for j := len(w) - 1; j >= 0 && len(w)-j <= maxRoleStem; j-- {
-		if !roleStems[fnvBytes(w[j:])] {
-			continue
+		if roleStems[fnvBytes(w[j:])] {
+			return j
 		}
-		if f.info[i].caps == capLower {
-			return true
-		}
-		return j > 0 || i > 0 && f.info[i].gap == 0 && germanArticles[f.info[i-1].lw]
 	}
-	return false
+	return -1
 }
 
 // germanArticles before a capitalised office make it one ("dem Aufseher Reinicke", "den Kaufmann
@@ -150,10 +247,25 @@ func (f *featurizer) markInitials(labels []uint8) {
 			k++
 		}
 		p := k + 1
-		for p < len(labels) && p < k+4 && f.isWord(p) && f.info[p].caps == capLower && f.class(p)&ClsParticle != 0 {
+		for p < len(labels) && p < k+4 && f.isWord(p) && f.info[p].caps == capLower && f.class(p)&ClsParticle != 0 && labels[p] == O {
 			p++
 		}
-		if p >= len(labels) || f.info[p].gap&^GapSent != 0 || !f.isWord(p) || labels[p] != O {
+		if p >= len(labels) || f.info[p].gap&^GapSent != 0 || !f.isWord(p) || labels[p] == I {
+			continue
+		}
+		if labels[p] == B {
+			if k == i && f.text[f.toks[i].Start] == 'M' || f.capital(i-1) && f.info[i].gap == 0 {
+				// "M. Dupont": Monsieur, not an initial. "Faina D. Yefremova": a middle
+				// initial; the tagger's "Yefremova" also finds her "Yefremova" later on.
+				continue
+			}
+			// The tagger found the surname but not its initials ("A. Somers"): they are part
+			// of it.
+			labels[i] = B
+			for n := i + 1; n <= p; n++ {
+				labels[n] = I
+			}
+			i = p
 			continue
 		}
 		tp := &f.info[p]

@@ -42,12 +42,33 @@ func TestMarkInitials(t *testing.T) {
 		{"TwoInitialsSurname", "bij A. W. Maas te", []uint8{O, O, O, O, O}, []uint8{O, B, I, I, O}},
 		{"OneInitialSurname", "Château ( T. Nord 39 )", []uint8{O, O, O, O}, []uint8{O, O, O, O}},
 		{"Heading", "A. B. Introduction", []uint8{O, O, O}, []uint8{O, O, O}},
-		{"AlreadyTagged", "A. van Pelt", []uint8{O, B, I}, []uint8{O, B, I}},
+		{"TaggedFromParticle", "A. van Pelt", []uint8{O, B, I}, []uint8{B, I, I}},
+		{"AlreadyTagged", "A. van Pelt", []uint8{B, I, I}, []uint8{B, I, I}},
 		{"ParticleThenLowerCase", "A. van de kerk", []uint8{O, O, O, O}, []uint8{O, O, O, O}},
 		{"InitialParticleRoleWord", "A. van Dokter jd.", []uint8{O, O, O, O}, []uint8{B, I, I, O}},
 		{"InitialRoleWord", "A. W. Dokter jd.", []uint8{O, O, O, O}, []uint8{O, O, O, O}},
 		{"NoPeriod", "A van Pelt", []uint8{O, O, O}, []uint8{O, O, O}},
 		{"NextLine", "A. van\nPelt", []uint8{O, O, O}, []uint8{O, O, O}},
+		{"InitialBeforeTagged", "A. Somers geb. Thai", []uint8{O, B, O, O}, []uint8{B, I, O, O}},
+		{"InitialsParticleBeforeTagged", "H. M. van Dijk gob.", []uint8{O, O, B, I, O}, []uint8{B, I, I, I, O}},
+		{"MonsieurBeforeTagged", "M. Dupont a dit", []uint8{O, B, O, O}, []uint8{O, B, O, O}},
+		{"MiddleInitialBeforeTagged", "Faina D. Yefremova wrote", []uint8{O, O, B, O}, []uint8{O, O, B, O}},
+	})
+}
+
+func TestTitleLists(t *testing.T) {
+	checkRule(t, NewGazetteerBuilder().Build(), addPeople, []labelCase{
+		{"Dutch", "de heeren Thorbecke en Olivier hebben", []uint8{O, O, O, O, O, O}, []uint8{O, O, B, O, B, O}},
+		{"MultiWordItems", "de heeren Fransen van de Putte, Cremers en Huijssen hunne",
+			[]uint8{O, O, O, O, O, O, O, O, O, O}, []uint8{O, O, B, I, I, I, B, O, B, O}},
+		{"Initials", "de heeren J. Pompe en A. van Baar", []uint8{O, O, O, O, O, O, O, O}, []uint8{O, O, B, I, O, B, I, I}},
+		{"GermanOffice", "die Herren Bürgermeister Sitt und Slansky eröffneten", []uint8{O, O, O, O, O, O, O}, []uint8{O, O, O, B, O, B, O}},
+		{"French", "messieurs Dupont et Durand", []uint8{O, O, O, O}, []uint8{O, B, O, B}},
+		{"Comma", "Meine Damen und Herren, Wir", []uint8{O, O, O, O, O}, []uint8{O, O, O, O, O}},
+		{"StopsAtLowerCase", "die Herren Müller und andere", []uint8{O, O, O, O, O}, []uint8{O, O, B, O, O}},
+		{"Month", "die Herren Januar", []uint8{O, O, O}, []uint8{O, O, O}},
+		{"Portuguese", "os Senhores Desembargadores da", []uint8{O, O, O, O}, []uint8{O, O, O, O}},
+		{"TitleAtEnd", "de heeren", []uint8{O, O}, []uint8{O, O}},
 	})
 }
 
