@@ -233,10 +233,12 @@ func (f *featurizer) roleStemAt(i int) int {
 var germanArticles = hashSet(`der die das den dem des vom zum zur beim ein einen einem eines`)
 
 // markInitials makes a name of one or more initials, lower-case particles and a capitalised word
-// ("A. van Pelt", "J. W. ten Brink"), and of two or more initials and a word the gazetteer knows
-// as a surname and not as a common word ("A. W. Maas"), when the tagger left it out. One initial
-// before a surname is left to the tagger: it is as often a saint or an exchange ("S. Candido",
-// "T. Nord"), and a heading ("A. Introduction") is neither.
+// ("A. van Pelt", "J. W. ten Brink"), and of two or more initials and a capitalised word that is
+// no common word ("F. J. Pompe"; when the initials are written without spaces, as in "U.S.
+// Olympic", only a word the gazetteer knows as a surname: "A.W. Maas"), when the tagger left it
+// out. One initial before a surname is left to the tagger: it is as often a saint or an exchange
+// ("S. Candido", "T. Nord"), and a heading ("A. Introduction") is neither. When the tagger found
+// the surname but not the initials before it ("A. Somers"), they join it.
 func (f *featurizer) markInitials(labels []uint8) {
 	for i := 0; i < len(labels); i++ {
 		if !f.initial(i) || labels[i] != O || i > 0 && f.initial(i-1) {
@@ -278,7 +280,7 @@ func (f *featurizer) markInitials(labels []uint8) {
 			p == k+1 && c != 0 && c != ClsParticle {
 			continue
 		}
-		if p == k+1 && (tp.gaz&Surname == 0 || tp.gaz&Common != 0 || k == i) {
+		if p == k+1 && (tp.gaz&Common != 0 || k == i || tp.gaz&Surname == 0 && !f.spacedInitials(i, k)) {
 			continue
 		}
 		labels[i] = B
@@ -287,6 +289,18 @@ func (f *featurizer) markInitials(labels []uint8) {
 		}
 		i = p
 	}
+}
+
+// spacedInitials reports whether each of the initials i to k is followed by a period and a
+// space: "F. J. Pompe", not the abbreviation in "U.S. Olympic" or "N.V. Philips".
+func (f *featurizer) spacedInitials(i, k int) bool {
+	for n := i; n <= k; n++ {
+		end := int(f.toks[n].End) + 1
+		if end >= len(f.text) || f.text[end] != ' ' && f.text[end] != '\n' {
+			return false
+		}
+	}
+	return true
 }
 
 // initial reports whether token i is one capital letter followed by a period.

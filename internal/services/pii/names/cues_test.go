@@ -49,6 +49,8 @@ func TestMarkInitials(t *testing.T) {
 		{"InitialRoleWord", "A. W. Dokter jd.", []uint8{O, O, O, O}, []uint8{O, O, O, O}},
 		{"NoPeriod", "A van Pelt", []uint8{O, O, O}, []uint8{O, O, O}},
 		{"NextLine", "A. van\nPelt", []uint8{O, O, O}, []uint8{O, O, O}},
+		{"TwoInitialsUnknownWord", "tot lid F. J. Pompe, weth.", []uint8{O, O, O, O, O, O}, []uint8{O, O, B, I, I, O}},
+		{"GluedInitialsUnknownWord", "the U.S. Olympic team", []uint8{O, O, O, O, O}, []uint8{O, O, O, O, O}},
 		{"InitialBeforeTagged", "A. Somers geb. Thai", []uint8{O, B, O, O}, []uint8{B, I, O, O}},
 		{"InitialsParticleBeforeTagged", "H. M. van Dijk gob.", []uint8{O, O, B, I, O}, []uint8{B, I, I, I, O}},
 		{"MonsieurBeforeTagged", "M. Dupont a dit", []uint8{O, B, O, O}, []uint8{O, B, O, O}},

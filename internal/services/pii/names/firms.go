@@ -85,8 +85,35 @@ var regionFirsts, regionSeconds = hashSet(`new north south west rhode british no
 	hashSet(`hampshire jersey mexico york carolina dakota virginia island columbia scotia edward brunswick wales`)
 
 // countyWords end the names of places only, never of people: a name ending in one is a place
-// wherever it stands ("provided by Fairfax County").
-var countyWords = hashSet(`county township borough district parish`)
+// wherever it stands ("provided by Fairfax County", "Gibson City", "Clarence Dock"). Words that
+// are also surnames (Lane, Hill, Bay, Lake, Beach) are left out.
+var countyWords = hashSet(`county township borough district parish city village creek falls
+	heights springs valley island islands harbour harbor dock docks playfield boulevard avenue
+	road square`)
+
+// placeHeads begin the names of places only: "Lake Chad", "Mount Hood", "Fort Worth".
+var placeHeads = hashSet(`lake mount cape fort port isle`)
+
+// kindNouns name the kind of thing a title or a brand that follows them belongs to: "the band
+// Gigi", "the song Gloomy Sunday", "the label, Soleilmoon,". Group and team are left out: "the
+// team Maria leads" names her.
+var kindNouns = hashSet(`band bands duo trio quartet album albums single song songs film films
+	movie movies magazine newspaper label ship horse brand
+	gruppe lied zeitschrift zeitung schiff marke groupe chanson journal navire marque grupo
+	canción cancion película pelicula revista barco marca gruppo canzone rivista giornale nave
+	groep lied tijdschrift krant schip merk`)
+
+// afterKindNoun reports whether the name tokens i to j-1 stand right after one of kindNouns
+// (or after it and a comma) and are followed by punctuation, the end of the text or a
+// capitalised word: "the band Gigi.", "his band, Gigi, was", "the song Gloomy Sunday". A
+// lower-case word after the name makes it a person in a relative clause: "the song Maria wrote".
+func (f *featurizer) afterKindNoun(i, j int) bool {
+	if i == 0 || !f.isWord(i-1) || f.info[i-1].caps != capLower || !kindNouns[f.info[i-1].lw] ||
+		f.info[i].gap&^GapComma != 0 {
+		return false
+	}
+	return j >= len(f.info) || f.info[j].gap != 0 || f.capital(j)
+}
 
 // titleTails complete a title rather than name someone: "the Princess Royal", "the Prince
 // Regent", "the Queen Consort".
@@ -120,6 +147,10 @@ func dropNonPeople(f *featurizer, labels []uint8) {
 		switch {
 		case f.titleTail(i, j), f.afterShipPrefix(i), f.atCorner(i), f.placeName(labels, i, j),
 			f.regionOfTown(labels, i, j):
+			clear(labels[i:j])
+		case f.afterKindNoun(i, j):
+			// "the band Gigi": the band, wherever else it stands in the text.
+			firms[f.spanHash(i, j)] = true
 			clear(labels[i:j])
 		case j == i+1 && f.regionAfter(labels, j):
 			// "Hayward, California": a town, wherever else it stands in the text.
@@ -182,7 +213,7 @@ func (f *featurizer) spanHash(i, j int) uint64 {
 // capitalised word that is not a title or a role ("the Alfred Phillips House", "Carnegie Hall"), or one of
 // placeTails follows them after at most two more capitalised words ("Paxton Water Tower").
 func (f *featurizer) placeName(labels []uint8, i, j int) bool {
-	if f.capital(j-1) && countyWords[f.info[j-1].lw] {
+	if f.capital(j-1) && countyWords[f.info[j-1].lw] || j > i+1 && f.capital(i) && placeHeads[f.info[i].lw] {
 		return true
 	}
 	if f.capital(j-1) && placeTails[f.info[j-1].lw] && i > 0 && f.info[i].gap == 0 {
