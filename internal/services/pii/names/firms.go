@@ -115,6 +115,23 @@ func (f *featurizer) afterKindNoun(i, j int) bool {
 	return j >= len(f.info) || f.info[j].gap != 0 || f.capital(j)
 }
 
+// afterPlace reports whether the name starting at token i follows, one space apart, a
+// capitalised country, region or city the tagger left out and the gazetteer does not know as a
+// given name: "the Montreal Victorias", "the Houston Chronicle", "the Bangladesh Scouts" name
+// teams, papers and branches. "Paris Hilton" and "Georgia O'Keeffe" stay: those places are
+// given names too. So does a name after a place that a preposition introduces: "In London
+// Anna met her sister".
+func (f *featurizer) afterPlace(labels []uint8, i int) bool {
+	p := i - 1
+	return p >= 0 && f.info[i].gap == 0 && labels[p] == O && f.capital(p) && f.class(p)&ClsPlace != 0 &&
+		f.info[p].gaz&Given == 0 && (p == 0 || !placePrepositions[f.info[p-1].lw])
+}
+
+// placePrepositions introduce a place as where something happens.
+var placePrepositions = hashSet(`in at from to near into across via aus nach von bei vor zu
+	à au aux en de dans depuis vers en desde hacia cerca a da di dal nel em no na do para
+	uit naar bij te op van`)
+
 // titleTails complete a title rather than name someone: "the Princess Royal", "the Prince
 // Regent", "the Queen Consort".
 var titleTails = hashSet(`royal regent consort dowager emeritus emerita`)
@@ -147,6 +164,10 @@ func dropNonPeople(f *featurizer, labels []uint8) {
 		switch {
 		case f.titleTail(i, j), f.afterShipPrefix(i), f.atCorner(i), f.placeName(labels, i, j),
 			f.regionOfTown(labels, i, j):
+			clear(labels[i:j])
+		case f.afterPlace(labels, i):
+			// "the Montreal Victorias", "the Houston Chronicle": a team, a paper, a branch.
+			firms[f.spanHash(i, j)] = true
 			clear(labels[i:j])
 		case f.afterKindNoun(i, j):
 			// "the band Gigi": the band, wherever else it stands in the text.

@@ -58,6 +58,10 @@ func TestDropNonPeople(t *testing.T) {
 		{"BandApposition", "his band , Gigi , was", []uint8{O, O, B, O}, []uint8{O, O, O, O}},
 		{"SongTwoWords", "the song Gloomy Sunday", []uint8{O, O, B, O}, []uint8{O, O, O, O}},
 		{"SongRelativeClause", "the song Maria wrote", []uint8{O, O, B, O}, []uint8{O, O, B, O}},
+		{"PlaceTeam", "the Montreal Victorias defeated", []uint8{O, O, B, O}, []uint8{O, O, O, O}},
+		{"PlaceTeamEverywhere", "the Montreal Victorias won . The Victorias", []uint8{O, O, B, O, O, B}, []uint8{O, O, O, O, O, O}},
+		{"PlaceAfterPreposition", "In London Anna met", []uint8{O, O, B, O}, []uint8{O, O, B, O}},
+		{"PlaceTagged", "Kenya Barris wrote", []uint8{B, I, O}, []uint8{B, I, O}},
 		{"TeamLeader", "the team Maria . ", []uint8{O, O, B}, []uint8{O, O, B}},
 		{"TownUntagged", "in Hayward , California . The City Of Hayward opened", []uint8{O, O, O, O, O, O, B, O}, []uint8{O, O, O, O, O, O, O, O}},
 		// Towns before a region.
@@ -105,7 +109,9 @@ func TestDropNonPeople(t *testing.T) {
 func TestDropNonPeopleGivenRegion(t *testing.T) {
 	b := NewGazetteerBuilder()
 	b.Add("victoria", Given)
+	b.Add("paris", Given)
 	checkRule(t, b.Build(), dropNonPeople, []labelCase{
+		{"PlaceGivenName", "Paris Hilton said", []uint8{O, B, O}, []uint8{O, B, O}},
 		{"StateAfterName", "Anna, Victoria and Ben", []uint8{B, B, O, B}, []uint8{B, B, O, B}},
 		{"StateAfterTown", "Geelong, Victoria .", []uint8{B, O}, []uint8{O, O}},
 		{"GivenStateNotTaken", "Geelong, Victoria .", []uint8{O, B}, []uint8{O, B}},
