@@ -132,6 +132,29 @@ var placePrepositions = hashSet(`in at from to near into across via aus nach von
 	à au aux en de dans depuis vers en desde hacia cerca a da di dal nel em no na do para
 	uit naar bij te op van`)
 
+// eponymNouns follow, in lower case, the name of a prize named after someone: "Seven Nobel
+// laureates", "the Pulitzer prize".
+var eponymNouns = hashSet(`laureate laureates prize prizes`)
+
+// beforeEponymNoun reports whether one of eponymNouns, in lower case, follows token j-1, the
+// last of a name, one space apart.
+func (f *featurizer) beforeEponymNoun(j int) bool {
+	return j < len(f.info) && f.info[j].gap == 0 && f.info[j].caps == capLower && eponymNouns[f.info[j].lw]
+}
+
+// shortCaps reports whether the name is one word of at most four capitals that the gazetteer
+// does not know as a given name, not after a person title, next to a word in lower case: an
+// abbreviation in running text ("winning by KO", "a lawsuit under RICO"). Text written all in
+// capitals ("MR KO", "CALL LEE") and given names ("ask ANA") keep theirs.
+func (f *featurizer) shortCaps(labels []uint8, i, j int) bool {
+	if j != i+1 || f.info[i].caps != capAll || f.info[i].runes > 4 || f.info[i].gaz&Given != 0 ||
+		i > 0 && personTitles[f.info[i-1].lw] {
+		return false
+	}
+	lower := func(k int) bool { return k >= 0 && k < len(labels) && f.isWord(k) && f.info[k].caps == capLower }
+	return lower(i-1) || lower(j)
+}
+
 // titleTails complete a title rather than name someone: "the Princess Royal", "the Prince
 // Regent", "the Queen Consort".
 var titleTails = hashSet(`royal regent consort dowager emeritus emerita`)
@@ -167,6 +190,13 @@ func dropNonPeople(f *featurizer, labels []uint8) {
 			clear(labels[i:j])
 		case f.afterPlace(labels, i):
 			// "the Montreal Victorias", "the Houston Chronicle": a team, a paper, a branch.
+			firms[f.spanHash(i, j)] = true
+			clear(labels[i:j])
+		case f.shortCaps(labels, i, j):
+			// "by KO", "under RICO": an abbreviation, here only.
+			clear(labels[i:j])
+		case f.beforeEponymNoun(j):
+			// "Nobel laureates": the prize, wherever else it stands in the text.
 			firms[f.spanHash(i, j)] = true
 			clear(labels[i:j])
 		case f.afterKindNoun(i, j):

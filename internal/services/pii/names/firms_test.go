@@ -62,6 +62,12 @@ func TestDropNonPeople(t *testing.T) {
 		{"PlaceTeamEverywhere", "the Montreal Victorias won . The Victorias", []uint8{O, O, B, O, O, B}, []uint8{O, O, O, O, O, O}},
 		{"PlaceAfterPreposition", "In London Anna met", []uint8{O, O, B, O}, []uint8{O, O, B, O}},
 		{"PlaceTagged", "Kenya Barris wrote", []uint8{B, I, O}, []uint8{B, I, O}},
+		{"ShortCaps", "winning them all by KO .", []uint8{O, O, O, O, B}, []uint8{O, O, O, O, O}},
+		{"ShortCapsShouting", "CALL KO NOW", []uint8{O, B, O}, []uint8{O, B, O}},
+		{"ShortCapsAfterTitle", "ask Mr KO today", []uint8{O, O, B, O}, []uint8{O, O, B, O}},
+		{"ShortCapsLongerName", "ask KO Min-jun today", []uint8{O, B, I, O}, []uint8{O, B, I, O}},
+		{"Laureates", "Seven Nobel laureates . Nobel himself", []uint8{O, B, O, B, O}, []uint8{O, O, O, O, O}},
+		{"PrizeCapitalised", "Anna Prize", []uint8{B, O}, []uint8{O, O}},
 		{"TeamLeader", "the team Maria . ", []uint8{O, O, B}, []uint8{O, O, B}},
 		{"TownUntagged", "in Hayward , California . The City Of Hayward opened", []uint8{O, O, O, O, O, O, B, O}, []uint8{O, O, O, O, O, O, O, O}},
 		// Towns before a region.
@@ -110,8 +116,10 @@ func TestDropNonPeopleGivenRegion(t *testing.T) {
 	b := NewGazetteerBuilder()
 	b.Add("victoria", Given)
 	b.Add("paris", Given)
+	b.Add("ana", Given)
 	checkRule(t, b.Build(), dropNonPeople, []labelCase{
 		{"PlaceGivenName", "Paris Hilton said", []uint8{O, B, O}, []uint8{O, B, O}},
+		{"ShortCapsGiven", "ask ANA today", []uint8{O, B, O}, []uint8{O, B, O}},
 		{"StateAfterName", "Anna, Victoria and Ben", []uint8{B, B, O, B}, []uint8{B, B, O, B}},
 		{"StateAfterTown", "Geelong, Victoria .", []uint8{B, O}, []uint8{O, O}},
 		{"GivenStateNotTaken", "Geelong, Victoria .", []uint8{O, B}, []uint8{O, B}},
