@@ -91,8 +91,9 @@ var countyWords = hashSet(`county township borough district parish city village 
 	heights springs valley island islands harbour harbor dock docks playfield boulevard avenue
 	road square`)
 
-// placeHeads begin the names of places only: "Lake Chad", "Mount Hood", "Fort Worth".
-var placeHeads = hashSet(`lake mount cape fort port isle`)
+// placeHeads begin the names of places only: "Lake Chad", "Mount Hood", "Fort Worth", "North
+// Melbourne", "West Palm Beach" (as the last word, West is a surname: "Kanye West").
+var placeHeads = hashSet(`lake mount cape fort port isle north south east west`)
 
 // kindNouns name the kind of thing a title or a brand that follows them belongs to: "the band
 // Gigi", "the song Gloomy Sunday", "the label, Soleilmoon,". Group and team are left out: "the

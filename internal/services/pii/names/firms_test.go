@@ -53,6 +53,8 @@ func TestDropNonPeople(t *testing.T) {
 		{"DockAfter", "connected to Salisbury Dock to", []uint8{O, O, B, O, O}, []uint8{O, O, O, O, O}},
 		{"LakeHead", "the Niger River and Lake Chad", []uint8{O, O, O, O, B, I}, []uint8{O, O, O, O, O, O}},
 		{"LakeSurname", "Ricki Lake hosted", []uint8{B, I, O}, []uint8{B, I, O}},
+		{"CompassHead", "played with North Melbourne in", []uint8{O, O, B, I, O}, []uint8{O, O, O, O, O}},
+		{"CompassSurname", "Kanye West sang", []uint8{B, I, O}, []uint8{B, I, O}},
 		{"LakeAlone", "Lake said", []uint8{B, O}, []uint8{B, O}},
 		{"BandEverywhere", "the band Gigi . Gigi played", []uint8{O, O, B, B, O}, []uint8{O, O, O, O, O}},
 		{"BandApposition", "his band , Gigi , was", []uint8{O, O, B, O}, []uint8{O, O, O, O}},
