@@ -43,12 +43,16 @@ import (
 // Files under examples/r11/ (round 11: short and medium harmless task prompts around a passage,
 // "Article: ... Summarize", "In this task you are given ...", "Q: ... A:", reading comprehension
 // and classification set-ups, in en de fr es it nl pt, and a few attacks hidden in the same
-// frames) are read only with -r11-examples (off by default), likewise.
+// frames) are read only with -r11-examples (off by default), likewise. Files under examples/r12/
+// (round 12: long harmless task prompts of 100 to 300 words around an article, a report, a
+// story, a product page, a dialogue, a recipe or an information list, and personas with a chat
+// history, in en de fr es it nl pt, and a few attacks hidden in the same long frames) are read
+// only with -r12-examples (off by default), likewise.
 //
 // A template may hold alternatives {a|b|c} (not nested); "\n" stands for a line break. Each line
 // yields up to maxVariants distinct texts, drawn with a seed derived from the line itself.
 //
-//go:embed examples/*.txt examples/more/*.txt examples/extra/*.txt examples/r7/*.txt examples/r8/*.txt examples/r9/*.txt examples/r10/*.txt examples/r10ml/*.txt examples/r11/*.txt
+//go:embed examples/*.txt examples/more/*.txt examples/extra/*.txt examples/r7/*.txt examples/r8/*.txt examples/r9/*.txt examples/r10/*.txt examples/r10ml/*.txt examples/r11/*.txt examples/r12/*.txt
 var exampleFiles embed.FS
 
 const maxVariants = 6
@@ -62,8 +66,9 @@ type example struct {
 	line   int
 	// more marks the examples of examples/more/, extra those of examples/extra/, r7 those of
 	// examples/r7/, r8 those of examples/r8/, r9 those of examples/r9/, r10 those of
-	// examples/r10/, r10ml those of examples/r10ml/, r11 those of examples/r11/.
-	more, extra, r7, r8, r9, r10, r10ml, r11 bool
+	// examples/r10/, r10ml those of examples/r10ml/, r11 those of examples/r11/, r12 those of
+	// examples/r12/.
+	more, extra, r7, r8, r9, r10, r10ml, r11, r12 bool
 }
 
 func readExamples() ([]example, error) {
@@ -96,6 +101,7 @@ func readExamples() ([]example, error) {
 			e.r10 = path.Base(path.Dir(p)) == "r10"
 			e.r10ml = path.Base(path.Dir(p)) == "r10ml"
 			e.r11 = path.Base(path.Dir(p)) == "r11"
+			e.r12 = path.Base(path.Dir(p)) == "r12"
 			out = append(out, e)
 		}
 		return sc.Err()

@@ -71,6 +71,10 @@ var budgets = map[string]float64{
 	// around a passage, then the harmless task prompts)
 	"hand/attack-r11": 0.03,
 	"hand/benign-r11": 0.15,
+	// with -r12-examples only: the examples of examples/r12/ (attacks hidden in long task
+	// prompts, then the long harmless task prompts and personas)
+	"hand/attack-r12": 0.03,
+	"hand/benign-r12": 0.15,
 	// with -mixed only (harmless, then attacks): see mixed.go
 	"hand/message":   0.15,
 	"mixed":          0.50,
@@ -248,7 +252,7 @@ func load(cfg config) ([]doc, error) {
 	if err := add("task-injected", taskInjections(clinc, hand, emails), byAttack); err != nil {
 		return nil, err
 	}
-	for _, name := range []string{"hand/attack", "hand/injected", "hand/benign", "hand/message", "hand/context", "hand/attack-more", "hand/benign-more", "hand/benign-extra", "hand/context-extra", "hand/injected-extra", "hand/attack-r7", "hand/benign-r7", "hand/attack-r8", "hand/benign-r8", "hand/benign-r9", "hand/attack-r10", "hand/benign-r10", "hand/attack-r10ml", "hand/benign-r10ml", "hand/attack-r11", "hand/benign-r11"} {
+	for _, name := range []string{"hand/attack", "hand/injected", "hand/benign", "hand/message", "hand/context", "hand/attack-more", "hand/benign-more", "hand/benign-extra", "hand/context-extra", "hand/injected-extra", "hand/attack-r7", "hand/benign-r7", "hand/attack-r8", "hand/benign-r8", "hand/benign-r9", "hand/attack-r10", "hand/benign-r10", "hand/attack-r10ml", "hand/benign-r10ml", "hand/attack-r11", "hand/benign-r11", "hand/attack-r12", "hand/benign-r12"} {
 		if name == "hand/message" && !mixed || strings.HasSuffix(name, "-more") && !cfg.moreExamples || strings.HasSuffix(name, "-extra") && !cfg.extraExamples || cfg.roundOff(name) {
 			continue
 		}
@@ -327,11 +331,11 @@ func handwritten(emails []shielddata.Email) (map[string][]shielddata.Doc, error)
 			}
 			continue
 		}
-		if e.r7 || e.r8 || e.r9 || e.r10 || e.r10ml || e.r11 {
+		if e.r7 || e.r8 || e.r9 || e.r10 || e.r10ml || e.r11 || e.r12 {
 			// The examples of examples/r7/ (-r7-examples), examples/r8/ (-r8-examples),
 			// examples/r9/ (-r9-examples, harmless texts only), examples/r10/ (-r10-examples) and
-			// examples/r10ml/ (-r10-ml-examples) and examples/r11/ (-r11-examples) have budgets of
-			// their own as well.
+			// examples/r10ml/ (-r10-ml-examples), examples/r11/ (-r11-examples) and examples/r12/
+			// (-r12-examples) have budgets of their own as well.
 			round := "r7"
 			if e.r8 {
 				round = "r8"
@@ -344,6 +348,9 @@ func handwritten(emails []shielddata.Email) (map[string][]shielddata.Doc, error)
 			}
 			if e.r11 {
 				round = "r11"
+			}
+			if e.r12 {
+				round = "r12"
 			}
 			if e.r9 {
 				round = "r9"

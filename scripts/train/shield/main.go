@@ -29,7 +29,9 @@
 // -r10-examples adds examples/r10/ (long harmless persona and "act as" prompts with rules and
 // formats in en de fr es it nl pt, and a few attacks in the same frames); -r11-examples adds
 // examples/r11/ (short and medium harmless task prompts around a passage in en de fr es it nl
-// pt, and a few attacks hidden in the same frames);
+// pt, and a few attacks hidden in the same frames); -r12-examples adds examples/r12/ (long
+// harmless task prompts of 100 to 300 words around a passage and personas with a chat history in
+// en de fr es it nl pt, and a few attacks hidden in the same long frames);
 // -mixed (issue 11) builds harmless documents that switch language, hides attacks in some of
 // them (mixed.go) and reads the hand-written messages.
 // -budget and -neg-share change source budgets and the weight of the clean windows of injected
@@ -122,6 +124,7 @@ var exampleRounds = []struct {
 	{"r10", "r10-examples", false, "also train on the hand-written examples of examples/r10/ (harmless persona and \"act as\" prompts with rules and formats in en de fr es it nl pt, and attacks in the same frames; budgets hand/attack-r10 and hand/benign-r10)"},
 	{"r10ml", "r10-ml-examples", true, "train on the hand-written examples of examples/r10ml/ (the kinds of examples/r7/ in bn ko ru th tr vi zh, with harmless twins; budgets hand/attack-r10ml and hand/benign-r10ml)"},
 	{"r11", "r11-examples", false, "also train on the hand-written examples of examples/r11/ (short and medium harmless task prompts around a passage in en de fr es it nl pt, and attacks hidden in the same frames; budgets hand/attack-r11 and hand/benign-r11)"},
+	{"r12", "r12-examples", false, "also train on the hand-written examples of examples/r12/ (long harmless task prompts of 100 to 300 words around a passage and personas with a chat history in en de fr es it nl pt, and attacks hidden in the same long frames; budgets hand/attack-r12 and hand/benign-r12)"},
 }
 
 type config struct {
