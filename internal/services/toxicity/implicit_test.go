@@ -443,3 +443,147 @@ func TestLoadReadsImplicitMode(t *testing.T) {
 		})
 	}
 }
+
+// TestPrepareQuoteCues checks where a judgement next to a quote token gets a quote cue: next to
+// every quote token with QuoteCuesAll, only next to reported speech with QuoteCuesImplicit, whose
+// reading of a quoted passage is then that of a preparer without implicit quotes.
+func TestPrepareQuoteCues(t *testing.T) {
+	base := newService(t).prep
+	ctx := context.Background()
+	score := func(_ context.Context, prepared string) (float64, error) {
+		if strings.Contains(prepared, "vermin") {
+			return 0.9, nil
+		}
+		return 0.1, nil
+	}
+	const (
+		quoted   = `He wrote "gays are vermin" and that is disgusting.`
+		reported = "Saying that gays are vermin is disgusting."
+		both     = `Saying that gays are vermin is disgusting. Many people in my town agree with me on that. Then "they are vermin too" is disgusting as well.`
+	)
+	cases := []struct {
+		name, text string
+		cues       QuoteCues
+		wantCues   int // quote cues (zqneg) in the prepared text
+	}{
+		{"all, quoted", quoted, QuoteCuesAll, 2},
+		{"implicit, quoted", quoted, QuoteCuesImplicit, 0},
+		{"all, reported", reported, QuoteCuesAll, 2},
+		{"implicit, reported", reported, QuoteCuesImplicit, 2},
+		{"implicit, both", both, QuoteCuesImplicit, 2},
+		{"all, both", both, QuoteCuesAll, 4},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p, err := base.WithImplicitQuotes(ImplicitCondemned, ReportingFile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := p.WithQuoteCues(c.cues).Prepare(ctx, c.text, score)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := countWord(got, "zqneg"); n != c.wantCues {
+				t.Errorf("prepared %q: %d quote cues, want %d", got, n, c.wantCues)
+			}
+			if strings.Contains(got, tokenImplicitQuote) {
+				t.Errorf("prepared %q: the internal implicit-quote word leaked", got)
+			}
+			if !strings.Contains(got, TokenQuoteToxic) {
+				t.Errorf("prepared %q: no quote token", got)
+			}
+		})
+	}
+	t.Run("implicit reads quoted passages as off does", func(t *testing.T) {
+		p, err := base.WithImplicitQuotes(ImplicitCondemned, ReportingFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p = p.WithQuoteCues(QuoteCuesImplicit)
+		for _, text := range []string{quoted, `« Les gays sont des vermines » : c'est faux et honteux.`, `"you are all vermin" is a vile thing to post, stop it`} {
+			want, err := base.Prepare(ctx, text, score)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := p.Prepare(ctx, text, score)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != want {
+				t.Errorf("%q: %q, want %q", text, got, want)
+			}
+		}
+	})
+}
+
+// countWord counts the words of s equal to w.
+func countWord(s, w string) int {
+	n := 0
+	for _, f := range strings.Fields(s) {
+		if f == w {
+			n++
+		}
+	}
+	return n
+}
+
+func TestParseQuoteCues(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want QuoteCues
+		ok   bool
+	}{{"", QuoteCuesAll, true}, {"all", QuoteCuesAll, true}, {"implicit", QuoteCuesImplicit, true}, {"explicit", 0, false}} {
+		got, err := ParseQuoteCues(c.in)
+		if (err == nil) != c.ok || c.ok && got != c.want {
+			t.Errorf("ParseQuoteCues(%q) = %v, %v; want %v, ok %v", c.in, got, err, c.want, c.ok)
+		}
+		if c.ok && c.in != "" && got.String() != c.in {
+			t.Errorf("%v.String() = %q, want %q", got, got.String(), c.in)
+		}
+	}
+}
+
+// TestLoadReadsQuoteCues checks that a model file's MetaQuoteCues decides where the service gives
+// quote cues, also when a tool reads the model with another implicit-quote mode, and that an
+// unknown setting is refused.
+func TestLoadReadsQuoteCues(t *testing.T) {
+	for _, c := range []struct {
+		meta string
+		want QuoteCues
+		ok   bool
+	}{{"", QuoteCuesAll, true}, {"all", QuoteCuesAll, true}, {"implicit", QuoteCuesImplicit, true}, {"some", 0, false}} {
+		t.Run(c.meta, func(t *testing.T) {
+			m, err := textclass.Decode(modelFile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.meta != "" {
+				m.Meta[MetaQuoteCues] = c.meta
+			}
+			var buf bytes.Buffer
+			if err := m.Encode(&buf); err != nil {
+				t.Fatal(err)
+			}
+			s, err := Load(buf.Bytes(), lexiconFile)
+			if !c.ok {
+				if err == nil {
+					t.Fatal("Load accepted an unknown quote-cue setting")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.prep.quoteCues != c.want {
+				t.Fatalf("quote cues %v, want %v", s.prep.quoteCues, c.want)
+			}
+			other, err := s.WithImplicitMode(ImplicitCondemned)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if other.prep.quoteCues != c.want {
+				t.Fatalf("read as condemned: quote cues %v, want %v", other.prep.quoteCues, c.want)
+			}
+		})
+	}
+}
