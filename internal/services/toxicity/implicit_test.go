@@ -532,7 +532,7 @@ func TestParseQuoteCues(t *testing.T) {
 		in   string
 		want QuoteCues
 		ok   bool
-	}{{"", QuoteCuesAll, true}, {"all", QuoteCuesAll, true}, {"implicit", QuoteCuesImplicit, true}, {"explicit", 0, false}} {
+	}{{"", QuoteCuesAll, true}, {"all", QuoteCuesAll, true}, {"implicit", QuoteCuesImplicit, true}, {"apart", QuoteCuesApart, true}, {"explicit", 0, false}} {
 		got, err := ParseQuoteCues(c.in)
 		if (err == nil) != c.ok || c.ok && got != c.want {
 			t.Errorf("ParseQuoteCues(%q) = %v, %v; want %v, ok %v", c.in, got, err, c.want, c.ok)
@@ -586,4 +586,65 @@ func TestLoadReadsQuoteCues(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestPrepareQuoteCuesApart checks that with QuoteCuesApart a condemning word next to reported
+// speech gets its own token, and next to a quoted passage the one it gets with implicit quotes
+// off.
+func TestPrepareQuoteCuesApart(t *testing.T) {
+	base := newService(t).prep
+	ctx := context.Background()
+	score := func(_ context.Context, prepared string) (float64, error) {
+		if strings.Contains(prepared, "vermin") {
+			return 0.9, nil
+		}
+		return 0.1, nil
+	}
+	cases := []struct {
+		name, text        string
+		cues              QuoteCues
+		wantQuote, wantIm int // tokenCtrQuote and tokenCtrImplicit in the prepared text
+	}{
+		{"all, quoted", `He wrote "gays are vermin" and that is racist.`, QuoteCuesAll, 2, 0},
+		{"apart, quoted", `He wrote "gays are vermin" and that is racist.`, QuoteCuesApart, 2, 0},
+		{"all, reported", "Saying that gays are vermin is racist.", QuoteCuesAll, 2, 0},
+		{"implicit, reported", "Saying that gays are vermin is racist.", QuoteCuesImplicit, 2, 0},
+		{"apart, reported", "Saying that gays are vermin is racist.", QuoteCuesApart, 0, 2},
+		{"apart, both near", `Saying that gays are vermin or "they are all vermin" is racist.`, QuoteCuesApart, 2, 2},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p, err := base.WithImplicitQuotes(ImplicitCondemned, ReportingFile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := p.WithQuoteCues(c.cues).Prepare(ctx, c.text, score)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if q, im := countWord(got, tokenCtrQuote), countWord(got, tokenCtrImplicit); q != c.wantQuote || im != c.wantIm {
+				t.Errorf("prepared %q: %d %s and %d %s, want %d and %d", got, q, tokenCtrQuote, im, tokenCtrImplicit, c.wantQuote, c.wantIm)
+			}
+		})
+	}
+	t.Run("apart reads quoted passages as off does", func(t *testing.T) {
+		p, err := base.WithImplicitQuotes(ImplicitCondemned, ReportingFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p = p.WithQuoteCues(QuoteCuesApart)
+		for _, text := range []string{`He wrote "gays are vermin" and that is racist.`, `« Les gays sont des vermines » : c'est faux et honteux, je l'ai signalé.`} {
+			want, err := base.Prepare(ctx, text, score)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := p.Prepare(ctx, text, score)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != want {
+				t.Errorf("%q: %q, want %q", text, got, want)
+			}
+		}
+	})
 }

@@ -69,13 +69,18 @@ const (
 	// QuoteCuesImplicit gives it only next to the token of reported speech (an implicit quote),
 	// so a quoted passage's frame reads exactly as with implicit quotes off.
 	QuoteCuesImplicit
+	// QuoteCuesApart is QuoteCuesImplicit, and a reporting or condemning word next to reported
+	// speech gets its own token (tokenCtrImplicit) instead of the one it gets next to a quoted
+	// passage (tokenCtrQuote), so reported speech in the training data does not change what
+	// that token weighs either.
+	QuoteCuesApart
 )
 
 // MetaQuoteCues is the model file's metadata key holding the QuoteCues it was trained with; a
 // model without it was trained with QuoteCuesAll.
 const MetaQuoteCues = "quote_cues"
 
-var quoteCueNames = [...]string{QuoteCuesAll: "all", QuoteCuesImplicit: "implicit"}
+var quoteCueNames = [...]string{QuoteCuesAll: "all", QuoteCuesImplicit: "implicit", QuoteCuesApart: "apart"}
 
 func (c QuoteCues) String() string {
 	if int(c) < len(quoteCueNames) {
@@ -84,7 +89,7 @@ func (c QuoteCues) String() string {
 	return fmt.Sprintf("QuoteCues(%d)", c)
 }
 
-// ParseQuoteCues parses "all" or "implicit"; "" is all.
+// ParseQuoteCues parses "all", "implicit" or "apart"; "" is all.
 func ParseQuoteCues(s string) (QuoteCues, error) {
 	if s == "" {
 		return QuoteCuesAll, nil
@@ -94,7 +99,7 @@ func ParseQuoteCues(s string) (QuoteCues, error) {
 			return QuoteCues(c), nil
 		}
 	}
-	return QuoteCuesAll, fmt.Errorf("unknown quote-cue setting %q (want all or implicit)", s)
+	return QuoteCuesAll, fmt.Errorf("unknown quote-cue setting %q (want all, implicit or apart)", s)
 }
 
 // WithQuoteCues returns a copy of p that gives quote cues as c says. The copy shares p's
@@ -106,7 +111,7 @@ func (p *Preparer) WithQuoteCues(c QuoteCues) *Preparer {
 }
 
 // Internal words for the token of an implicit quote, written by Prepare only with
-// QuoteCuesImplicit and turned back into TokenQuote and TokenQuoteToxic by prepare, which
+// QuoteCuesImplicit or QuoteCuesApart and turned back into TokenQuote and TokenQuoteToxic by prepare, which
 // remembers that they stand for reported speech.
 const (
 	tokenImplicitQuote      = "zquoimpl"
@@ -174,7 +179,9 @@ const (
 	tokenCtr      = "zctr"
 	tokenCtrGroup = "zgctr"
 	tokenCtrQuote = "zqctr"
-	ctrNear       = 10
+	// tokenCtrImplicit follows such a word next to reported speech, with QuoteCuesApart.
+	tokenCtrImplicit = "ziqctr"
+	ctrNear          = 10
 )
 
 // cueTokens are the tokens that follow a judgement or violence word: [cue][negated][near],
@@ -337,7 +344,7 @@ func (p *Preparer) Prepare(ctx context.Context, text string, score ScoreFunc) (s
 		if pq >= QuoteToxic {
 			tok = TokenQuoteToxic
 		}
-		if p.quoteCues == QuoteCuesImplicit && !isExplicit {
+		if p.quoteCues != QuoteCuesAll && !isExplicit {
 			tok = tokenImplicitQuote
 			if pq >= QuoteToxic {
 				tok = tokenImplicitQuoteToxic
@@ -369,7 +376,7 @@ func (p *Preparer) prepare(ctx context.Context, text string) (string, error) {
 			i += k
 			continue
 		}
-		if p.quoteCues == QuoteCuesImplicit {
+		if p.quoteCues != QuoteCuesAll {
 			switch string(w.Word(i)) {
 			case tokenImplicitQuote:
 				items = append(items, item{text: TokenQuote, implicitQuote: true})
@@ -392,15 +399,15 @@ func (p *Preparer) prepare(ctx context.Context, text string) (string, error) {
 	groups := make([]int, len(items)+1)
 	yous := make([]int, len(items)+1)
 	quotes := make([]int, len(items)+1)
-	// cueQuotes counts the quote tokens a judgement next to gets a quote cue: every one, or with
-	// QuoteCuesImplicit those of reported speech only.
+	// cueQuotes counts the quote tokens a judgement next to gets a quote cue: every one, or
+	// with QuoteCuesImplicit and QuoteCuesApart those of reported speech only.
 	cueQuotes := quotes
-	if p.quoteCues == QuoteCuesImplicit {
+	if p.quoteCues != QuoteCuesAll {
 		cueQuotes = make([]int, len(items)+1)
 	}
 	for i, it := range items {
 		nots[i+1], groups[i+1], yous[i+1], quotes[i+1] = nots[i], groups[i], yous[i], quotes[i]
-		if p.quoteCues == QuoteCuesImplicit {
+		if p.quoteCues != QuoteCuesAll {
 			cueQuotes[i+1] = cueQuotes[i]
 			if it.implicitQuote {
 				cueQuotes[i+1]++
@@ -443,9 +450,18 @@ func (p *Preparer) prepare(ctx context.Context, text string) (string, error) {
 				emit(tokenCtrGroup)
 				emit(tokenCtrGroup)
 			}
-			if count(quotes, i-ctrNear, i+ctrNear+1) > 0 {
+			near, implicitNear := count(quotes, i-ctrNear, i+ctrNear+1), 0
+			if p.quoteCues == QuoteCuesApart {
+				implicitNear = count(cueQuotes, i-ctrNear, i+ctrNear+1)
+				near -= implicitNear
+			}
+			if near > 0 {
 				emit(tokenCtrQuote)
 				emit(tokenCtrQuote)
+			}
+			if implicitNear > 0 {
+				emit(tokenCtrImplicit)
+				emit(tokenCtrImplicit)
 			}
 			continue
 		}
@@ -485,7 +501,7 @@ type item struct {
 	group bool
 	lex   string // TokenStrong, TokenMild or ""
 	cue   cue
-	// implicitQuote marks the token of reported speech (with QuoteCuesImplicit only).
+	// implicitQuote marks the token of reported speech (not with QuoteCuesAll).
 	implicitQuote bool
 }
 

@@ -45,7 +45,7 @@ func main() {
 	implicit := flag.String("implicit", "off", "for experiments: read reported speech as an implicit quote: off, all, or condemned (only in a sentence that condemns it); recorded in the model")
 	plain := flag.Float64("implicit-plain", 0, "for experiments, with -implicit: the share of a document's weight given to its plain reading (implicit quotes off) when the two readings differ, so the model still reads counter-speech whose frame the lists miss")
 	extra := flag.Float64("implicit-extra", 0, "for experiments, with -implicit: when the two readings differ, a document keeps its plain reading (implicit quotes off) at its full weight and adds its implicit reading at this multiple of its weight; excludes -implicit-plain")
-	quoteCues := flag.String("quote-cues", "all", "for experiments, with -implicit: next to which quote tokens a judgement gets a quote cue: all, or implicit (reported speech only, so a quoted passage's frame reads as with -implicit off); recorded in the model")
+	quoteCues := flag.String("quote-cues", "all", "for experiments, with -implicit: next to which quote tokens a judgement gets a quote cue: all, implicit (reported speech only, so a quoted passage's frame reads as with -implicit off), or apart (implicit, and a condemning word next to reported speech gets its own token, so reported speech does not retrain the one next to quoted passages); recorded in the model")
 	seed := flag.Uint64("seed", Seed, "for experiments: the seed of the calibration folds, the holdouts and the misspelt copies (recorded in the model), to see how much a figure moves between trainings")
 	flag.Parse()
 	mode, err := toxicity.ParseImplicitMode(*implicit)
