@@ -648,3 +648,47 @@ func TestPrepareQuoteCuesApart(t *testing.T) {
 		}
 	})
 }
+
+// FuzzPrepareQuoteCues checks that with QuoteCuesApart the internal words for reported speech
+// never reach the prepared text, and that a text without reported speech is prepared as with
+// implicit quotes off.
+func FuzzPrepareQuoteCues(f *testing.F) {
+	base := newService(f).prep
+	p, err := base.WithImplicitQuotes(ImplicitCondemned, ReportingFile)
+	if err != nil {
+		f.Fatal(err)
+	}
+	p = p.WithQuoteCues(QuoteCuesApart)
+	score := func(_ context.Context, prepared string) (float64, error) {
+		return float64(len(prepared)%10) / 10, nil
+	}
+	for _, s := range []string{"Saying that gays are vermin is racist.", `He wrote "gays are vermin" and that is racist.`, "zquoimpl zquotoximpl disgusting"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+		got, err := p.Prepare(context.Background(), s, score)
+		if err != nil {
+			t.Fatal(err)
+		}
+		words := strings.Fields(got)
+		if slices.Contains(words, tokenImplicitQuote) || slices.Contains(words, tokenImplicitQuoteToxic) {
+			t.Fatalf("%q: prepared %q holds an internal word", s, got)
+		}
+		implicit, err := p.rep.implicitSpans(context.Background(), s, quoteSpans(s), ImplicitCondemned)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(implicit) == 0 {
+			want, err := base.Prepare(context.Background(), s, score)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// A text may spell the internal words itself ("zqu0toximpl"); it then reads as one
+			// spelling the quote tokens, which it can do anyway.
+			if got != want && !strings.Contains(want, "zquo") {
+				t.Fatalf("%q: no reported speech, prepared %q, want the plain %q", s, got, want)
+			}
+		}
+	})
+}
