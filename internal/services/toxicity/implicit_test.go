@@ -443,3 +443,252 @@ func TestLoadReadsImplicitMode(t *testing.T) {
 		})
 	}
 }
+
+// TestPrepareQuoteCues checks where a judgement next to a quote token gets a quote cue: next to
+// every quote token with QuoteCuesAll, only next to reported speech with QuoteCuesImplicit, whose
+// reading of a quoted passage is then that of a preparer without implicit quotes.
+func TestPrepareQuoteCues(t *testing.T) {
+	base := newService(t).prep
+	ctx := context.Background()
+	score := func(_ context.Context, prepared string) (float64, error) {
+		if strings.Contains(prepared, "vermin") {
+			return 0.9, nil
+		}
+		return 0.1, nil
+	}
+	const (
+		quoted   = `He wrote "gays are vermin" and that is disgusting.`
+		reported = "Saying that gays are vermin is disgusting."
+		both     = `Saying that gays are vermin is disgusting. Many people in my town agree with me on that. Then "they are vermin too" is disgusting as well.`
+	)
+	cases := []struct {
+		name, text string
+		cues       QuoteCues
+		wantCues   int // quote cues (zqneg) in the prepared text
+	}{
+		{"all, quoted", quoted, QuoteCuesAll, 2},
+		{"implicit, quoted", quoted, QuoteCuesImplicit, 0},
+		{"all, reported", reported, QuoteCuesAll, 2},
+		{"implicit, reported", reported, QuoteCuesImplicit, 2},
+		{"implicit, both", both, QuoteCuesImplicit, 2},
+		{"all, both", both, QuoteCuesAll, 4},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p, err := base.WithImplicitQuotes(ImplicitCondemned, ReportingFile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := p.WithQuoteCues(c.cues).Prepare(ctx, c.text, score)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := countWord(got, "zqneg"); n != c.wantCues {
+				t.Errorf("prepared %q: %d quote cues, want %d", got, n, c.wantCues)
+			}
+			if strings.Contains(got, tokenImplicitQuote) {
+				t.Errorf("prepared %q: the internal implicit-quote word leaked", got)
+			}
+			if !strings.Contains(got, TokenQuoteToxic) {
+				t.Errorf("prepared %q: no quote token", got)
+			}
+		})
+	}
+	t.Run("implicit reads quoted passages as off does", func(t *testing.T) {
+		p, err := base.WithImplicitQuotes(ImplicitCondemned, ReportingFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p = p.WithQuoteCues(QuoteCuesImplicit)
+		for _, text := range []string{quoted, `« Les gays sont des vermines » : c'est faux et honteux.`, `"you are all vermin" is a vile thing to post, stop it`} {
+			want, err := base.Prepare(ctx, text, score)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := p.Prepare(ctx, text, score)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != want {
+				t.Errorf("%q: %q, want %q", text, got, want)
+			}
+		}
+	})
+}
+
+// countWord counts the words of s equal to w.
+func countWord(s, w string) int {
+	n := 0
+	for _, f := range strings.Fields(s) {
+		if f == w {
+			n++
+		}
+	}
+	return n
+}
+
+func TestParseQuoteCues(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want QuoteCues
+		ok   bool
+	}{{"", QuoteCuesAll, true}, {"all", QuoteCuesAll, true}, {"implicit", QuoteCuesImplicit, true}, {"apart", QuoteCuesApart, true}, {"explicit", 0, false}} {
+		got, err := ParseQuoteCues(c.in)
+		if (err == nil) != c.ok || c.ok && got != c.want {
+			t.Errorf("ParseQuoteCues(%q) = %v, %v; want %v, ok %v", c.in, got, err, c.want, c.ok)
+		}
+		if c.ok && c.in != "" && got.String() != c.in {
+			t.Errorf("%v.String() = %q, want %q", got, got.String(), c.in)
+		}
+	}
+}
+
+// TestLoadReadsQuoteCues checks that a model file's MetaQuoteCues decides where the service gives
+// quote cues, also when a tool reads the model with another implicit-quote mode, and that an
+// unknown setting is refused.
+func TestLoadReadsQuoteCues(t *testing.T) {
+	for _, c := range []struct {
+		meta string
+		want QuoteCues
+		ok   bool
+	}{{"", QuoteCuesAll, true}, {"all", QuoteCuesAll, true}, {"implicit", QuoteCuesImplicit, true}, {"some", 0, false}} {
+		t.Run(c.meta, func(t *testing.T) {
+			m, err := textclass.Decode(modelFile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.meta != "" {
+				m.Meta[MetaQuoteCues] = c.meta
+			}
+			var buf bytes.Buffer
+			if err := m.Encode(&buf); err != nil {
+				t.Fatal(err)
+			}
+			s, err := Load(buf.Bytes(), lexiconFile)
+			if !c.ok {
+				if err == nil {
+					t.Fatal("Load accepted an unknown quote-cue setting")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.prep.quoteCues != c.want {
+				t.Fatalf("quote cues %v, want %v", s.prep.quoteCues, c.want)
+			}
+			other, err := s.WithImplicitMode(ImplicitCondemned)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if other.prep.quoteCues != c.want {
+				t.Fatalf("read as condemned: quote cues %v, want %v", other.prep.quoteCues, c.want)
+			}
+		})
+	}
+}
+
+// TestPrepareQuoteCuesApart checks that with QuoteCuesApart a condemning word next to reported
+// speech gets its own token, and next to a quoted passage the one it gets with implicit quotes
+// off.
+func TestPrepareQuoteCuesApart(t *testing.T) {
+	base := newService(t).prep
+	ctx := context.Background()
+	score := func(_ context.Context, prepared string) (float64, error) {
+		if strings.Contains(prepared, "vermin") {
+			return 0.9, nil
+		}
+		return 0.1, nil
+	}
+	cases := []struct {
+		name, text        string
+		cues              QuoteCues
+		wantQuote, wantIm int // tokenCtrQuote and tokenCtrImplicit in the prepared text
+	}{
+		{"all, quoted", `He wrote "gays are vermin" and that is racist.`, QuoteCuesAll, 2, 0},
+		{"apart, quoted", `He wrote "gays are vermin" and that is racist.`, QuoteCuesApart, 2, 0},
+		{"all, reported", "Saying that gays are vermin is racist.", QuoteCuesAll, 2, 0},
+		{"implicit, reported", "Saying that gays are vermin is racist.", QuoteCuesImplicit, 2, 0},
+		{"apart, reported", "Saying that gays are vermin is racist.", QuoteCuesApart, 0, 2},
+		{"apart, both near", `Saying that gays are vermin or "they are all vermin" is racist.`, QuoteCuesApart, 2, 2},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p, err := base.WithImplicitQuotes(ImplicitCondemned, ReportingFile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := p.WithQuoteCues(c.cues).Prepare(ctx, c.text, score)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if q, im := countWord(got, tokenCtrQuote), countWord(got, tokenCtrImplicit); q != c.wantQuote || im != c.wantIm {
+				t.Errorf("prepared %q: %d %s and %d %s, want %d and %d", got, q, tokenCtrQuote, im, tokenCtrImplicit, c.wantQuote, c.wantIm)
+			}
+		})
+	}
+	t.Run("apart reads quoted passages as off does", func(t *testing.T) {
+		p, err := base.WithImplicitQuotes(ImplicitCondemned, ReportingFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p = p.WithQuoteCues(QuoteCuesApart)
+		for _, text := range []string{`He wrote "gays are vermin" and that is racist.`, `« Les gays sont des vermines » : c'est faux et honteux, je l'ai signalé.`} {
+			want, err := base.Prepare(ctx, text, score)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := p.Prepare(ctx, text, score)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != want {
+				t.Errorf("%q: %q, want %q", text, got, want)
+			}
+		}
+	})
+}
+
+// FuzzPrepareQuoteCues checks that with QuoteCuesApart the internal words for reported speech
+// never reach the prepared text, and that a text without reported speech is prepared as with
+// implicit quotes off.
+func FuzzPrepareQuoteCues(f *testing.F) {
+	base := newService(f).prep
+	p, err := base.WithImplicitQuotes(ImplicitCondemned, ReportingFile)
+	if err != nil {
+		f.Fatal(err)
+	}
+	p = p.WithQuoteCues(QuoteCuesApart)
+	score := func(_ context.Context, prepared string) (float64, error) {
+		return float64(len(prepared)%10) / 10, nil
+	}
+	for _, s := range []string{"Saying that gays are vermin is racist.", `He wrote "gays are vermin" and that is racist.`, "zquoimpl zquotoximpl disgusting"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+		got, err := p.Prepare(context.Background(), s, score)
+		if err != nil {
+			t.Fatal(err)
+		}
+		words := strings.Fields(got)
+		if slices.Contains(words, tokenImplicitQuote) || slices.Contains(words, tokenImplicitQuoteToxic) {
+			t.Fatalf("%q: prepared %q holds an internal word", s, got)
+		}
+		implicit, err := p.rep.implicitSpans(context.Background(), s, quoteSpans(s), ImplicitCondemned)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(implicit) == 0 {
+			want, err := base.Prepare(context.Background(), s, score)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// A text may spell the internal words itself ("zqu0toximpl"); it then reads as one
+			// spelling the quote tokens, which it can do anyway.
+			if got != want && !strings.Contains(want, "zquo") {
+				t.Fatalf("%q: no reported speech, prepared %q, want the plain %q", s, got, want)
+			}
+		}
+	})
+}

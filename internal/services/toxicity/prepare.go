@@ -51,7 +51,72 @@ type Preparer struct {
 	// constructs of rep (see WithImplicitQuotes).
 	implicit ImplicitMode
 	rep      *reporting
+	// quoteCues says next to which quote tokens a judgement gets a quote cue (see
+	// WithQuoteCues).
+	quoteCues QuoteCues
 }
+
+// QuoteCues says, for a preparer that reads implicit quotes, next to which quote tokens a
+// judgement or violence word gets a quote cue (quoteCueTokens). A model records it
+// (MetaQuoteCues).
+type QuoteCues uint8
+
+const (
+	// QuoteCuesAll gives the cue next to any quote token, of a quoted passage or of reported
+	// speech: with implicit quotes on, a quoted passage's frame reads differently than with
+	// them off.
+	QuoteCuesAll QuoteCues = iota
+	// QuoteCuesImplicit gives it only next to the token of reported speech (an implicit quote),
+	// so a quoted passage's frame reads exactly as with implicit quotes off.
+	QuoteCuesImplicit
+	// QuoteCuesApart is QuoteCuesImplicit, and a reporting or condemning word next to reported
+	// speech gets its own token (tokenCtrImplicit) instead of the one it gets next to a quoted
+	// passage (tokenCtrQuote), so reported speech in the training data does not change what
+	// that token weighs either.
+	QuoteCuesApart
+)
+
+// MetaQuoteCues is the model file's metadata key holding the QuoteCues it was trained with; a
+// model without it was trained with QuoteCuesAll.
+const MetaQuoteCues = "quote_cues"
+
+var quoteCueNames = [...]string{QuoteCuesAll: "all", QuoteCuesImplicit: "implicit", QuoteCuesApart: "apart"}
+
+func (c QuoteCues) String() string {
+	if int(c) < len(quoteCueNames) {
+		return quoteCueNames[c]
+	}
+	return fmt.Sprintf("QuoteCues(%d)", c)
+}
+
+// ParseQuoteCues parses "all", "implicit" or "apart"; "" is all.
+func ParseQuoteCues(s string) (QuoteCues, error) {
+	if s == "" {
+		return QuoteCuesAll, nil
+	}
+	for c, name := range quoteCueNames {
+		if s == name {
+			return QuoteCues(c), nil
+		}
+	}
+	return QuoteCuesAll, fmt.Errorf("unknown quote-cue setting %q (want all, implicit or apart)", s)
+}
+
+// WithQuoteCues returns a copy of p that gives quote cues as c says. The copy shares p's
+// read-only lists.
+func (p *Preparer) WithQuoteCues(c QuoteCues) *Preparer {
+	q := *p
+	q.quoteCues = c
+	return &q
+}
+
+// Internal words for the token of an implicit quote, written by Prepare only with
+// QuoteCuesImplicit or QuoteCuesApart and turned back into TokenQuote and TokenQuoteToxic by prepare, which
+// remembers that they stand for reported speech.
+const (
+	tokenImplicitQuote      = "zquoimpl"
+	tokenImplicitQuoteToxic = "zquotoximpl"
+)
 
 // WithImplicitQuotes returns a copy of p that reads reported speech as mode says, with the
 // constructs of a reporting list (lines "lang<TAB>class<TAB>form", see reporting.txt). The
@@ -114,7 +179,9 @@ const (
 	tokenCtr      = "zctr"
 	tokenCtrGroup = "zgctr"
 	tokenCtrQuote = "zqctr"
-	ctrNear       = 10
+	// tokenCtrImplicit follows such a word next to reported speech, with QuoteCuesApart.
+	tokenCtrImplicit = "ziqctr"
+	ctrNear          = 10
 )
 
 // cueTokens are the tokens that follow a judgement or violence word: [cue][negated][near],
@@ -246,6 +313,7 @@ func (p *Preparer) Prepare(ctx context.Context, text string, score ScoreFunc) (s
 		return p.prepare(ctx, text)
 	}
 	spans := quoteSpans(text)
+	explicit := spans // the quoted passages, in order, before reported speech joins them
 	if p.implicit != ImplicitOff {
 		implicit, err := p.rep.implicitSpans(ctx, text, spans, p.implicit)
 		if err != nil {
@@ -260,6 +328,10 @@ func (p *Preparer) Prepare(ctx context.Context, text string, score ScoreFunc) (s
 	outer.Grow(len(text))
 	last := 0
 	for _, sp := range spans {
+		isExplicit := len(explicit) > 0 && explicit[0] == sp
+		if isExplicit {
+			explicit = explicit[1:]
+		}
 		inner, err := p.prepare(ctx, text[sp[0]:sp[1]])
 		if err != nil {
 			return "", err
@@ -271,6 +343,12 @@ func (p *Preparer) Prepare(ctx context.Context, text string, score ScoreFunc) (s
 		tok := TokenQuote
 		if pq >= QuoteToxic {
 			tok = TokenQuoteToxic
+		}
+		if p.quoteCues != QuoteCuesAll && !isExplicit {
+			tok = tokenImplicitQuote
+			if pq >= QuoteToxic {
+				tok = tokenImplicitQuoteToxic
+			}
 		}
 		outer.WriteString(text[last:sp[2]])
 		outer.WriteString(" " + tok + " ")
@@ -298,6 +376,18 @@ func (p *Preparer) prepare(ctx context.Context, text string) (string, error) {
 			i += k
 			continue
 		}
+		if p.quoteCues != QuoteCuesAll {
+			switch string(w.Word(i)) {
+			case tokenImplicitQuote:
+				items = append(items, item{text: TokenQuote, implicitQuote: true})
+				i++
+				continue
+			case tokenImplicitQuoteToxic:
+				items = append(items, item{text: TokenQuoteToxic, implicitQuote: true})
+				i++
+				continue
+			}
+		}
 		kl, tok := p.matchLexicon(&w, i, lens)
 		kc, c := p.matchCue(&w, i, lens)
 		k := max(kl, kc, 1)
@@ -309,8 +399,20 @@ func (p *Preparer) prepare(ctx context.Context, text string) (string, error) {
 	groups := make([]int, len(items)+1)
 	yous := make([]int, len(items)+1)
 	quotes := make([]int, len(items)+1)
+	// cueQuotes counts the quote tokens a judgement next to gets a quote cue: every one, or
+	// with QuoteCuesImplicit and QuoteCuesApart those of reported speech only.
+	cueQuotes := quotes
+	if p.quoteCues != QuoteCuesAll {
+		cueQuotes = make([]int, len(items)+1)
+	}
 	for i, it := range items {
 		nots[i+1], groups[i+1], yous[i+1], quotes[i+1] = nots[i], groups[i], yous[i], quotes[i]
+		if p.quoteCues != QuoteCuesAll {
+			cueQuotes[i+1] = cueQuotes[i]
+			if it.implicitQuote {
+				cueQuotes[i+1]++
+			}
+		}
 		switch {
 		case it.cue == cueNot:
 			nots[i+1]++
@@ -348,9 +450,18 @@ func (p *Preparer) prepare(ctx context.Context, text string) (string, error) {
 				emit(tokenCtrGroup)
 				emit(tokenCtrGroup)
 			}
-			if count(quotes, i-ctrNear, i+ctrNear+1) > 0 {
+			near, implicitNear := count(quotes, i-ctrNear, i+ctrNear+1), 0
+			if p.quoteCues == QuoteCuesApart {
+				implicitNear = count(cueQuotes, i-ctrNear, i+ctrNear+1)
+				near -= implicitNear
+			}
+			if near > 0 {
 				emit(tokenCtrQuote)
 				emit(tokenCtrQuote)
+			}
+			if implicitNear > 0 {
+				emit(tokenCtrImplicit)
+				emit(tokenCtrImplicit)
 			}
 			continue
 		}
@@ -376,7 +487,7 @@ func (p *Preparer) prepare(ctx context.Context, text string) (string, error) {
 		}
 		// With implicit quotes, a judgement next to a quote token says what the frame thinks of
 		// the quote ("saying X is disgusting"), which is not abuse of anyone by itself.
-		if p.implicit != ImplicitOff && count(quotes, i-quoteNear, i+quoteNear+1) > 0 {
+		if p.implicit != ImplicitOff && count(cueQuotes, i-quoteNear, i+quoteNear+1) > 0 {
 			emit(quoteCueTokens[it.cue][negated])
 			emit(quoteCueTokens[it.cue][negated])
 		}
@@ -390,6 +501,8 @@ type item struct {
 	group bool
 	lex   string // TokenStrong, TokenMild or ""
 	cue   cue
+	// implicitQuote marks the token of reported speech (not with QuoteCuesAll).
+	implicitQuote bool
 }
 
 // matchCue returns the length and cue of the longest polarity phrase starting at word i; failing

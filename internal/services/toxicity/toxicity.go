@@ -152,12 +152,18 @@ func build(m *textclass.Model, prep *Preparer) (*Service, error) {
 	return buildWith(m, prep, mode)
 }
 
-// buildWith is build with the implicit-quote mode given rather than read from the model.
+// buildWith is build with the implicit-quote mode given rather than read from the model. The
+// quote cues (MetaQuoteCues) always come from the model.
 func buildWith(m *textclass.Model, prep *Preparer, mode ImplicitMode) (*Service, error) {
-	prep, err := prep.WithImplicitQuotes(mode, ReportingFile)
+	cues, err := ParseQuoteCues(m.Meta[MetaQuoteCues])
+	if err != nil {
+		return nil, fmt.Errorf("toxicity: model: %w", err)
+	}
+	prep, err = prep.WithImplicitQuotes(mode, ReportingFile)
 	if err != nil {
 		return nil, fmt.Errorf("toxicity: %w", err)
 	}
+	prep = prep.WithQuoteCues(cues)
 	s := &Service{model: m, prep: prep}
 	for _, l := range Labels {
 		i := m.Head(l)
@@ -220,6 +226,16 @@ func (s *Service) score(ctx context.Context, text string) (textclass.Result, err
 		return textclass.Result{}, fmt.Errorf("toxicity: %w", err)
 	}
 	return res, nil
+}
+
+// PreparedProbability returns the calibrated P(toxic) of a text already prepared (Prepared),
+// for tools that look at what one token of the prepared text weighs.
+func (s *Service) PreparedProbability(ctx context.Context, prepared string) (float64, error) {
+	res, err := s.model.Score(ctx, prepared)
+	if err != nil {
+		return 0, fmt.Errorf("toxicity: %w", err)
+	}
+	return res.P, nil
 }
 
 // Probability returns the calibrated P(toxic) of text, unrounded: the service's score before

@@ -14,10 +14,11 @@ import (
 // text of a chosen source gets a misspelt copy of the kinds people use to slip abuse past a
 // filter: two words run together ("dumbpeople"), two inner letters swapped ("idoit"), an inner
 // letter dropped ("idot"). The copies teach the character n-grams to carry a word the word
-// n-grams no longer see. Each text gets one copy with one edit, chosen by a PCG seeded with Seed
-// and the FNV-1a hash of source and text, so the same data gives the same copies. Only toxic
-// texts are misspelt: a misspelt negation or counter-speech cue ("nevr", "mustnot") would leave
-// a harmless text that reads as abuse, with a harmless label.
+// n-grams no longer see. Each text gets one copy with one edit, chosen by a PCG seeded with the
+// training seed (-seed, default Seed) and the FNV-1a hash of source and text, so the same data
+// and seed give the same copies. Only toxic texts are misspelt: a misspelt negation or
+// counter-speech cue ("nevr", "mustnot") would leave a harmless text that reads as abuse, with
+// a harmless label.
 
 // Spelling edits, one per augmented copy.
 const (
@@ -39,7 +40,7 @@ type augmented struct {
 
 // augment returns one misspelt copy of each toxic document whose source has a weight in aw
 // (> 0), with an edit kind drawn at random (the next kind when a text offers nothing to edit).
-func augment(docs []corpus.Example, aw map[string]float64) []augmented {
+func augment(docs []corpus.Example, aw map[string]float64, seed uint64) []augmented {
 	var out []augmented
 	for i, d := range docs {
 		if !d.Toxic || aw[d.Source] <= 0 {
@@ -49,7 +50,7 @@ func augment(docs []corpus.Example, aw map[string]float64) []augmented {
 		h.Write([]byte(d.Source))
 		h.Write([]byte{0})
 		h.Write([]byte(d.Text))
-		rng := rand.New(rand.NewPCG(Seed, h.Sum64()))
+		rng := rand.New(rand.NewPCG(seed, h.Sum64()))
 		first := rng.IntN(numEdits)
 		for k := range numEdits {
 			t, ok := misspell(d.Text, (first+k)%numEdits, rng)

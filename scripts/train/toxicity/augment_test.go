@@ -63,7 +63,7 @@ func TestAugment(t *testing.T) {
 		{Text: "you are a stupid idiot", Toxic: true, Source: "davidson", Lang: "en"},
 	}
 	aw := map[string]float64{"own": 0.5}
-	got := augment(docs, aw)
+	got := augment(docs, aw, Seed)
 	if len(got) != 1 {
 		t.Fatalf("augment gave %d copies, want 1 (one per toxic own text with a word to edit): %+v", len(got), got)
 	}
@@ -74,7 +74,7 @@ func TestAugment(t *testing.T) {
 			t.Errorf("copy %d = %+v of %+v", i, a, orig)
 		}
 	}
-	again := augment(docs, aw)
+	again := augment(docs, aw, Seed)
 	if len(again) != len(got) {
 		t.Fatalf("second call gave %d copies, first %d", len(again), len(got))
 	}
@@ -83,7 +83,7 @@ func TestAugment(t *testing.T) {
 			t.Errorf("not deterministic: %q then %q", got[i].doc.Text, again[i].doc.Text)
 		}
 	}
-	if n := len(augment(docs, map[string]float64{})); n != 0 {
+	if n := len(augment(docs, map[string]float64{}, Seed)); n != 0 {
 		t.Errorf("no weights gave %d copies", n)
 	}
 }

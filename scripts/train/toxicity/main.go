@@ -28,7 +28,8 @@ import (
 	"github.com/sluice-api/sluice/scripts/train/toxicity/corpus"
 )
 
-// Seed fixes the calibration folds.
+// Seed is the default of -seed, which fixes the calibration folds, the first pass's and the label
+// heads' holdouts and the misspelt copies.
 const Seed = 12
 
 func main() {
@@ -44,10 +45,19 @@ func main() {
 	implicit := flag.String("implicit", "off", "for experiments: read reported speech as an implicit quote: off, all, or condemned (only in a sentence that condemns it); recorded in the model")
 	plain := flag.Float64("implicit-plain", 0, "for experiments, with -implicit: the share of a document's weight given to its plain reading (implicit quotes off) when the two readings differ, so the model still reads counter-speech whose frame the lists miss")
 	extra := flag.Float64("implicit-extra", 0, "for experiments, with -implicit: when the two readings differ, a document keeps its plain reading (implicit quotes off) at its full weight and adds its implicit reading at this multiple of its weight; excludes -implicit-plain")
+	quoteCues := flag.String("quote-cues", "all", "for experiments, with -implicit: next to which quote tokens a judgement gets a quote cue: all, implicit (reported speech only, so a quoted passage's frame reads as with -implicit off), or apart (implicit, and a condemning word next to reported speech gets its own token, so reported speech does not retrain the one next to quoted passages); recorded in the model")
+	seed := flag.Uint64("seed", Seed, "for experiments: the seed of the calibration folds, the holdouts and the misspelt copies (recorded in the model), to see how much a figure moves between trainings")
 	flag.Parse()
 	mode, err := toxicity.ParseImplicitMode(*implicit)
 	if err != nil {
 		log.Fatal(err)
+	}
+	cues, err := toxicity.ParseQuoteCues(*quoteCues)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if cues != toxicity.QuoteCuesAll && mode == toxicity.ImplicitOff {
+		log.Fatal("-quote-cues: needs -implicit")
 	}
 	kw, err := parseKinds(*kinds)
 	if err != nil {
@@ -68,7 +78,7 @@ func main() {
 		log.Fatal("-implicit-extra: want a weight >= 0, -implicit, and no -implicit-plain")
 	}
 	rw := readingWeights{plainShare: *plain, extra: *extra}
-	if err := run(*data, *out, *verbose, *quick, *dev, *l2, sw, aw, kw, mode, rw); err != nil {
+	if err := run(*data, *out, *verbose, *quick, *dev, *l2, sw, aw, kw, mode, cues, rw, *seed); err != nil {
 		log.Fatal(err)
 	}
 }
@@ -215,7 +225,7 @@ func scaleKinds(docs []corpus.Example, dw []float64, kw map[string]float64) erro
 	return nil
 }
 
-func run(data, out string, verbose, quick, dev bool, l2 float64, sw, aw, kw map[string]float64, mode toxicity.ImplicitMode, rw readingWeights) error {
+func run(data, out string, verbose, quick, dev bool, l2 float64, sw, aw, kw map[string]float64, mode toxicity.ImplicitMode, cues toxicity.QuoteCues, rw readingWeights, seed uint64) error {
 	ctx := context.Background()
 	docs, err := corpus.Training(data)
 	if err != nil {
@@ -242,6 +252,7 @@ func run(data, out string, verbose, quick, dev bool, l2 float64, sw, aw, kw map[
 	if prep, err = prep.WithImplicitQuotes(mode, toxicity.ReportingFile); err != nil {
 		return err
 	}
+	prep = prep.WithQuoteCues(cues)
 	if err := os.WriteFile(filepath.Join(out, toxicity.LexiconFileName), []byte(lex), 0o644); err != nil {
 		return err
 	}
@@ -260,7 +271,7 @@ func run(data, out string, verbose, quick, dev bool, l2 float64, sw, aw, kw map[
 	for i, d := range docs {
 		keys[i] = d.Source + ":" + d.Text
 	}
-	if extra := augment(docs, aw); len(extra) > 0 {
+	if extra := augment(docs, aw, seed); len(extra) > 0 {
 		n := len(docs)
 		for _, a := range extra {
 			docs = append(docs, a.doc)
@@ -276,7 +287,7 @@ func run(data, out string, verbose, quick, dev bool, l2 float64, sw, aw, kw map[
 	if err != nil {
 		return err
 	}
-	first, err := lrtrain.Train(primary, lrtrain.Config{Bits: toxicity.PrimaryBits, L2: l2, Holdout: 0.2, Seed: Seed, Log: logf})
+	first, err := lrtrain.Train(primary, lrtrain.Config{Bits: toxicity.PrimaryBits, L2: l2, Holdout: 0.2, Seed: seed, Log: logf})
 	if err != nil {
 		return fmt.Errorf("pass 1: %w", err)
 	}
@@ -305,7 +316,7 @@ func run(data, out string, verbose, quick, dev bool, l2 float64, sw, aw, kw map[
 	for _, s := range srcs {
 		log.Printf("%-10s %6d not toxic, %6d toxic", s, counts[s][0], counts[s][1])
 	}
-	cfg := lrtrain.Config{Bits: toxicity.PrimaryBits, L2: l2, Folds: 5, Seed: Seed, MaxIter: 1000, Log: logf}
+	cfg := lrtrain.Config{Bits: toxicity.PrimaryBits, L2: l2, Folds: 5, Seed: seed, MaxIter: 1000, Log: logf}
 	if quick {
 		cfg.Folds, cfg.Holdout = 0, 0.2
 	}
@@ -319,13 +330,16 @@ func run(data, out string, verbose, quick, dev bool, l2 float64, sw, aw, kw map[
 	}
 	model := &textclass.Model{ID: toxicity.ModelID, Spec: spec, Heads: []textclass.Head{head}, Meta: map[string]string{
 		"command": "go run ./scripts/train/toxicity",
-		"seed":    fmt.Sprint(Seed),
+		"seed":    fmt.Sprint(seed),
 	}}
 	if mode != toxicity.ImplicitOff {
 		model.Meta[toxicity.MetaImplicit] = mode.String()
 	}
+	if cues != toxicity.QuoteCuesAll {
+		model.Meta[toxicity.MetaQuoteCues] = cues.String()
+	}
 	for _, l := range corpus.AllLabels {
-		lf, err := lrtrain.Train(perLabel[l], lrtrain.Config{Bits: toxicity.LabelBits, L2: toxicity.LabelL2, Holdout: 0.2, Seed: Seed, Log: logf})
+		lf, err := lrtrain.Train(perLabel[l], lrtrain.Config{Bits: toxicity.LabelBits, L2: toxicity.LabelL2, Holdout: 0.2, Seed: seed, Log: logf})
 		if err != nil {
 			return fmt.Errorf("label %s: %w", l, err)
 		}

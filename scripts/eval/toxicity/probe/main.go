@@ -4,10 +4,12 @@
 // looking at why a candidate moves on a kind of text with sentences we wrote, never with the
 // evaluation suites' cases:
 //
-//	go run ./scripts/eval/toxicity/probe [-v] [-mode MODE] -file FILE [DIR ...]
+//	go run ./scripts/eval/toxicity/probe [-v] [-mode MODE] [-drop TOKENS] -file FILE [DIR ...]
 //
 // Each DIR holds a candidate written by go run ./scripts/train/toxicity -out DIR; the embedded
-// model is always the first column. With -v it also prints each model's prepared text.
+// model is always the first column. With -v it also prints each model's prepared text. With
+// -drop (comma-separated tokens of the prepared text, e.g. zqneg,zqnegx) each score is followed
+// by the score of the prepared text without those tokens, to see what they weigh.
 package main
 
 import (
@@ -27,11 +29,12 @@ func main() {
 	file := flag.String("file", "", "sentences to score, one per line (# starts a comment)")
 	verbose := flag.Bool("v", false, "print each model's prepared text")
 	mode := flag.String("mode", "", "read every model with this implicit-quote mode (off, all, condemned) instead of the one it was trained with")
+	drop := flag.String("drop", "", "comma-separated tokens of the prepared text to score without, after each score")
 	flag.Parse()
 	if *file == "" {
 		log.Fatal("probe: -file is required")
 	}
-	if err := run(*file, *mode, flag.Args(), *verbose); err != nil {
+	if err := run(*file, *mode, flag.Args(), *verbose, dropSet(*drop)); err != nil {
 		log.Fatal(err)
 	}
 }
@@ -56,7 +59,30 @@ func load(name string, svc *toxicity.Service, override string) (model, error) {
 	return model{name: name, svc: svc}, nil
 }
 
-func run(file, mode string, dirs []string, verbose bool) error {
+// dropSet parses -drop.
+func dropSet(spec string) map[string]bool {
+	out := map[string]bool{}
+	for _, t := range strings.Split(spec, ",") {
+		if t = strings.TrimSpace(t); t != "" {
+			out[t] = true
+		}
+	}
+	return out
+}
+
+// without returns prepared with every token in drop removed, and whether it removed any.
+func without(prepared string, drop map[string]bool) (string, bool) {
+	words := strings.Fields(prepared)
+	kept := words[:0]
+	for _, w := range words {
+		if !drop[w] {
+			kept = append(kept, w)
+		}
+	}
+	return strings.Join(kept, " "), len(kept) < len(strings.Fields(prepared))
+}
+
+func run(file, mode string, dirs []string, verbose bool, drop map[string]bool) error {
 	svc, err := toxicity.New()
 	if err != nil {
 		return err
@@ -112,6 +138,13 @@ func run(file, mode string, dirs []string, verbose bool) error {
 			mark := ""
 			if strings.Contains(p, toxicity.TokenQuote) {
 				mark = " q"
+			}
+			if d, ok := without(p, drop); ok {
+				pd, err := m.svc.PreparedProbability(ctx, d)
+				if err != nil {
+					return err
+				}
+				mark += fmt.Sprintf(" (%.3f)", pd)
 			}
 			fmt.Printf(" %.3f%s |", prob, mark)
 			prepared = append(prepared, m.name+": "+p)
