@@ -31,7 +31,8 @@
 // examples/r11/ (short and medium harmless task prompts around a passage in en de fr es it nl
 // pt, and a few attacks hidden in the same frames); -r12-examples adds examples/r12/ (long
 // harmless task prompts of 100 to 300 words around a passage and personas with a chat history in
-// en de fr es it nl pt, and a few attacks hidden in the same long frames);
+// en de fr es it nl pt, and a few attacks hidden in the same long frames), and -r12-langs en
+// keeps only its English ones (round 12b);
 // -mixed (issue 11) builds harmless documents that switch language, hides attacks in some of
 // them (mixed.go) and reads the hand-written messages.
 // -budget and -neg-share change source budgets and the weight of the clean windows of injected
