@@ -152,3 +152,45 @@ func TestHandwrittenRounds(t *testing.T) {
 		})
 	}
 }
+
+// TestKeepR12Langs checks -r12-langs: empty keeps every example of examples/r12/, "en" only
+// the English ones (attacks and harmless texts), and the training command records the flag
+// only when it is set, so a default rebuild's metadata is unchanged.
+func TestKeepR12Langs(t *testing.T) {
+	hand, err := handwritten([]shielddata.Email{{ID: "e1", Context: "Hello team, the meeting moved to Friday. Best, Anna"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	langs := func(ds []shielddata.Doc) map[string]int {
+		n := map[string]int{}
+		for _, d := range ds {
+			n[d.Lang]++
+		}
+		return n
+	}
+	for _, name := range []string{"hand/benign-r12", "hand/attack-r12"} {
+		all := hand[name]
+		t.Run(name+"/all", func(t *testing.T) {
+			if got := (config{}).keepR12Langs(all); len(got) != len(all) {
+				t.Errorf("no -r12-langs kept %d of %d texts", len(got), len(all))
+			}
+		})
+		t.Run(name+"/en", func(t *testing.T) {
+			got := langs(config{r12Langs: []string{"en"}}.keepR12Langs(all))
+			if want := langs(all)["en"]; want == 0 || len(got) != 1 || got["en"] != want {
+				t.Errorf("-r12-langs en kept %v, want only the %d English texts", got, want)
+			}
+		})
+	}
+	if n := langs(hand["hand/benign-r12"]); len(n) != 7 {
+		t.Errorf("hand/benign-r12 has texts in %d languages, want 7: %v", len(n), n)
+	}
+	cfg := config{rounds: map[string]bool{"r12": true}}
+	if c := command(cfg); strings.Contains(c, "-r12-langs") {
+		t.Errorf("command without -r12-langs records it: %s", c)
+	}
+	cfg.r12Langs = []string{"en"}
+	if c := command(cfg); !strings.Contains(c, " -r12-examples -r12-langs en") {
+		t.Errorf("command with -r12-langs en: %s", c)
+	}
+}

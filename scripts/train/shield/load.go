@@ -256,7 +256,11 @@ func load(cfg config) ([]doc, error) {
 		if name == "hand/message" && !mixed || strings.HasSuffix(name, "-more") && !cfg.moreExamples || strings.HasSuffix(name, "-extra") && !cfg.extraExamples || cfg.roundOff(name) {
 			continue
 		}
-		if err := add(name, hand[name], func(d shielddata.Doc) string { g, _, _ := strings.Cut(d.ID, "#"); return g }); err != nil {
+		ds := hand[name]
+		if strings.HasSuffix(name, "-r12") {
+			ds = cfg.keepR12Langs(ds)
+		}
+		if err := add(name, ds, func(d shielddata.Doc) string { g, _, _ := strings.Cut(d.ID, "#"); return g }); err != nil {
 			return nil, err
 		}
 	}
@@ -547,6 +551,22 @@ func taskInjections(clinc []shielddata.Doc, hand map[string][]shielddata.Doc, em
 		d := shielddata.Insert(ctx, t.Text, i)
 		d.ID, d.Source, d.Lang, d.Kind = t.Source+t.ID+"+"+strconv.Itoa(i), "task-injected", lang, "task"
 		out = append(out, d)
+	}
+	return out
+}
+
+// keepR12Langs keeps the examples of examples/r12/ in the languages of -r12-langs (all of them
+// when it is empty). The source's budget is then shared among the texts kept, so at the same
+// budget each of them weighs more.
+func (c config) keepR12Langs(ds []shielddata.Doc) []shielddata.Doc {
+	if len(c.r12Langs) == 0 {
+		return ds
+	}
+	var out []shielddata.Doc
+	for _, d := range ds {
+		if slices.Contains(c.r12Langs, d.Lang) {
+			out = append(out, d)
+		}
 	}
 	return out
 }

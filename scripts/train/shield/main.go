@@ -31,7 +31,8 @@
 // examples/r11/ (short and medium harmless task prompts around a passage in en de fr es it nl
 // pt, and a few attacks hidden in the same frames); -r12-examples adds examples/r12/ (long
 // harmless task prompts of 100 to 300 words around a passage and personas with a chat history in
-// en de fr es it nl pt, and a few attacks hidden in the same long frames);
+// en de fr es it nl pt, and a few attacks hidden in the same long frames), and -r12-langs en
+// keeps only its English ones (round 12b);
 // -mixed (issue 11) builds harmless documents that switch language, hides attacks in some of
 // them (mixed.go) and reads the hand-written messages.
 // -budget and -neg-share change source budgets and the weight of the clean windows of injected
@@ -95,6 +96,7 @@ func main() {
 	for _, r := range exampleRounds {
 		rounds[r.dir] = flag.Bool(r.flag, r.on, r.usage)
 	}
+	r12Langs := flag.String("r12-langs", "", "with -r12-examples, train only on the examples of examples/r12/ in these languages, as a comma-separated list of file names (\"en\"); empty (default): every language")
 	budgetFlag := flag.String("budget", "", "override source budgets, as name=weight,name=weight (see budgets in load.go; for experiments)")
 	flag.Parse()
 	if *normPower == 0.5 {
@@ -104,6 +106,9 @@ func main() {
 		spec: textclass.Spec{WordNgrams: 2, CharMin: 3, CharMax: 5, Window: *window, Stride: *stride, DecodeBlobs: true, LongSegment: *long, Script: *script, NormPower: *normPower, NormKnee: *normKnee}}
 	for dir, on := range rounds {
 		cfg.rounds[dir] = *on
+	}
+	if *r12Langs != "" {
+		cfg.r12Langs = strings.Split(*r12Langs, ",")
 	}
 	if err := run(cfg); err != nil {
 		log.Fatal(err)
@@ -134,7 +139,9 @@ type config struct {
 	// extraExamples adds the hand-written examples of examples/extra/ (load.go).
 	extraExamples bool
 	// rounds says, per directory of exampleRounds, whether its examples are trained on.
-	rounds          map[string]bool
+	rounds map[string]bool
+	// r12Langs, when not empty, keeps only the examples of examples/r12/ in these languages.
+	r12Langs        []string
 	data, out       string
 	seed            uint64
 	bits, labelBits int
@@ -292,6 +299,9 @@ func command(cfg config) string {
 		if cfg.rounds[r.dir] {
 			c += " -" + r.flag
 		}
+	}
+	if len(cfg.r12Langs) > 0 {
+		c += " -r12-langs " + strings.Join(cfg.r12Langs, ",")
 	}
 	if cfg.budgets != "" {
 		c += " -budget " + cfg.budgets
