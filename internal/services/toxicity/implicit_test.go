@@ -407,6 +407,24 @@ func benchmarkImplicit(b *testing.B, mode ImplicitMode) {
 	}
 }
 
+// loadWithMeta loads the embedded model with its metadata key set to value (left as it is when
+// value is empty), and returns what Load returns.
+func loadWithMeta(t *testing.T, key, value string) (*Service, error) {
+	t.Helper()
+	m, err := textclass.Decode(modelFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if value != "" {
+		m.Meta[key] = value
+	}
+	var buf bytes.Buffer
+	if err := m.Encode(&buf); err != nil {
+		t.Fatal(err)
+	}
+	return Load(buf.Bytes(), lexiconFile)
+}
+
 // TestLoadReadsImplicitMode checks that a model file's MetaImplicit decides how the service
 // reads reported speech, and that an unknown mode is refused.
 func TestLoadReadsImplicitMode(t *testing.T) {
@@ -416,18 +434,7 @@ func TestLoadReadsImplicitMode(t *testing.T) {
 		ok   bool
 	}{{"", ImplicitOff, true}, {"all", ImplicitAll, true}, {"condemned", ImplicitCondemned, true}, {"sometimes", 0, false}} {
 		t.Run(c.meta, func(t *testing.T) {
-			m, err := textclass.Decode(modelFile)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if c.meta != "" {
-				m.Meta[MetaImplicit] = c.meta
-			}
-			var buf bytes.Buffer
-			if err := m.Encode(&buf); err != nil {
-				t.Fatal(err)
-			}
-			s, err := Load(buf.Bytes(), lexiconFile)
+			s, err := loadWithMeta(t, MetaImplicit, c.meta)
 			if !c.ok {
 				if err == nil {
 					t.Fatal("Load accepted an unknown implicit-quote mode")
@@ -553,18 +560,7 @@ func TestLoadReadsQuoteCues(t *testing.T) {
 		ok   bool
 	}{{"", QuoteCuesAll, true}, {"all", QuoteCuesAll, true}, {"implicit", QuoteCuesImplicit, true}, {"some", 0, false}} {
 		t.Run(c.meta, func(t *testing.T) {
-			m, err := textclass.Decode(modelFile)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if c.meta != "" {
-				m.Meta[MetaQuoteCues] = c.meta
-			}
-			var buf bytes.Buffer
-			if err := m.Encode(&buf); err != nil {
-				t.Fatal(err)
-			}
-			s, err := Load(buf.Bytes(), lexiconFile)
+			s, err := loadWithMeta(t, MetaQuoteCues, c.meta)
 			if !c.ok {
 				if err == nil {
 					t.Fatal("Load accepted an unknown quote-cue setting")
