@@ -213,18 +213,24 @@ func TestImplicitSpansHostile(t *testing.T) {
 	})
 }
 
+// scoreVermin stands in for the model when a quoted or reported passage is scored: a passage with
+// "vermin" in it is toxic.
+func scoreVermin(_ context.Context, prepared string) (float64, error) {
+	if strings.Contains(prepared, "vermin") {
+		return 0.9, nil
+	}
+	return 0.1, nil
+}
+
 // TestPrepareImplicit checks that a reported clause is scored on its own and replaced by the
 // quote token its score earns, exactly as a quoted passage, and that the frame stays.
 func TestPrepareImplicit(t *testing.T) {
 	base := newService(t).prep
 	ctx := context.Background()
 	var scored []string
-	score := func(_ context.Context, prepared string) (float64, error) {
+	score := func(ctx context.Context, prepared string) (float64, error) {
 		scored = append(scored, prepared)
-		if strings.Contains(prepared, "vermin") {
-			return 0.9, nil
-		}
-		return 0.1, nil
+		return scoreVermin(ctx, prepared)
 	}
 	cases := []struct {
 		name, text string
@@ -457,12 +463,7 @@ func TestLoadReadsImplicitMode(t *testing.T) {
 func TestPrepareQuoteCues(t *testing.T) {
 	base := newService(t).prep
 	ctx := context.Background()
-	score := func(_ context.Context, prepared string) (float64, error) {
-		if strings.Contains(prepared, "vermin") {
-			return 0.9, nil
-		}
-		return 0.1, nil
-	}
+	score := scoreVermin
 	const (
 		quoted   = `He wrote "gays are vermin" and that is disgusting.`
 		reported = "Saying that gays are vermin is disgusting."
@@ -590,12 +591,7 @@ func TestLoadReadsQuoteCues(t *testing.T) {
 func TestPrepareQuoteCuesApart(t *testing.T) {
 	base := newService(t).prep
 	ctx := context.Background()
-	score := func(_ context.Context, prepared string) (float64, error) {
-		if strings.Contains(prepared, "vermin") {
-			return 0.9, nil
-		}
-		return 0.1, nil
-	}
+	score := scoreVermin
 	cases := []struct {
 		name, text        string
 		cues              QuoteCues
