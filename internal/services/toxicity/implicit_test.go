@@ -222,6 +222,25 @@ func scoreVermin(_ context.Context, prepared string) (float64, error) {
 	return 0.1, nil
 }
 
+// samePrepared checks that p prepares each text exactly as want does.
+func samePrepared(t *testing.T, want, p *Preparer, score ScoreFunc, texts ...string) {
+	t.Helper()
+	ctx := context.Background()
+	for _, text := range texts {
+		w, err := want.Prepare(ctx, text, score)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := p.Prepare(ctx, text, score)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != w {
+			t.Errorf("%q: %q, want %q", text, got, w)
+		}
+	}
+}
+
 // TestPrepareImplicit checks that a reported clause is scored on its own and replaced by the
 // quote token its score earns, exactly as a quoted passage, and that the frame stays.
 func TestPrepareImplicit(t *testing.T) {
@@ -269,19 +288,7 @@ func TestPrepareImplicit(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, text := range []string{"Saying that gays are vermin is disgusting.", `He wrote "you people are vermin" and I reported him.`} {
-			want, err := base.Prepare(ctx, text, score)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := p.Prepare(ctx, text, score)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got != want {
-				t.Errorf("%q: %q, want %q", text, got, want)
-			}
-		}
+		samePrepared(t, base, p, score, "Saying that gays are vermin is disgusting.", `He wrote "you people are vermin" and I reported him.`)
 	})
 }
 
@@ -625,19 +632,7 @@ func TestPrepareQuoteCuesApart(t *testing.T) {
 			t.Fatal(err)
 		}
 		p = p.WithQuoteCues(QuoteCuesApart)
-		for _, text := range []string{`He wrote "gays are vermin" and that is racist.`, `« Les gays sont des vermines » : c'est faux et honteux, je l'ai signalé.`} {
-			want, err := base.Prepare(ctx, text, score)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := p.Prepare(ctx, text, score)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got != want {
-				t.Errorf("%q: %q, want %q", text, got, want)
-			}
-		}
+		samePrepared(t, base, p, score, `He wrote "gays are vermin" and that is racist.`, `« Les gays sont des vermines » : c'est faux et honteux, je l'ai signalé.`)
 	})
 }
 
