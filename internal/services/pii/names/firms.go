@@ -33,11 +33,11 @@ var firmWords = hashSet(`inc incorporated ltd llc llp plc corp corporation co gm
 var kinWords = hashSet(`sons brothers bros co company partner partners associates söhne soehne
 	fils frères freres cie hijos hermanos cía figli fratelli filhos irmãos cia zonen gebroeders`)
 
-// firmNouns are the heads of the noun phrases that say what a firm is: "Hoffmann is a German
-// multinational company".
+// firmNouns are the heads of the noun phrases that say what a firm, a band, a paper or a team is:
+// "Hoffmann is a German multinational company", "Bilka is a Danish chain of hypermarkets".
 var firmNouns = hashSet(`company companies firm agency multinational corporation conglomerate
 	startup start-up manufacturer retailer consultancy bank brand business enterprise supplier
-	distributor publisher studio label
+	distributor publisher studio label chain band newspaper magazine franchise supermarket restaurant club team
 	unternehmen firma konzern kanzlei agentur bank hersteller händler marke
 	entreprise société societe agence banque firme cabinet marque fabricant
 	empresa compañía compania agencia firma banco marca fabricante
@@ -62,13 +62,15 @@ var articles = hashSet(`a an ein eine einer un une una un' uno een um uma`)
 var phraseEnds = hashSet(`based headquartered founded located specialising specializing
 	that which with from in of for and mit aus in qui que con de di da van met uit`)
 
-// placeTails end the names of buildings, institutions, trophies and events, which are often
-// named after people: "Carnegie Hall", "the Alfred Phillips House", "the Stanley Cup", "Paxton
-// Carnegie Public Library".
+// placeTails end the names of buildings, institutions, trophies, events, papers, shows and lines,
+// which are often named after people: "Carnegie Hall", "the Alfred Phillips House", "the Stanley
+// Cup", "Paxton Carnegie Public Library", "Movement Bodyboarding Magazine", "the Alton Light
+// Railway". Words that are also surnames (Post, Masters) are left out.
 var placeTails = hashSet(`library museum theatre theater stadium arena airport station tower cup
 	trophy award awards prize memorial cathedral school schoolhouse college university hospital
 	institute center centre hotel building house hall park bridge federation association society
-	league club festival fest`)
+	league club festival fest magazine journal review gazette herald tribune chronicle times news
+	tour video series show championship championships games railway railroad lines airways`)
 
 // regions are the states and provinces that follow a town's name after a comma ("Cary, North
 // Carolina", "Paxton, Illinois"): those of the United States, Canada and Australia, written out
