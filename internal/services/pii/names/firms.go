@@ -93,6 +93,10 @@ var countyWords = hashSet(`county township borough district parish city village 
 	heights springs valley island islands harbour harbor dock docks playfield boulevard avenue
 	road square`)
 
+// countyNames are the countyWords after which the word before names the place wherever it stands
+// in the text ("Fairfax County … the Fairfax Connector"); a street or a square says less.
+var countyNames = hashSet(`county township borough parish`)
+
 // placeHeads begin the names of places only: "Lake Chad", "Mount Hood", "Fort Worth", "North
 // Melbourne", "West Palm Beach" (as the last word, West is a surname: "Kanye West").
 var placeHeads = hashSet(`lake mount cape fort port isle north south east west`)
@@ -182,7 +186,8 @@ func dropNonPeople(f *featurizer, labels []uint8) {
 	// Towns before a region ("Hayward, California"), tagged or not: the tagger may take the same
 	// word for a name elsewhere ("the City Of Hayward").
 	for k := 0; k+1 < len(labels); k++ {
-		if f.capital(k) && f.info[k].caps == capInit && labels[k] != I && f.regionAfter(labels, k+1) {
+		if f.capital(k) && f.info[k].caps == capInit && labels[k] != I && (f.regionAfter(labels, k+1) ||
+			f.info[k+1].gap == 0 && f.capital(k+1) && countyNames[f.info[k+1].lw]) {
 			firms[f.spanHash(k, k+1)] = true
 		}
 	}
