@@ -7,21 +7,27 @@ import (
 	"github.com/sluice-api/sluice/internal/services/pii/names"
 )
 
-// findNames runs the name tagger (package names) over text.
-func findNames(ctx context.Context, text string) ([]cand, error) {
+// findNames runs the name tagger (package names) over text. It also returns the words the
+// tagger's rules took back as parts of firms, places and titles, where a name found elsewhere in
+// the text must not be repeated.
+func findNames(ctx context.Context, text string) (found []cand, takenBack []Span, err error) {
 	m, err := names.Default()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	spans, err := m.Tag(ctx, text)
+	spans, back, err := m.TagAll(ctx, text)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	out := make([]cand, len(spans))
+	found = make([]cand, len(spans))
 	for i, s := range spans {
-		out[i] = cand{start: s.Start, end: s.End, k: kName}
+		found[i] = cand{start: s.Start, end: s.End, k: kName}
 	}
-	return out, nil
+	takenBack = make([]Span, len(back))
+	for i, s := range back {
+		takenBack[i] = Span{Type: TypeName, Start: s.Start, End: s.End}
+	}
+	return found, takenBack, nil
 }
 
 // canonicalName collapses runs of white space in a name.

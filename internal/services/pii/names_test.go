@@ -67,5 +67,7 @@ func TestName(t *testing.T) {
 		{"Codes", "Use code SUMMER2024 or XJ9-22K at checkout.", nil},
 		{"LogLine", "2024-03-01 12:00:01 ERROR UserService failed for Maria Garcia", nil},
 		{"LogLevelLine", "[WARN] Session expired for Thomas Becker", nil},
+		{"RepeatedElsewhere", "Bobby Morris coached here. Later Bobby Morris moved away.", []string{"Bobby Morris", "Bobby Morris"}},
+		{"NotRepeatedIntoPlace", "Bobby Morris coached here. The lighted Bobby Morris Playfield is at the south end.", []string{"Bobby Morris"}},
 	})
 }

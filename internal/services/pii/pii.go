@@ -150,12 +150,14 @@ func find(ctx context.Context, text string, opts Options) ([]Span, error) {
 		}
 		cands = sc.cands
 	}
+	var takenBack []Span
 	if types.has(kName) {
-		names, err := findNames(ctx, text)
+		names, back, err := findNames(ctx, text)
 		if err != nil {
 			return nil, err
 		}
 		cands = append(cands, names...)
+		takenBack = back
 	}
 	if len(opts.Deny) > 0 {
 		custom, err := newDenyMatcher(opts.Deny).find(ctx, text)
@@ -168,7 +170,7 @@ func find(ctx context.Context, text string, opts Options) ([]Span, error) {
 		return nil, err
 	}
 	spans := resolve(text, cands)
-	spans, err := everyOccurrence(ctx, text, spans)
+	spans, err := everyOccurrence(ctx, text, spans, takenBack)
 	if err != nil {
 		return nil, err
 	}
@@ -224,12 +226,14 @@ const minRepeat = 3
 // any case (names only as written), with the same type: a name the tagger found once in a clear
 // context ("my name is Anna Berg") is removed where it appears again without one, a number found
 // next to its keyword, or between separators that let it be read as one, is removed wherever
-// else it is written. New spans never overlap the ones already reported.
+// else it is written. New spans never overlap the ones already reported, and a name is not
+// repeated where the name tagger took the same words back (notNames: "Fairfax" in "Fairfax
+// County", when a "Fairfax" elsewhere was tagged as a name).
 //
 // The values are indexed by their first run of letters and digits; one pass over the text's
 // runs of letters and digits looks each up and compares the few values that start with it, so
 // the cost is linear in the text plus the length of the values compared.
-func everyOccurrence(ctx context.Context, text string, spans []Span) ([]Span, error) {
+func everyOccurrence(ctx context.Context, text string, spans, notNames []Span) ([]Span, error) {
 	type repeat struct {
 		value string
 		off   int // byte offset of the key in value
@@ -258,6 +262,15 @@ func everyOccurrence(ctx context.Context, text string, spans []Span) ([]Span, er
 	for _, s := range spans {
 		for i := s.Start; i < s.End; i++ {
 			taken[i] = true
+		}
+	}
+	var notName []bool
+	if len(notNames) > 0 {
+		notName = make([]bool, len(text))
+		for _, s := range notNames {
+			for i := s.Start; i < s.End; i++ {
+				notName[i] = true
+			}
 		}
 	}
 	var fresh []cand
@@ -299,7 +312,7 @@ func everyOccurrence(ctx context.Context, text string, spans []Span) ([]Span, er
 			first, _ := utf8.DecodeRuneInString(got)
 			last, _ := utf8.DecodeLastRuneInString(got)
 			if (isAlnum(first) && isAlnum(runeBefore(text, start))) || (isAlnum(last) && isAlnum(runeAt(text, end))) ||
-				slices.Contains(taken[start:end], true) {
+				slices.Contains(taken[start:end], true) || rv.k == kName && notName != nil && slices.Contains(notName[start:end], true) {
 				continue
 			}
 			fresh = append(fresh, cand{start: start, end: end, k: rv.k})

@@ -272,7 +272,7 @@ func (f *featurizer) spanHash(i, j int) uint64 {
 // capitalised word that is not a title or a role ("the Alfred Phillips House", "Carnegie Hall"), or one of
 // placeTails follows them after at most two more capitalised words ("Paxton Water Tower").
 func (f *featurizer) placeName(labels []uint8, i, j int) bool {
-	if f.capital(j-1) && countyWords[f.info[j-1].lw] || j > i+1 && f.capital(i) && placeHeads[f.info[i].lw] {
+	if f.capital(j-1) && countyWords[f.info[j-1].lw] || j > i+1 && placeHeads[f.info[i].lw] && f.allCapital(i, j) {
 		return true
 	}
 	if f.capital(j-1) && placeTails[f.info[j-1].lw] && i > 0 && f.info[i].gap == 0 {
@@ -281,6 +281,17 @@ func (f *featurizer) placeName(labels []uint8, i, j int) bool {
 		}
 	}
 	return f.endsWithin(labels, j, placeTails) || f.endsWithin(labels, j, countyWords)
+}
+
+// allCapital reports whether tokens i to j-1 are all words written with a capital: a place's
+// name, not a tagged run such as "North Melbourne player Michael Gaudion".
+func (f *featurizer) allCapital(i, j int) bool {
+	for k := i; k < j; k++ {
+		if !f.capital(k) {
+			return false
+		}
+	}
+	return true
 }
 
 // endsWithin reports whether one of the capitalised words from token j on, one space apart and
@@ -355,11 +366,13 @@ func (f *featurizer) afterShipPrefix(i int) bool {
 }
 
 // atCorner reports whether the name stands in the names of two streets that meet: within the
-// ten tokens after "corner of" and its equivalents, on the same line and in the same sentence.
+// ten tokens after "corner of" and its equivalents, on the same line, in the same sentence and
+// with no comma between ("approaching the crossing, and that Tower Man George F. Hauser" names
+// him).
 func (f *featurizer) atCorner(i int) bool {
 	for k := i - 1; k >= 0 && k >= i-10; k-- {
 		tk := &f.info[k+1]
-		if tk.gap&(GapNewline|GapStart) != 0 || tk.gap&GapSent != 0 && f.capital(k+1) && !f.abbreviation(k) {
+		if tk.gap&(GapNewline|GapStart|GapComma) != 0 || tk.gap&GapSent != 0 && f.capital(k+1) && !f.abbreviation(k) {
 			return false
 		}
 		if cornerWords[f.info[k].lw] {

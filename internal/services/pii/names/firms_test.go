@@ -20,6 +20,7 @@ func TestDropNonPeople(t *testing.T) {
 		{"CornerAfterHouseNumber", "corner of Csabai kapu 39. and Mathias Pass", []uint8{O, O, O, O, O, O, B, I}, []uint8{O, O, O, O, O, O, O, O}},
 		{"CornerNextSentence", "the corner of Main Street. Anna Weber came", []uint8{O, O, O, O, O, B, I, O}, []uint8{O, O, O, O, O, B, I, O}},
 		{"CornerNextLine", "the corner of Main Street\nAnna Weber", []uint8{O, O, O, O, O, B, I}, []uint8{O, O, O, O, O, B, I}},
+		{"CornerComma", "approaching the crossing , and that Tower Man George Hauser", []uint8{O, O, O, O, O, O, O, B, I}, []uint8{O, O, O, O, O, O, O, B, I}},
 		{"CornerFarAway", "the corner of the big old market where we met yesterday with Anna", []uint8{O, O, O, O, O, O, O, O, O, O, O, O, B}, []uint8{O, O, O, O, O, O, O, O, O, O, O, O, B}},
 		// Firm words after a name.
 		{"FirmWord", "Wolfram Research is", []uint8{B, O, O}, []uint8{O, O, O}},
@@ -57,6 +58,7 @@ func TestDropNonPeople(t *testing.T) {
 		{"LakeHead", "the Niger River and Lake Chad", []uint8{O, O, O, O, B, I}, []uint8{O, O, O, O, O, O}},
 		{"LakeSurname", "Ricki Lake hosted", []uint8{B, I, O}, []uint8{B, I, O}},
 		{"CompassHead", "played with North Melbourne in", []uint8{O, O, B, I, O}, []uint8{O, O, O, O, O}},
+		{"CompassHeadRunOn", "of North Melbourne player Michael Gaudion .", []uint8{O, B, I, I, I, I}, []uint8{O, B, I, I, I, I}},
 		{"CompassSurname", "Kanye West sang", []uint8{B, I, O}, []uint8{B, I, O}},
 		{"LakeAlone", "Lake said", []uint8{B, O}, []uint8{B, O}},
 		{"BandEverywhere", "the band Gigi . Gigi played", []uint8{O, O, B, B, O}, []uint8{O, O, O, O, O}},

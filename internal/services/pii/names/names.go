@@ -27,6 +27,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sync"
 )
 
@@ -78,25 +79,36 @@ const checkEvery = 1024
 
 // Tag returns the names in text, in order. It returns ctx.Err() when ctx is done first.
 func (m *Model) Tag(ctx context.Context, text string) ([]Span, error) {
-	toks := Tokenize(text)
-	labels, err := m.labels(ctx, text, toks)
-	if err != nil {
-		return nil, err
-	}
-	return Spans(text, toks, labels), nil
+	names, _, err := m.TagAll(ctx, text)
+	return names, err
 }
 
-// labels tags every token of text greedily from left to right.
-func (m *Model) labels(ctx context.Context, text string, toks []Token) ([]uint8, error) {
+// TagAll returns the names in text, in order, and the words the tagger first took for names
+// that the rules after it found to belong to something else: a firm, a place, a title, a band
+// ("Fairfax" in "Fairfax County", "Anderson" in "Cal Anderson Park"). A caller that redacts
+// every occurrence of a name it found once should leave those words alone, since the words
+// around them say they do not name the person there.
+func (m *Model) TagAll(ctx context.Context, text string) (names, takenBack []Span, err error) {
+	toks := Tokenize(text)
+	labels, back, err := m.labels(ctx, text, toks)
+	if err != nil {
+		return nil, nil, err
+	}
+	return Spans(text, toks, labels), Spans(text, toks, back), nil
+}
+
+// labels tags every token of text greedily from left to right. It also returns, as labels, the
+// names that dropNonPeople took back.
+func (m *Model) labels(ctx context.Context, text string, toks []Token) (labels, back []uint8, err error) {
 	f := featurizer{text: text, toks: toks, bits: m.bits, buf: make([]uint32, 0, 64)}
 	f.info = analyse(text, toks, m.gaz, make([]byte, 0, 64))
-	labels := make([]uint8, len(toks))
+	labels = make([]uint8, len(toks))
 	seen := map[uint64]bool{}
 	y1, y2 := O, O
 	for i := range toks {
 		if i%checkEvery == checkEvery-1 {
 			if err := ctx.Err(); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
 		y := O
@@ -123,8 +135,17 @@ func (m *Model) labels(ctx context.Context, text string, toks []Token) ([]uint8,
 	trimTail(&f, labels)
 	dropHollow(&f, labels)
 	addPeople(&f, labels)
+	back = slices.Clone(labels)
 	dropNonPeople(&f, labels)
-	return labels, ctx.Err()
+	for i, y := range labels {
+		switch {
+		case y != O:
+			back[i] = O
+		case back[i] == I && (i == 0 || back[i-1] == O):
+			back[i] = B
+		}
+	}
+	return labels, back, ctx.Err()
 }
 
 // joinAdjacent makes a name that the tagger began right after another one, with only a space

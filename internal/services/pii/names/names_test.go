@@ -420,6 +420,42 @@ func TestLoad(t *testing.T) {
 	}
 }
 
+// TestTagAllTakenBack checks that TagAll reports the one-word and longer names the rules took
+// back, and only those.
+func TestTagAllTakenBack(t *testing.T) {
+	m, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, text  string
+		names, back []string
+	}{
+		{"Playfield", "Bobby Morris coached here. The lighted Bobby Morris Playfield is at the south end.", []string{"Bobby Morris"}, []string{"Bobby Morris Playfield"}},
+		{"Nothing", "Bobby Morris coached here. Later Bobby Morris moved away.", []string{"Bobby Morris", "Bobby Morris"}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			names, back, err := m.TagAll(context.Background(), tc.text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := func(spans []Span) []string {
+				var out []string
+				for _, s := range spans {
+					out = append(out, tc.text[s.Start:s.End])
+				}
+				return out
+			}
+			if got := text(names); !slices.Equal(got, tc.names) {
+				t.Errorf("names %q, want %q", got, tc.names)
+			}
+			if got := text(back); !slices.Equal(got, tc.back) {
+				t.Errorf("taken back %q, want %q", got, tc.back)
+			}
+		})
+	}
+}
+
 func TestTrimPossessive(t *testing.T) {
 	for _, tc := range []struct{ name, in, want string }{
 		{"Apostrophe", "anna's", "anna"},
