@@ -155,7 +155,7 @@ func TestHandwrittenRounds(t *testing.T) {
 
 // TestKeepR12Langs checks -r12-langs: empty keeps every example of examples/r12/, "en" only
 // the English ones (attacks and harmless texts), and the training command records the flag
-// only when it is set, so a default rebuild's metadata is unchanged.
+// only when it is not empty (its default, "en", is recorded like every example set).
 func TestKeepR12Langs(t *testing.T) {
 	hand, err := handwritten([]shielddata.Email{{ID: "e1", Context: "Hello team, the meeting moved to Friday. Best, Anna"}})
 	if err != nil {

@@ -18,12 +18,14 @@ import (
 // 0.30) and hand/context-extra (0.15 to 0.30); round 8, with the examples of examples/r7/,
 // hand/attack-more (0.15 to 0.18), clinc150-train (0.25 to 0.40), hand/benign (0.50 to 0.60) and
 // hand/benign-extra (0.25 to 0.32); round 10, with the examples of examples/r10ml/,
-// llm-warden-train/benign (0.45 to 0.60). MODEL.md gives the candidates that chose them.
+// llm-warden-train/benign (0.45 to 0.60); round 12c, with the English examples of examples/r12/,
+// hand/benign-r12 (0.15 to 0.30), bipia-email (0.20 to 0.22) and bipia (0.33 to 0.40). MODEL.md
+// gives the candidates that chose them.
 var budgets = map[string]float64{
 	// attacks
 	"llm-warden-train/attack": 0.18,
 	"cyberseceval":            0.40,
-	"bipia":                   0.33,
+	"bipia":                   0.40,
 	"jbb":                     0.12,
 	"hand/attack":             0.22,
 	"hand/injected":           0.12,
@@ -31,7 +33,7 @@ var budgets = map[string]float64{
 	"llm-warden-train/benign": 0.60,
 	"clinc150-train":          0.40,
 	"banking77-train":         0.15,
-	"bipia-email":             0.20,
+	"bipia-email":             0.22,
 	"bipia-standalone":        0.15,
 	"multijail":               0.15,
 	"lingua":                  0.30,
@@ -71,10 +73,11 @@ var budgets = map[string]float64{
 	// around a passage, then the harmless task prompts)
 	"hand/attack-r11": 0.03,
 	"hand/benign-r11": 0.15,
-	// with -r12-examples only: the examples of examples/r12/ (attacks hidden in long task
-	// prompts, then the long harmless task prompts and personas)
+	// with -r12-examples only (on by default since round 12c, English only through -r12-langs):
+	// the examples of examples/r12/ (attacks hidden in long task prompts, then the long harmless
+	// task prompts and personas)
 	"hand/attack-r12": 0.03,
-	"hand/benign-r12": 0.15,
+	"hand/benign-r12": 0.30,
 	// with -mixed only (harmless, then attacks): see mixed.go
 	"hand/message":   0.15,
 	"mixed":          0.50,

@@ -13,10 +13,14 @@
 // and Portuguese reviews), examples/r7/ (English attacks of the kinds CyberSecEval's training
 // half still missed, their harmless twins, English look-alikes full of trigger words),
 // examples/r9/ (harmless role-play and persona requests in en de fr es it nl pt) and
-// examples/r10ml/ (the kinds of examples/r7/ in bn ko ru th tr vi zh, with harmless twins), each
-// set weighed by budgets of its own. It also builds 40 long harmless documents per language from
+// examples/r10ml/ (the kinds of examples/r7/ in bn ko ru th tr vi zh, with harmless twins) and the
+// English ones of examples/r12/ (long harmless task prompts of 100 to 300 words around a passage
+// and personas with a chat history, and a few attacks hidden in the same long frames; round 12c),
+// each set weighed by budgets of its own. It also builds 40 long harmless documents per language from
 // the lingua training sentences and hides attacks of the same language in every fourth
-// (longdocs.go). -r10-ml-examples=false -budget llm-warden-train/benign=0.45 gives the weights of
+// (longdocs.go). -r12-examples=false -budget bipia=0.33,bipia-email=0.20 gives the weights of the
+// round-10 model; every older model below needs those two flags as well (bipia=0.28 for round 5):
+// -r10-ml-examples=false -budget llm-warden-train/benign=0.45 gives the weights of
 // the round-9 model; -r9-examples=false as well those of the round-8 model; -r7-examples=false
 // -r9-examples=false -r10-ml-examples=false -budget
 // llm-warden-train/benign=0.45,hand/attack-more=0.15,clinc150-train=0.25,hand/benign=0.5,hand/benign-extra=0.25
@@ -29,10 +33,8 @@
 // -r10-examples adds examples/r10/ (long harmless persona and "act as" prompts with rules and
 // formats in en de fr es it nl pt, and a few attacks in the same frames); -r11-examples adds
 // examples/r11/ (short and medium harmless task prompts around a passage in en de fr es it nl
-// pt, and a few attacks hidden in the same frames); -r12-examples adds examples/r12/ (long
-// harmless task prompts of 100 to 300 words around a passage and personas with a chat history in
-// en de fr es it nl pt, and a few attacks hidden in the same long frames), and -r12-langs en
-// keeps only its English ones (round 12b);
+// pt, and a few attacks hidden in the same frames); -r12-langs= (empty) adds the examples of
+// examples/r12/ in de fr es it nl pt to the English ones (round 12);
 // -mixed (issue 11) builds harmless documents that switch language, hides attacks in some of
 // them (mixed.go) and reads the hand-written messages.
 // -budget and -neg-share change source budgets and the weight of the clean windows of injected
@@ -96,7 +98,7 @@ func main() {
 	for _, r := range exampleRounds {
 		rounds[r.dir] = flag.Bool(r.flag, r.on, r.usage)
 	}
-	r12Langs := flag.String("r12-langs", "", "with -r12-examples, train only on the examples of examples/r12/ in these languages, as a comma-separated list of file names (\"en\"); empty (default): every language")
+	r12Langs := flag.String("r12-langs", "en", "with -r12-examples, train only on the examples of examples/r12/ in these languages, as a comma-separated list of file names; empty (-r12-langs=): every language")
 	budgetFlag := flag.String("budget", "", "override source budgets, as name=weight,name=weight (see budgets in load.go; for experiments)")
 	flag.Parse()
 	if *normPower == 0.5 {
@@ -129,7 +131,7 @@ var exampleRounds = []struct {
 	{"r10", "r10-examples", false, "also train on the hand-written examples of examples/r10/ (harmless persona and \"act as\" prompts with rules and formats in en de fr es it nl pt, and attacks in the same frames; budgets hand/attack-r10 and hand/benign-r10)"},
 	{"r10ml", "r10-ml-examples", true, "train on the hand-written examples of examples/r10ml/ (the kinds of examples/r7/ in bn ko ru th tr vi zh, with harmless twins; budgets hand/attack-r10ml and hand/benign-r10ml)"},
 	{"r11", "r11-examples", false, "also train on the hand-written examples of examples/r11/ (short and medium harmless task prompts around a passage in en de fr es it nl pt, and attacks hidden in the same frames; budgets hand/attack-r11 and hand/benign-r11)"},
-	{"r12", "r12-examples", false, "also train on the hand-written examples of examples/r12/ (long harmless task prompts of 100 to 300 words around a passage and personas with a chat history in en de fr es it nl pt, and attacks hidden in the same long frames; budgets hand/attack-r12 and hand/benign-r12)"},
+	{"r12", "r12-examples", true, "train on the hand-written examples of examples/r12/ (long harmless task prompts of 100 to 300 words around a passage and personas with a chat history in en de fr es it nl pt, and attacks hidden in the same long frames; budgets hand/attack-r12 and hand/benign-r12)"},
 }
 
 type config struct {
