@@ -64,11 +64,9 @@ type example struct {
 	labels []string
 	texts  []string
 	line   int
-	// more marks the examples of examples/more/, extra those of examples/extra/, r7 those of
-	// examples/r7/, r8 those of examples/r8/, r9 those of examples/r9/, r10 those of
-	// examples/r10/, r10ml those of examples/r10ml/, r11 those of examples/r11/, r12 those of
-	// examples/r12/.
-	more, extra, r7, r8, r9, r10, r10ml, r11, r12 bool
+	// dir is the directory of examples/ the example was read from ("more", "extra", a round of
+	// exampleRounds such as "r7"), or "" for the files of examples/ itself.
+	dir string
 }
 
 func readExamples() ([]example, error) {
@@ -93,15 +91,9 @@ func readExamples() ([]example, error) {
 			if err != nil {
 				return fmt.Errorf("%s:%d: %w", p, n, err)
 			}
-			e.more = path.Base(path.Dir(p)) == "more"
-			e.extra = path.Base(path.Dir(p)) == "extra"
-			e.r7 = path.Base(path.Dir(p)) == "r7"
-			e.r8 = path.Base(path.Dir(p)) == "r8"
-			e.r9 = path.Base(path.Dir(p)) == "r9"
-			e.r10 = path.Base(path.Dir(p)) == "r10"
-			e.r10ml = path.Base(path.Dir(p)) == "r10ml"
-			e.r11 = path.Base(path.Dir(p)) == "r11"
-			e.r12 = path.Base(path.Dir(p)) == "r12"
+			if dir := path.Dir(p); dir != "examples" {
+				e.dir = path.Base(dir)
+			}
 			out = append(out, e)
 		}
 		return sc.Err()

@@ -318,7 +318,7 @@ func handwritten(emails []shielddata.Email) (map[string][]shielddata.Doc, error)
 	var hidden, hiddenExtra []example
 	contextsExtra := map[string][]shielddata.Doc{}
 	for _, e := range exs {
-		if e.extra {
+		if e.dir == "extra" {
 			// The examples of examples/extra/ (-extra-examples) have budgets of their own too;
 			// their documents and hidden attacks are paired below, apart from the others.
 			for _, d := range e.docs("extra/", "hand-extra") {
@@ -338,32 +338,12 @@ func handwritten(emails []shielddata.Email) (map[string][]shielddata.Doc, error)
 			}
 			continue
 		}
-		if e.r7 || e.r8 || e.r9 || e.r10 || e.r10ml || e.r11 || e.r12 {
-			// The examples of examples/r7/ (-r7-examples), examples/r8/ (-r8-examples),
-			// examples/r9/ (-r9-examples, harmless texts only), examples/r10/ (-r10-examples) and
-			// examples/r10ml/ (-r10-ml-examples), examples/r11/ (-r11-examples) and examples/r12/
-			// (-r12-examples) have budgets of their own as well.
-			round := "r7"
-			if e.r8 {
-				round = "r8"
-			}
-			if e.r10 {
-				round = "r10"
-			}
-			if e.r10ml {
-				round = "r10ml"
-			}
-			if e.r11 {
-				round = "r11"
-			}
-			if e.r12 {
-				round = "r12"
-			}
-			if e.r9 {
-				round = "r9"
-				if e.typ != 'N' {
-					return nil, fmt.Errorf("examples/r9/%s.txt:%d: only N lines are read there", e.lang, e.line)
-				}
+		if isRound(e.dir) {
+			// The examples of each round of exampleRounds (examples/r7/ for -r7-examples, and
+			// so on; examples/r9/ holds harmless texts only) have budgets of their own as well.
+			round := e.dir
+			if round == "r9" && e.typ != 'N' {
+				return nil, fmt.Errorf("examples/r9/%s.txt:%d: only N lines are read there", e.lang, e.line)
 			}
 			for _, d := range e.docs(round+"/", "hand-"+round) {
 				switch e.typ {
@@ -378,7 +358,7 @@ func handwritten(emails []shielddata.Email) (map[string][]shielddata.Doc, error)
 			}
 			continue
 		}
-		if e.more {
+		if e.dir == "more" {
 			// The examples of examples/more/ have budgets of their own (-more-examples), so the
 			// other examples keep their weights; they hold no documents.
 			for _, d := range e.docs("more/", "hand-more") {
@@ -438,7 +418,7 @@ func handwritten(emails []shielddata.Email) (map[string][]shielddata.Doc, error)
 	// both clean and with an attack inside.
 	for _, e := range append(slices.Clone(hidden), hiddenExtra...) {
 		ctxs := slices.Clone(contextsExtra[e.lang])
-		if e.extra {
+		if e.dir == "extra" {
 			ctxs = append(ctxs, contexts[e.lang]...)
 		}
 		for v, t := range e.texts {
@@ -448,7 +428,7 @@ func handwritten(emails []shielddata.Email) (map[string][]shielddata.Doc, error)
 				}
 				d := hide(c.Text, t, e.labels, v+k)
 				d.ID = "extra/" + e.lang + strconv.Itoa(e.line) + "#" + strconv.Itoa(v) + "/" + c.ID
-				if e.extra {
+				if e.dir == "extra" {
 					d.ID = "extra/" + d.ID
 				}
 				d.Source, d.Lang = "hand-injected-extra", e.lang

@@ -117,14 +117,18 @@ func main() {
 	}
 }
 
-// exampleRounds are the sets of hand-written examples added round by round, one directory of
-// examples/ each, whose sources' names end in "-" and the directory (load.go), in the order the
-// training command records their flags. on is the flag's default.
-var exampleRounds = []struct {
+// exampleRound is one set of hand-written examples: its directory of examples/, its flag, the
+// flag's default and its usage text.
+type exampleRound struct {
 	dir, flag string
 	on        bool
 	usage     string
-}{
+}
+
+// exampleRounds are the sets of hand-written examples added round by round, one directory of
+// examples/ each, whose sources' names end in "-" and the directory (load.go), in the order the
+// training command records their flags. on is the flag's default.
+var exampleRounds = []exampleRound{
 	{"r7", "r7-examples", true, "also train on the hand-written examples of examples/r7/ (English attacks of the kinds CyberSecEval's training half misses, harmless English requests full of trigger words; budgets hand/attack-r7 and hand/benign-r7)"},
 	{"r8", "r8-examples", false, "also train on the hand-written examples of examples/r8/ (the kinds of examples/r7/ in de fr es it nl pt, with harmless twins; budgets hand/attack-r8 and hand/benign-r8)"},
 	{"r9", "r9-examples", true, "train on the hand-written examples of examples/r9/ (harmless role-play and persona requests in en de fr es it nl pt; budget hand/benign-r9)"},
@@ -451,6 +455,11 @@ func labelHead(docs []doc, wins []window, l string, cfg config) (textclass.Head,
 	}
 	log.Printf("label %-20s held out: precision %.3f recall %.3f (n=%d, positives %d)", l, m.Precision(), m.Recall(), m.N(), m.TP+m.FN)
 	return fit.Head(l)
+}
+
+// isRound reports whether dir is the directory of a round of exampleRounds.
+func isRound(dir string) bool {
+	return slices.ContainsFunc(exampleRounds, func(r exampleRound) bool { return r.dir == dir })
 }
 
 // roundOff reports whether source name holds the examples of a round of exampleRounds that is
