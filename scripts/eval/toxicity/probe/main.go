@@ -79,7 +79,7 @@ func without(prepared string, drop map[string]bool) (string, bool) {
 			kept = append(kept, w)
 		}
 	}
-	return strings.Join(kept, " "), len(kept) < len(strings.Fields(prepared))
+	return strings.Join(kept, " "), len(kept) < len(words)
 }
 
 func run(file, mode string, dirs []string, verbose bool, drop map[string]bool) error {
