@@ -162,6 +162,31 @@ func (f *featurizer) shortCaps(labels []uint8, i, j int) bool {
 	return lower(i-1) || lower(j)
 }
 
+// afterCommonCapital reports whether the one-word name at token i follows, with only a space
+// between, a capitalised common word that is no name, no lexicon word and not the first word of
+// a sentence or line: "Connecticut Classic Lotto", "the Garage Rock of the 60s". A known given
+// name keeps its tag ("Happy Birthday Anna").
+func (f *featurizer) afterCommonCapital(i, j int) bool {
+	if j != i+1 || i < 2 || f.info[i].gap != 0 || f.info[i].gaz&Given != 0 {
+		return false
+	}
+	p := &f.info[i-1]
+	if !f.isWord(i-1) || p.caps != capInit || p.gap&(GapStart|GapNewline|GapSent|GapColon|GapQuote|GapBlank) != 0 ||
+		p.gaz&Common == 0 || p.gaz&(Given|Surname) != 0 || f.class(i-1) != 0 || !f.isWord(i-2) {
+		return false
+	}
+	// German writes every noun with a capital: "die Familie Wechinger", "der Kollege Huber".
+	return !germanArticles[f.info[i-2].lw] && !kinNouns[p.lw] && f.roleStemAt(i-1) < 0
+}
+
+// kinNouns name people by their bond to others and stand before a surname in German, where they
+// are written with a capital: "Familie Wechinger", "Freund Maier". (Witwe, Bruder, Kollege and
+// Nachbar are lexicon words already.)
+var kinNouns = hashSet(`familie family famille witwer weduwe widow veuve brother schwester sister
+	onkel uncle tante aunt vetter cousin cousine neffe nichte sohn son tochter daughter vater
+	father mutter mother gatte gattin freund freundin friend kollegin colleague nachbarin neighbour
+	neighbor genosse genossin kamerad kameradin`)
+
 // titleTails complete a title rather than name someone: "the Princess Royal", "the Prince
 // Regent", "the Queen Consort".
 var titleTails = hashSet(`royal regent consort dowager emeritus emerita`)
@@ -198,6 +223,10 @@ func dropNonPeople(f *featurizer, labels []uint8) {
 			clear(labels[i:j])
 		case f.afterPlace(labels, i):
 			// "the Montreal Victorias", "the Houston Chronicle": a team, a paper, a branch.
+			firms[f.spanHash(i, j)] = true
+			clear(labels[i:j])
+		case f.afterCommonCapital(i, j):
+			// "Classic Lotto", "Garage Rock": a capitalised phrase, wherever it stands.
 			firms[f.spanHash(i, j)] = true
 			clear(labels[i:j])
 		case f.shortCaps(labels, i, j):

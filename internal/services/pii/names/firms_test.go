@@ -136,3 +136,25 @@ func TestDropNonPeopleGivenRegion(t *testing.T) {
 		{"GivenStateNotTaken", "Geelong, Victoria .", []uint8{O, B}, []uint8{O, B}},
 	})
 }
+
+func TestDropNonPeopleAfterCommonCapital(t *testing.T) {
+	b := NewGazetteerBuilder()
+	for _, w := range []string{"classic", "garage", "familie", "happy", "birthday", "yesterday", "vetter", "police", "old", "reichskanzler", "sein", "lieber"} {
+		b.Add(w, Common)
+	}
+	b.Add("anna", Given)
+	b.Add("old", Common|Surname)
+	checkRule(t, b.Build(), dropNonPeople, []labelCase{
+		{"TitleCasePhrase", "Connecticut Classic Lotto is a game", []uint8{O, O, B, O, O, O}, []uint8{O, O, O, O, O, O}},
+		{"Everywhere", "the Connecticut Classic Lotto . Lotto winners", []uint8{O, O, O, B, B, O}, []uint8{O, O, O, O, O, O}},
+		{"MidSentence", "they loved the Garage Rock of the sixties", []uint8{O, O, O, O, B, O, O, O}, []uint8{O, O, O, O, O, O, O, O}},
+		{"SentenceStart", "We met. Yesterday Weber called", []uint8{O, O, O, B, O}, []uint8{O, O, O, B, O}},
+		{"TextStart", "Police Weber said", []uint8{O, B, O}, []uint8{O, B, O}},
+		{"GivenNameKept", "and a Happy Birthday Anna", []uint8{O, O, O, O, B}, []uint8{O, O, O, O, B}},
+		{"GermanArticle", "wobei die Familie Wechinger nach Amerika", []uint8{O, O, O, B, O, O}, []uint8{O, O, O, B, O, O}},
+		{"KinNoun", "sein lieber Vetter Huber kam", []uint8{O, O, O, B, O}, []uint8{O, O, O, B, O}},
+		{"NameBefore", "met the Old Weber today", []uint8{O, O, O, B, O}, []uint8{O, O, O, B, O}},
+		{"TwoWordName", "the Classic Anna Weber show", []uint8{O, O, B, I, O}, []uint8{O, O, B, I, O}},
+		{"Office", "dass Reichskanzler Marx sprach", []uint8{O, O, B, O}, []uint8{O, O, B, O}},
+	})
+}
