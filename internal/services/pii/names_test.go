@@ -37,6 +37,8 @@ func TestName(t *testing.T) {
 		{"QuoteAttribution", "\"The delivery will be late,\" says Johnson.", []string{"Johnson"}},
 		{"LowerCaseBeforePronoun", "tell sarah i said hi", []string{"sarah"}},
 		{"LowerCaseBeforeWeekday", "fala com o joão amanhã", []string{"joão"}},
+		{"LowerCaseRunOn", "hola, soy maría josé y quería saber si el pedido llegó", []string{"maría josé"}},
+		{"RunOnIntoParticles", "Bonjour, c'est Jean-Baptiste Lefèvre de la compta.", []string{"Jean-Baptiste Lefèvre"}},
 		{"LowerCaseChatSubject", "haha thomas you are hilarious", []string{"thomas"}},
 		{"AddressTownAfterNumbers", "Please deliver to:\nTom Walsh\n77 Mill Road, Apt 3\nDouglas\nIsle of Man", []string{"Tom Walsh"}},
 		{"UnknownNameInList", "Our guests were Zorblat, Hannah and Derek.", []string{"Zorblat", "Hannah", "Derek"}},

@@ -227,6 +227,7 @@ func (f *featurizer) listItem(labels []uint8, i, dir int) int {
 // joão amanhã"). A name never ends in "de", "i" or "amanhã"; in lower-case chat the tagger
 // sometimes runs on into them.
 func trimTail(f *featurizer, labels []uint8) {
+	cutRunOn(f, labels)
 	for i := len(labels) - 1; i > 0; i-- {
 		if labels[i] != I || i+1 < len(labels) && labels[i+1] == I {
 			continue
@@ -235,6 +236,46 @@ func trimTail(f *featurizer, labels []uint8) {
 			labels[j] = O
 		}
 	}
+}
+
+// cutRunOn ends a name at a lower-case particle or function word inside it when every word after
+// it in the name is written in lower case and known as no name: "soy maría josé y quería saber",
+// "c'est Jean-Baptiste Lefèvre de la compta". "Ortega y Gasset", "joão da silva" and "sanne de
+// vries" keep their surnames, which are capitalised or known.
+func cutRunOn(f *featurizer, labels []uint8) {
+	eachName(labels, func(i, j int) {
+		for k := i + 1; k < j; k++ {
+			if f.info[k].caps != capLower || !f.hollow(k) || f.info[k].runes == 1 && !listAnd[f.info[k].lw] {
+				// A single letter is an initial ("eric g. samoylova"), unless it is "y", "e"...
+				continue
+			}
+			if f.unknownLowerTail(k+1, j) {
+				clear(labels[k:j])
+			}
+			return
+		}
+	})
+}
+
+// unknownLowerTail reports whether tokens i to j-1 include a word, and every word among them is
+// written in lower case and is no given name or surname the gazetteer knows; particles and
+// function words do not count either way.
+func (f *featurizer) unknownLowerTail(i, j int) bool {
+	found := false
+	for k := i; k < j; k++ {
+		ti := &f.info[k]
+		if ti.caps != capLower {
+			return false
+		}
+		if f.hollow(k) {
+			continue
+		}
+		if ti.gaz&(Given|Surname) != 0 {
+			return false
+		}
+		found = true
+	}
+	return found
 }
 
 // endsNot reports whether token i is a lower-case word that cannot be the last of a name.

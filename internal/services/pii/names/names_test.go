@@ -347,8 +347,17 @@ func TestFillLists(t *testing.T) {
 }
 
 func TestTrimTail(t *testing.T) {
-	g := NewGazetteerBuilder().Build()
-	checkRule(t, g, trimTail, []labelCase{
+	b := NewGazetteerBuilder()
+	b.Add("souza", Surname)
+	b.Add("maria", Given)
+	b.Add("samoylova", 0)
+	checkRule(t, b.Build(), trimTail, []labelCase{
+		{"RunOnAfterConjunction", "soy maría josé y quería saber", []uint8{O, B, I, I, I, O}, []uint8{O, B, I, O, O, O}},
+		{"RunOnAfterParticles", "c'est Jean Lefèvre de la compta .", []uint8{O, B, I, I, I, I}, []uint8{O, B, I, O, O, O}},
+		{"UnknownSurnameCapitalised", "ask maria de Xyzza now", []uint8{O, B, I, I, O}, []uint8{O, B, I, I, O}},
+		{"TwoNamesJoined", "ask joão e maria now", []uint8{O, B, I, I, O}, []uint8{O, B, I, I, O}},
+		{"InitialInside", "from eric g. samoylova today", []uint8{O, B, I, I, O}, []uint8{O, B, I, I, O}},
+		{"InitialAInside", "r josé a madeira 1", []uint8{O, B, I, I, O}, []uint8{O, B, I, I, O}},
 		{"Pronoun", "tell sarah i said hi", []uint8{O, B, I, O, O}, []uint8{O, B, O, O, O}},
 		{"Weekday", "fala com joão amanhã", []uint8{O, O, B, I}, []uint8{O, O, B, O}},
 		{"TwoWords", "ask maria de la", []uint8{O, B, I, I}, []uint8{O, B, O, O}},
