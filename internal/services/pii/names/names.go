@@ -228,6 +228,7 @@ func (f *featurizer) listItem(labels []uint8, i, dir int) int {
 // sometimes runs on into them.
 func trimTail(f *featurizer, labels []uint8) {
 	cutRunOn(f, labels)
+	trimRole(f, labels)
 	for i := len(labels) - 1; i > 0; i-- {
 		if labels[i] != I || i+1 < len(labels) && labels[i+1] == I {
 			continue
@@ -236,6 +237,17 @@ func trimTail(f *featurizer, labels []uint8) {
 			labels[j] = O
 		}
 	}
+}
+
+// trimRole takes a lower-case role or kin word off the start of a name that goes on with a
+// capitalised word: "a su hermana Lucía", "my colleague Anna Weber". The word says who the person
+// is to the writer; it is not part of the name.
+func trimRole(f *featurizer, labels []uint8) {
+	eachName(labels, func(i, j int) {
+		if j-i >= 2 && f.info[i].caps == capLower && f.class(i)&ClsRole != 0 && f.info[i+1].caps != capLower {
+			labels[i], labels[i+1] = O, B
+		}
+	})
 }
 
 // cutRunOn ends a name at a lower-case particle or function word inside it when every word after
@@ -297,7 +309,9 @@ func dropHollow(f *featurizer, labels []uint8) {
 		}
 		j, hollow := i, true
 		for ; j < len(labels) && (j == i || labels[j] == I); j++ {
-			hollow = hollow && f.hollow(j)
+			// "entro domani": a day in lower case is no name either ("June" and "May" are, so
+			// months are not dropped).
+			hollow = hollow && (f.hollow(j) || f.info[j].caps == capLower && f.class(j)&ClsWeekday != 0)
 		}
 		if hollow {
 			for k := i; k < j; k++ {
@@ -331,7 +345,8 @@ var titleNames = hashSet(`don dona doña sen`)
 // "Drive"; M, Me; Don) are left to the tagger.
 var personTitles = hashSet(`mr mrs ms mx miss herr frau fräulein mme mlle monsieur madame
 	mademoiselle sr sra srta señor señora señorita dott dottssa sig signor signora dhr mevr mevrouw
-	meneer pan pani panna senhor senhora doña heer heeren mister sieur mgr`)
+	meneer pan pani panna senhor senhora doña heer heeren mister sieur mgr dottor dottore dottoressa
+	doutor doutora`)
 
 // selfIntro holds the hashes of the English words by which writers introduce themselves: after
 // "I am" or "I'm", a capitalised word the gazetteer knows as a given name starts a name. The

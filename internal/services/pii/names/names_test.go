@@ -314,6 +314,9 @@ func TestDropHollow(t *testing.T) {
 		{"LowerLetter", "Nicholson 's shop", []uint8{B, B, O}, []uint8{B, O, O}},
 		{"Initial", "W. van Rekum", []uint8{B, I, I}, []uint8{B, I, I}},
 		{"LoneCapitalInitial", "plaatsv. W.", []uint8{O, B}, []uint8{O, B}},
+		{"DayInLowerCase", "la signora Ferrari entro domani .", []uint8{O, O, B, O, B}, []uint8{O, O, B, O, O}},
+		{"DayCapitalised", "ask Domingo now", []uint8{O, B, O}, []uint8{O, B, O}},
+		{"MonthInLowerCase", "tell june hi", []uint8{O, B, O}, []uint8{O, B, O}},
 	})
 }
 
@@ -358,6 +361,9 @@ func TestTrimTail(t *testing.T) {
 		{"TwoNamesJoined", "ask joão e maria now", []uint8{O, B, I, I, O}, []uint8{O, B, I, I, O}},
 		{"InitialInside", "from eric g. samoylova today", []uint8{O, B, I, I, O}, []uint8{O, B, I, I, O}},
 		{"InitialAInside", "r josé a madeira 1", []uint8{O, B, I, I, O}, []uint8{O, B, I, I, O}},
+		{"RoleBefore", "a su hermana Lucía .", []uint8{O, O, B, I}, []uint8{O, O, O, B}},
+		{"RoleBeforeLowerCase", "ask doctor smith now", []uint8{O, B, I, O}, []uint8{O, B, I, O}},
+		{"RoleCapitalised", "ask Doctor Smith now", []uint8{O, B, I, O}, []uint8{O, B, I, O}},
 		{"Pronoun", "tell sarah i said hi", []uint8{O, B, I, O, O}, []uint8{O, B, O, O, O}},
 		{"Weekday", "fala com joão amanhã", []uint8{O, O, B, I}, []uint8{O, O, B, O}},
 		{"TwoWords", "ask maria de la", []uint8{O, B, I, I}, []uint8{O, B, O, O}},
