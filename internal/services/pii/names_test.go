@@ -38,6 +38,8 @@ func TestName(t *testing.T) {
 		{"LowerCaseBeforePronoun", "tell sarah i said hi", []string{"sarah"}},
 		{"LowerCaseBeforeWeekday", "fala com o joão amanhã", []string{"joão"}},
 		{"LowerCaseRunOn", "hola, soy maría josé y quería saber si el pedido llegó", []string{"maría josé"}},
+		{"GreetingCommonGivenName", "Hi Mark, the invoice is attached.", []string{"Mark"}},
+		{"GoodMorning", "Good morning Grace, quick question about the order.", []string{"Grace"}},
 		{"ItalianDottor", "Ho parlato con il dottor Esposito ieri.", []string{"Esposito"}},
 		{"KinNounBefore", "Llamé a Juan Carlos y a su hermana Lucía.", []string{"Juan Carlos", "Lucía"}},
 		{"DayAfterName", "Per favore contatta la signora Ferrari entro domani.", []string{"Ferrari"}},
