@@ -40,6 +40,8 @@ func TestName(t *testing.T) {
 		{"LowerCaseRunOn", "hola, soy maría josé y quería saber si el pedido llegó", []string{"maría josé"}},
 		{"GreetingCommonGivenName", "Hi Mark, the invoice is attached.", []string{"Mark"}},
 		{"GoodMorning", "Good morning Grace, quick question about the order.", []string{"Grace"}},
+		{"GivenNameBeforeTaggedSurname", "The refund for Liu Yang was approved.", []string{"Liu Yang"}},
+		{"GivenNameAcrossParticle", "La consegna è per Giovanni De Luca.", []string{"Giovanni De Luca"}},
 		{"ItalianDottor", "Ho parlato con il dottor Esposito ieri.", []string{"Esposito"}},
 		{"KinNounBefore", "Llamé a Juan Carlos y a su hermana Lucía.", []string{"Juan Carlos", "Lucía"}},
 		{"DayAfterName", "Per favore contatta la signora Ferrari entro domani.", []string{"Ferrari"}},

@@ -131,6 +131,7 @@ func (m *Model) labels(ctx context.Context, text string, toks []Token) (labels, 
 	}
 	afterTitles(&f, labels)
 	joinAdjacent(&f, labels)
+	extendLeft(&f, labels)
 	fillLists(&f, labels)
 	trimTail(&f, labels)
 	dropHollow(&f, labels)
@@ -158,6 +159,50 @@ func joinAdjacent(f *featurizer, labels []uint8) {
 			labels[i] = I
 		}
 	}
+}
+
+// extendLeft adds to a name the capitalised word right before it (across at most two capitalised
+// particles) when that word is a given name or surname the gazetteer knows, or a word it does not
+// know at all: "Liu Yang" tagged only as "Yang", "Giovanni De Luca" as "Luca", "Krzysztofa
+// Nowaka" (an inflected given name) as "Nowaka". At the start of a sentence or line the word must
+// be no common word: "Tell Anna" stays.
+func extendLeft(f *featurizer, labels []uint8) {
+	for i := 1; i < len(labels); i++ {
+		if labels[i] != B {
+			continue
+		}
+		k := i - 1
+		for n := 0; n < 2 && k > 0 && f.info[k+1].gap == 0 && f.isWord(k) && f.info[k].caps == capInit &&
+			f.class(k)&ClsParticle != 0 && f.class(k)&^(ClsParticle|ClsFunction) == 0; n++ {
+			k--
+		}
+		if f.info[k+1].gap != 0 || labels[k] != O || !f.nameBefore(k) {
+			continue
+		}
+		labels[k] = B
+		for j := k + 1; j <= i; j++ {
+			labels[j] = I
+		}
+	}
+}
+
+// nameBefore reports whether token k may be added to the front of the name after it (see
+// extendLeft).
+func (f *featurizer) nameBefore(k int) bool {
+	tk := &f.info[k]
+	if !f.isWord(k) || tk.caps != capInit || tk.log || tk.runes < 2 || f.class(k) != 0 || titleHeads[tk.lw] ||
+		pluralTitles[tk.lw] || personTitles[tk.lw] {
+		// "the Princess Royal" is a title (see titleTail); "die Herren Fezzi" a list.
+		return false
+	}
+	if t := f.toks[k]; len(trimPossessive([]byte(f.text[t.Start:t.End]))) < int(t.End-t.Start) {
+		// "Panjiva's Riku Andou": a possessive belongs to another name or firm.
+		return false
+	}
+	if tk.gap&(GapStart|GapNewline|GapBlank|GapSent|GapColon|GapQuote) != 0 && tk.gaz&Common != 0 {
+		return false
+	}
+	return tk.gaz&(Given|Surname) != 0
 }
 
 // listAnd holds the hashes of the words that join the last two items of a list.

@@ -486,3 +486,25 @@ func TestTrimPossessive(t *testing.T) {
 		})
 	}
 }
+
+func TestExtendLeft(t *testing.T) {
+	b := NewGazetteerBuilder()
+	b.Add("liu", Surname|Common)
+	b.Add("giovanni", Given)
+	b.Add("tell", Surname|Common)
+	b.Add("herren", Surname)
+	b.Add("princess", Given)
+	b.Add("panjiva's", Given)
+	checkRule(t, b.Build(), extendLeft, []labelCase{
+		{"GivenName", "the refund for Liu Yang was", []uint8{O, O, O, O, B, O}, []uint8{O, O, O, B, I, O}},
+		{"AcrossParticle", "per Giovanni De Luca .", []uint8{O, O, O, B}, []uint8{O, B, I, I}},
+		{"UnknownWord", "dla Krzysztofa Nowaka", []uint8{O, O, B}, []uint8{O, O, B}},
+		{"CommonAtSentenceStart", "Tell Anna now", []uint8{O, B, O}, []uint8{O, B, O}},
+		{"CommonMidSentence", "I met Liu Yang", []uint8{O, O, O, B}, []uint8{O, O, B, I}},
+		{"Comma", "Giovanni, Luca", []uint8{O, B}, []uint8{O, B}},
+		{"PluralTitle", "die Herren Fezzi und", []uint8{O, O, B, O}, []uint8{O, O, B, O}},
+		{"TitleHead", "The Princess Royal arrived", []uint8{O, O, B, O}, []uint8{O, O, B, O}},
+		{"Possessive", "of Panjiva's Riku Andou", []uint8{O, O, B, I}, []uint8{O, O, B, I}},
+		{"AlreadyTagged", "Giovanni Rossi", []uint8{B, I}, []uint8{B, I}},
+	})
+}
