@@ -42,6 +42,8 @@ func TestName(t *testing.T) {
 		{"GoodMorning", "Good morning Grace, quick question about the order.", []string{"Grace"}},
 		{"GivenNameBeforeTaggedSurname", "The refund for Liu Yang was approved.", []string{"Liu Yang"}},
 		{"GivenNameAcrossParticle", "La consegna è per Giovanni De Luca.", []string{"Giovanni De Luca"}},
+		{"KnownPairAfterPreposition", "Het pakket is voor Sanne Jansen.", []string{"Sanne Jansen"}},
+		{"LowerParticleBeforeTaggedSurname", "Het pakket is voor Pieter de Groot.", []string{"Pieter de Groot"}},
 		{"ItalianDottor", "Ho parlato con il dottor Esposito ieri.", []string{"Esposito"}},
 		{"KinNounBefore", "Llamé a Juan Carlos y a su hermana Lucía.", []string{"Juan Carlos", "Lucía"}},
 		{"DayAfterName", "Per favore contatta la signora Ferrari entro domani.", []string{"Ferrari"}},

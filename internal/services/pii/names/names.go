@@ -132,6 +132,7 @@ func (m *Model) labels(ctx context.Context, text string, toks []Token) (labels, 
 	afterTitles(&f, labels)
 	joinAdjacent(&f, labels)
 	extendLeft(&f, labels)
+	markKnownPairs(&f, labels)
 	fillLists(&f, labels)
 	trimTail(&f, labels)
 	dropHollow(&f, labels)
@@ -172,7 +173,7 @@ func extendLeft(f *featurizer, labels []uint8) {
 			continue
 		}
 		k := i - 1
-		for n := 0; n < 2 && k > 0 && f.info[k+1].gap == 0 && f.isWord(k) && f.info[k].caps == capInit &&
+		for n := 0; n < 2 && k > 0 && f.info[k+1].gap == 0 && f.isWord(k) && f.info[k].caps != capAll &&
 			f.class(k)&ClsParticle != 0 && f.class(k)&^(ClsParticle|ClsFunction) == 0; n++ {
 			k--
 		}
@@ -183,6 +184,33 @@ func extendLeft(f *featurizer, labels []uint8) {
 		for j := k + 1; j <= i; j++ {
 			labels[j] = I
 		}
+	}
+}
+
+// markKnownPairs makes a name of two capitalised words the tagger left out when the gazetteer
+// knows both as names and neither as a common word, and one of them as a given name: "voor Sanne
+// Jansen", "the order for Wang Fang". Lexicon words (places, organisations, titles...) are never
+// taken.
+func markKnownPairs(f *featurizer, labels []uint8) {
+	known := func(k int) bool {
+		tk := &f.info[k]
+		return f.isWord(k) && tk.caps == capInit && !tk.log && tk.runes >= 2 && f.class(k) == 0 &&
+			tk.gaz&(Given|Surname) != 0 && tk.gaz&Common == 0
+	}
+	for i := 0; i+1 < len(labels); i++ {
+		j := i + 1
+		if labels[i] != O || labels[j] != O || f.info[j].gap != 0 || !known(i) || !known(j) ||
+			(f.info[i].gaz|f.info[j].gaz)&Given == 0 {
+			continue
+		}
+		if j+1 < len(labels) && f.info[j+1].gap == 0 && f.isWord(j+1) && f.info[j+1].caps == capInit {
+			continue // part of a longer capitalised phrase: left to the tagger and the rules
+		}
+		if i > 0 && f.info[i].gap == 0 && f.isWord(i-1) && f.info[i-1].caps == capInit {
+			continue
+		}
+		labels[i], labels[j] = B, I
+		i = j
 	}
 }
 

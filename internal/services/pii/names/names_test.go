@@ -491,6 +491,7 @@ func TestExtendLeft(t *testing.T) {
 	b := NewGazetteerBuilder()
 	b.Add("liu", Surname|Common)
 	b.Add("giovanni", Given)
+	b.Add("pieter", Given)
 	b.Add("tell", Surname|Common)
 	b.Add("herren", Surname)
 	b.Add("princess", Given)
@@ -506,5 +507,26 @@ func TestExtendLeft(t *testing.T) {
 		{"TitleHead", "The Princess Royal arrived", []uint8{O, O, B, O}, []uint8{O, O, B, O}},
 		{"Possessive", "of Panjiva's Riku Andou", []uint8{O, O, B, I}, []uint8{O, O, B, I}},
 		{"AlreadyTagged", "Giovanni Rossi", []uint8{B, I}, []uint8{B, I}},
+		{"AcrossLowerParticle", "voor Pieter de Groot .", []uint8{O, O, O, B}, []uint8{O, B, I, I}},
+	})
+}
+
+func TestMarkKnownPairs(t *testing.T) {
+	b := NewGazetteerBuilder()
+	b.Add("sanne", Given)
+	b.Add("jansen", Surname)
+	b.Add("wang", Surname)
+	b.Add("fang", Given|Surname)
+	b.Add("smith", Surname)
+	b.Add("mark", Given|Common)
+	checkRule(t, b.Build(), markKnownPairs, []labelCase{
+		{"GivenSurname", "voor Sanne Jansen .", []uint8{O, O, O}, []uint8{O, B, I}},
+		{"SurnameFirst", "for Wang Fang is", []uint8{O, O, O, O}, []uint8{O, B, I, O}},
+		{"TwoSurnames", "for Smith Jansen is", []uint8{O, O, O, O}, []uint8{O, O, O, O}},
+		{"CommonWord", "for Mark Jansen is", []uint8{O, O, O, O}, []uint8{O, O, O, O}},
+		{"LongerPhrase", "the Sanne Jansen Foundation", []uint8{O, O, O, O}, []uint8{O, O, O, O}},
+		{"AfterCapital", "Visit Sanne Jansen", []uint8{O, O, O}, []uint8{O, O, O}},
+		{"Comma", "Sanne, Jansen", []uint8{O, O}, []uint8{O, O}},
+		{"Tagged", "Sanne Jansen", []uint8{B, O}, []uint8{B, O}},
 	})
 }
