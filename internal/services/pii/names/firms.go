@@ -179,6 +179,46 @@ func (f *featurizer) afterCommonCapital(i, j int) bool {
 	return !germanArticles[f.info[i-2].lw] && !kinNouns[p.lw] && f.roleStemAt(i-1) < 0
 }
 
+// holidayWords name holidays in the greetings for them ("Feliz Navidad", "guten Rutsch",
+// "Wesołych Świąt"). The model takes them for names.
+var holidayWords = hashSet(`christmas xmas weihnachten weihnacht ostern rutsch neujahr noël navidad
+	natale kerstmis kerst nieuwjaar pasen pâques pascua pasqua páscoa świąt swiat wielkanoc
+	wielkanocy festas fiestas feste`)
+
+// yearWords and newWords make "new year" in a greeting: "felice Anno Nuovo", "Año Nuevo", "Ano
+// Novo", "Nowego Roku" (either order). Alone they may be names (Novo, Nuevo).
+var (
+	yearWords = hashSet(`año ano anno roku an`)
+	newWords  = hashSet(`nuevo novo nuovo nowego nouvel`)
+)
+
+// festiveWords wish someone a good holiday: a name right after one is the holiday ("Joyeux
+// Noël"), and alone they are no name ("Feliz cumpleaños", "Buon compleanno").
+var festiveWords = hashSet(`merry joyeux joyeuses feliz felices buon buone felice frohe fröhliche
+	fijne vrolijke gelukkig boas wesołych wesolych szczęśliwego`)
+
+// festive returns, for the name in tokens i to j-1, the token after the last of its words that
+// belong to a holiday greeting (a holiday, "new year", a festive word, or a word right after a
+// festive one), or -1 when none does: the name, if any, is what follows.
+func (f *featurizer) festive(i, j int) int {
+	end := -1
+	if i > 0 && f.info[i].gap == 0 && festiveWords[f.info[i-1].lw] {
+		end = i + 1
+	}
+	for k := i; k < j; k++ {
+		lw := f.info[k].lw
+		newYear := k+1 < len(f.info) && f.info[k+1].gap == 0 && (yearWords[lw] && newWords[f.info[k+1].lw] ||
+			newWords[lw] && yearWords[f.info[k+1].lw])
+		switch {
+		case holidayWords[lw], festiveWords[lw]:
+			end = k + 1
+		case newYear:
+			end = min(k+2, j)
+		}
+	}
+	return end
+}
+
 // kinNouns name people by their bond to others and stand before a surname in German, where they
 // are written with a capital: "Familie Wechinger", "Freund Maier". (Witwe, Bruder, Kollege and
 // Nachbar are lexicon words already.)
@@ -225,6 +265,14 @@ func dropNonPeople(f *featurizer, labels []uint8) {
 			// "the Montreal Victorias", "the Houston Chronicle": a team, a paper, a branch.
 			firms[f.spanHash(i, j)] = true
 			clear(labels[i:j])
+		case f.festive(i, j) >= 0:
+			// "Feliz Navidad", "Buon Natale", "Joyeux Noël": a greeting for a holiday. A name
+			// after the holiday stays ("Merry Christmas Anna").
+			k := f.festive(i, j)
+			clear(labels[i:k])
+			if k < j {
+				labels[k] = B
+			}
 		case f.afterCommonCapital(i, j):
 			// "Classic Lotto", "Garage Rock": a capitalised phrase, wherever it stands.
 			firms[f.spanHash(i, j)] = true

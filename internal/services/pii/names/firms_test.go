@@ -158,3 +158,17 @@ func TestDropNonPeopleAfterCommonCapital(t *testing.T) {
 		{"Office", "dass Reichskanzler Marx sprach", []uint8{O, O, B, O}, []uint8{O, O, B, O}},
 	})
 }
+
+func TestDropNonPeopleFestive(t *testing.T) {
+	g := NewGazetteerBuilder().Build()
+	checkRule(t, g, dropNonPeople, []labelCase{
+		{"Holiday", "Feliz Navidad y", []uint8{B, I, O}, []uint8{O, O, O}},
+		{"AfterFestiveWord", "Joyeux Noël et", []uint8{O, B, O}, []uint8{O, O, O}},
+		{"NewYear", "e felice Anno Nuovo !", []uint8{O, B, I, I}, []uint8{O, O, O, O}},
+		{"NewYearReversed", "szczęśliwego Nowego Roku", []uint8{O, B, I}, []uint8{O, O, O}},
+		{"FestiveAlone", "Feliz cumpleaños María", []uint8{B, O, B}, []uint8{O, O, B}},
+		{"NameAfterHoliday", "Merry Christmas Anna !", []uint8{O, B, I}, []uint8{O, O, B}},
+		{"NewAlone", "I met Natalia Novo", []uint8{O, O, B, I}, []uint8{O, O, B, I}},
+		{"GuterRutsch", "einen guten Rutsch !", []uint8{O, O, B}, []uint8{O, O, O}},
+	})
+}
