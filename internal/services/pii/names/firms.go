@@ -1,6 +1,10 @@
 package names
 
-import "strings"
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
 
 // This file holds the rules that take back names the tagger found inside the names of firms,
 // ships, titles and street corners. Such names are made of surnames and given names ("Sullivan,
@@ -219,6 +223,42 @@ func (f *featurizer) festive(i, j int) int {
 	return end
 }
 
+// usesCapitals reports whether a word of the text other than the first of a sentence or line is
+// written with an initial capital.
+func (f *featurizer) usesCapitals() bool {
+	for k := range f.info {
+		if f.isWord(k) && f.info[k].caps == capInit && f.info[k].gap&(GapStart|GapNewline|GapBlank|GapSent) == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// afterSpace reports whether token i is the first of the text or follows a space or line break
+// (not a handle such as "anna.kowalczyk").
+func (f *featurizer) afterSpace(i int) bool {
+	start := int(f.toks[i].Start)
+	if start == 0 {
+		return true
+	}
+	r, _ := utf8.DecodeLastRuneInString(f.text[:start])
+	return unicode.IsSpace(r)
+}
+
+// afterCue reports whether token i follows a title or a word that introduces a name ("mr
+// kowalski", "name: kowalski", "ich bin kowalski").
+func (f *featurizer) afterCue(i int) bool {
+	return i > 0 && f.info[i].gap&^GapColon == 0 && f.isWord(i-1) &&
+		(personTitles[f.info[i-1].lw] || f.class(i-1)&(ClsCue|ClsTitle|ClsGreeting|ClsClosing) != 0)
+}
+
+// familyWords are what people call their parents, grandparents and bosses in chat ("Hallo
+// Mama,", "Ciao Nonna", "Hi Boss"); the name lists know some of them as names somewhere.
+var familyWords = hashSet(`mama mami mamá mamma mammina mom mommy mum mummy maman mãe mamãe mamo
+	mamusiu papa papi papá papà pappa dad daddy papai tato tata oma omi opa opi nonna nonno
+	abuela abuelo abuelita abuelito vovó vovô avó avô babcia dziadek dziadku babciu grandma
+	grandpa granny grandad grandmother grandfather boss doc bro sis`)
+
 // kinNouns name people by their bond to others and stand before a surname in German, where they
 // are written with a capital: "Familie Wechinger", "Freund Maier". (Witwe, Bruder, Kollege and
 // Nachbar are lexicon words already.)
@@ -256,6 +296,7 @@ func dropNonPeople(f *featurizer, labels []uint8) {
 			firms[f.spanHash(k, k+1)] = true
 		}
 	}
+	cased := f.usesCapitals()
 	eachName(labels, func(i, j int) {
 		switch {
 		case f.titleTail(i, j), f.afterShipPrefix(i), f.atCorner(i), f.placeName(labels, i, j),
@@ -264,6 +305,15 @@ func dropNonPeople(f *featurizer, labels []uint8) {
 		case f.afterPlace(labels, i):
 			// "the Montreal Victorias", "the Houston Chronicle": a team, a paper, a branch.
 			firms[f.spanHash(i, j)] = true
+			clear(labels[i:j])
+		case j == i+1 && cased && f.info[i].caps == capLower && f.info[i].gaz&Given == 0 && !f.afterCue(i) &&
+			f.afterSpace(i):
+			// "Ciao Nonna, ti voglio bene": a lone word in lower case that is at most a surname
+			// somewhere, in a text whose writer uses capitals. (In text all in lower case,
+			// "bártová began writing", it stays.)
+			clear(labels[i:j])
+		case j == i+1 && familyWords[f.info[i].lw]:
+			// "Hallo Mama,", "Ciao Nonna": how one addresses family, not a name.
 			clear(labels[i:j])
 		case f.festive(i, j) >= 0:
 			// "Feliz Navidad", "Buon Natale", "Joyeux Noël": a greeting for a holiday. A name

@@ -172,3 +172,19 @@ func TestDropNonPeopleFestive(t *testing.T) {
 		{"GuterRutsch", "einen guten Rutsch !", []uint8{O, O, B}, []uint8{O, O, O}},
 	})
 }
+
+func TestDropNonPeopleChatWords(t *testing.T) {
+	b := NewGazetteerBuilder()
+	b.Add("bene", Surname)
+	b.Add("sarah", Given)
+	b.Add("mama", Given)
+	checkRule(t, b.Build(), dropNonPeople, []labelCase{
+		{"Family", "Hallo Mama , ich komme", []uint8{O, B, O, O}, []uint8{O, O, O, O}},
+		{"FamilyInLongerName", "met Mama Cass", []uint8{O, B, I}, []uint8{O, B, I}},
+		{"LoneLowerSurname", "Ciao Nonna , ti voglio bene .", []uint8{O, O, O, O, B}, []uint8{O, O, O, O, O}},
+		{"LowerCaseText", "ti voglio bene", []uint8{O, O, B}, []uint8{O, O, B}},
+		{"LowerGivenName", "Hi, tell sarah I said hi", []uint8{O, O, B, O, O, O}, []uint8{O, O, B, O, O, O}},
+		{"AfterTitle", "Call Mr bene Now", []uint8{O, O, B, O}, []uint8{O, O, B, O}},
+		{"Handle", "Reset it for Kim as anna.bene today", []uint8{O, O, O, O, O, O, B, O}, []uint8{O, O, O, O, O, O, B, O}},
+	})
+}
