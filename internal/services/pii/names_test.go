@@ -45,6 +45,8 @@ func TestName(t *testing.T) {
 		{"KnownPairAfterPreposition", "Het pakket is voor Sanne Jansen.", []string{"Sanne Jansen"}},
 		{"LowerParticleBeforeTaggedSurname", "Het pakket is voor Pieter de Groot.", []string{"Pieter de Groot"}},
 		{"NameAfterHolidayGreeting", "Merry Christmas Anna! Feliz Navidad y próspero Año Nuevo.", []string{"Anna"}},
+		{"PortugueseEnclitic", "Chamo-me Inês Ferreira e sou cliente.", []string{"Inês Ferreira"}},
+		{"PolishTitleInflected", "Rozmawiałem z panem Nowakiem wczoraj.", []string{"Nowakiem"}},
 		{"ItalianDottor", "Ho parlato con il dottor Esposito ieri.", []string{"Esposito"}},
 		{"KinNounBefore", "Llamé a Juan Carlos y a su hermana Lucía.", []string{"Juan Carlos", "Lucía"}},
 		{"DayAfterName", "Per favore contatta la signora Ferrari entro domani.", []string{"Ferrari"}},

@@ -28,6 +28,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strings"
 	"sync"
 )
 
@@ -317,10 +318,27 @@ func trimTail(f *featurizer, labels []uint8) {
 // is to the writer; it is not part of the name.
 func trimRole(f *featurizer, labels []uint8) {
 	eachName(labels, func(i, j int) {
-		if j-i >= 2 && f.info[i].caps == capLower && f.class(i)&ClsRole != 0 && f.info[i+1].caps != capLower {
+		if j-i >= 2 && (f.info[i].caps == capLower && f.class(i)&ClsRole != 0 || f.encliticVerb(i)) &&
+			f.info[i+1].caps != capLower {
 			labels[i], labels[i+1] = O, B
 		}
 	})
+}
+
+// clitics are the object pronouns Portuguese, Spanish and Italian attach to a verb with a hyphen
+// or without: "Chamo-me Inês Ferreira", "Chama-se Rui".
+var clitics = hashSet(`me te se nos vos lhe lhes lo la le`)
+
+// encliticVerb reports whether token i is a word with a hyphen before a clitic pronoun in lower
+// case ("Chamo-me"), which no name has ("Jean-Pierre" goes on with a capital).
+func (f *featurizer) encliticVerb(i int) bool {
+	if !f.isWord(i) {
+		return false
+	}
+	t := f.toks[i]
+	w := f.text[t.Start:t.End]
+	h := strings.LastIndexByte(w, '-')
+	return h > 0 && clitics[fnv(w[h+1:])]
 }
 
 // cutRunOn ends a name at a lower-case particle or function word inside it when every word after
@@ -419,7 +437,7 @@ var titleNames = hashSet(`don dona doña sen`)
 var personTitles = hashSet(`mr mrs ms mx miss herr frau fräulein mme mlle monsieur madame
 	mademoiselle sr sra srta señor señora señorita dott dottssa sig signor signora dhr mevr mevrouw
 	meneer pan pani panna senhor senhora doña heer heeren mister sieur mgr dottor dottore dottoressa
-	doutor doutora`)
+	doutor doutora pana panu panem panie panią`)
 
 // selfIntro holds the hashes of the English words by which writers introduce themselves: after
 // "I am" or "I'm", a capitalised word the gazetteer knows as a given name starts a name. The
