@@ -252,6 +252,12 @@ func (f *featurizer) afterCue(i int) bool {
 		(personTitles[f.info[i-1].lw] || f.class(i-1)&(ClsCue|ClsTitle|ClsGreeting|ClsClosing) != 0)
 }
 
+// determiners stand before nouns, not before names written in lower case: the possessives of the
+// eight languages. (Articles are left out: "fala com o joão", "ho visto la giulia".)
+var determiners = hashSet(`his her their my your our its sein seine seinen seinem ihr ihre ihren
+	ihrem mein meine meinen meinem dein deine son sa ses mon ma mes ton ta su sus mi mis tu tus suo
+	sua suoi mio mia zijn haar mijn jouw seu meu minha teu tua jego jej mój moja twój twoja`)
+
 // familyWords are what people call their parents, grandparents and bosses in chat ("Hallo
 // Mama,", "Ciao Nonna", "Hi Boss"); the name lists know some of them as names somewhere.
 var familyWords = hashSet(`mama mami mamá mamma mammina mom mommy mum mummy maman mãe mamãe mamo
@@ -311,6 +317,9 @@ func dropNonPeople(f *featurizer, labels []uint8) {
 			// "Ciao Nonna, ti voglio bene": a lone word in lower case that is at most a surname
 			// somewhere, in a text whose writer uses capitals. (In text all in lower case,
 			// "bártová began writing", it stays.)
+			clear(labels[i:j])
+		case f.info[i].caps == capLower && i > 0 && f.info[i].gap == 0 && determiners[f.info[i-1].lw]:
+			// "Jack lost his jack": a word in lower case after a possessive is a noun.
 			clear(labels[i:j])
 		case j == i+1 && familyWords[f.info[i].lw]:
 			// "Hallo Mama,", "Ciao Nonna": how one addresses family, not a name.

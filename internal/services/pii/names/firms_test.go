@@ -185,6 +185,9 @@ func TestDropNonPeopleChatWords(t *testing.T) {
 		{"LowerCaseText", "ti voglio bene", []uint8{O, O, B}, []uint8{O, O, B}},
 		{"LowerGivenName", "Hi, tell sarah I said hi", []uint8{O, O, B, O, O, O}, []uint8{O, O, B, O, O, O}},
 		{"AfterTitle", "Call Mr bene Now", []uint8{O, O, B, O}, []uint8{O, O, B, O}},
+		{"AfterPossessive", "Jack lost his jack .", []uint8{B, O, O, B}, []uint8{B, O, O, O}},
+		{"AfterArticle", "fala com o joão amanhã", []uint8{O, O, O, B, O}, []uint8{O, O, O, B, O}},
+		{"CapitalAfterPossessive", "I met his Anna", []uint8{O, O, O, B}, []uint8{O, O, O, B}},
 		{"Handle", "Reset it for Kim as anna.bene today", []uint8{O, O, O, O, O, O, B, O}, []uint8{O, O, O, O, O, O, B, O}},
 	})
 }
