@@ -63,6 +63,7 @@ func addPeople(f *featurizer, labels []uint8) {
 		}
 	}
 	f.markSpeakers(labels)
+	f.markGreeted(labels)
 	f.markInitials(labels)
 	f.markTitleLists(labels)
 	// "minister Thorbecke", "Außenminister Stresemann": one capitalised word after an office.
@@ -400,4 +401,77 @@ func (f *featurizer) markSpeakers(labels []uint8) {
 			labels[i] = B
 		}
 	}
+}
+
+// thanksWords open a line that thanks someone by name, as greetings open one that addresses
+// someone: "Thanks Will, that helps".
+var thanksWords = hashSet(`thanks thank thx merci danke grazie gracias obrigado obrigada bedankt dank
+	dziękuję dziekuje`)
+
+// dayParts follow "good" in an English greeting: "Good morning Mark,".
+var dayParts = hashSet(`morning afternoon evening`)
+
+// maxGreeted is the largest number of words taken as the name after a greeting.
+const maxGreeted = 3
+
+// markGreeted makes a name of the capitalised words after a greeting or thanks that opens a line
+// or sentence, when a comma, sentence punctuation or a line break follows them: "Hi Mark, the
+// invoice is attached", "Dear Grace,\n", "Good morning Mark,". The words must be no lexicon words
+// ("Hi Team,", "Dear Sir,", "Hello World!") and either a given name the gazetteer knows or no
+// common word ("Hi All,"). The tagger leaves out given names that are also common words (Mark,
+// Will, Grace) even there.
+func (f *featurizer) markGreeted(labels []uint8) {
+	for g := 0; g+1 < len(labels); g++ {
+		if !f.isWord(g) || !f.greeting(g) {
+			continue
+		}
+		i := g + 1
+		j := i
+		for j < len(labels) && j-i < maxGreeted && f.info[j].gap == 0 && f.greetedWord(j, j == i) {
+			j++
+		}
+		if j == i || j < len(labels) && f.info[j].gap&(GapComma|GapSent|GapNewline|GapBlank) == 0 {
+			continue
+		}
+		if labels[i] == I {
+			continue
+		}
+		labels[i] = B
+		for k := i + 1; k < j; k++ {
+			labels[k] = I
+		}
+		g = j - 1
+	}
+}
+
+// greeting reports whether token g is a greeting or thanks that opens a line or a sentence ("Hi",
+// "Dear", "Thanks"), or the part of the day after "Good" that does.
+func (f *featurizer) greeting(g int) bool {
+	opens := func(k int) bool { return f.info[k].gap&(GapStart|GapNewline|GapBlank|GapSent) != 0 }
+	lw := f.info[g].lw
+	switch {
+	case f.class(g)&ClsGreeting != 0 || thanksWords[lw]:
+		return opens(g)
+	case dayParts[lw]:
+		return g > 0 && f.info[g].gap == 0 && f.info[g-1].lw == fnv("good") && opens(g-1)
+	}
+	return false
+}
+
+// greetedWord reports whether token k may be a word of the name after a greeting: written with an
+// initial capital, no lexicon word (but a function word that is also a given name), and a given name the gazetteer knows (the first word) or a
+// name or no common word (the others).
+func (f *featurizer) greetedWord(k int, first bool) bool {
+	tk := &f.info[k]
+	if !f.isWord(k) || tk.caps != capInit || tk.log || tk.runes < 2 {
+		return false
+	}
+	if c := f.class(k); c != 0 {
+		// "Hello Will,": a function word only when it is also a given name.
+		return first && c == ClsFunction && tk.gaz&Given != 0
+	}
+	if first {
+		return tk.gaz&Given != 0 || tk.gaz&Common == 0
+	}
+	return tk.gaz&(Given|Surname) != 0 || tk.gaz&Common == 0
 }

@@ -94,3 +94,31 @@ func TestRoleTitles(t *testing.T) {
 		{"EnglishArticle", "the General Motors plant", []uint8{O, O, O, O}, []uint8{O, O, O, O}},
 	})
 }
+
+func TestMarkGreeted(t *testing.T) {
+	b := NewGazetteerBuilder()
+	b.Add("mark", Given)
+	b.Add("grace", Given|Common)
+	b.Add("smith", Surname)
+	for _, w := range []string{"team", "all", "world", "valued", "again"} {
+		b.Add(w, Common)
+	}
+	checkRule(t, b.Build(), addPeople, []labelCase{
+		{"Comma", "Hi Mark, the invoice", []uint8{O, O, O, O}, []uint8{O, B, O, O}},
+		{"CommonGivenName", "Dear Grace,\nplease", []uint8{O, O, O}, []uint8{O, B, O}},
+		{"LineBreak", "Hi Mark\nThe invoice", []uint8{O, O, O, O}, []uint8{O, B, O, O}},
+		{"EndOfText", "thanks, bye\nThanks Mark", []uint8{O, O, O, O}, []uint8{O, O, O, B}},
+		{"TwoWords", "Hi Mark Smith, welcome", []uint8{O, O, O, O}, []uint8{O, B, I, O}},
+		{"GoodMorning", "Good morning Mark, quick question", []uint8{O, O, O, O, O}, []uint8{O, O, B, O, O}},
+		{"UnknownWord", "Hola Xiadani, te envío", []uint8{O, O, O, O}, []uint8{O, B, O, O}},
+		{"Team", "Hi Team, quick update", []uint8{O, O, O, O}, []uint8{O, O, O, O}},
+		{"All", "Hi All, the meeting", []uint8{O, O, O, O}, []uint8{O, O, O, O}},
+		{"Title", "Dear Sir, I write", []uint8{O, O, O, O}, []uint8{O, O, O, O}},
+		{"CommonSecondWord", "Dear Valued Customer, thanks", []uint8{O, O, O, O}, []uint8{O, O, O, O}},
+		{"NoPunctuation", "Hi Mark the invoice", []uint8{O, O, O, O}, []uint8{O, O, O, O}},
+		{"NotAtLineStart", "I said hi Mark, then left", []uint8{O, O, O, O, O, O}, []uint8{O, O, O, O, O, O}},
+		{"MidSentenceGood", "a good morning Mark, then", []uint8{O, O, O, O, O}, []uint8{O, O, O, O, O}},
+		{"AfterSentence", "Done. Thanks Mark!", []uint8{O, O, O}, []uint8{O, O, B}},
+		{"AlreadyTagged", "Hi Mark Smith, hi", []uint8{O, B, I, O}, []uint8{O, B, I, O}},
+	})
+}

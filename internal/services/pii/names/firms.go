@@ -1,6 +1,10 @@
 package names
 
-import "strings"
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
 
 // This file holds the rules that take back names the tagger found inside the names of firms,
 // ships, titles and street corners. Such names are made of surnames and given names ("Sullivan,
@@ -162,6 +166,113 @@ func (f *featurizer) shortCaps(labels []uint8, i, j int) bool {
 	return lower(i-1) || lower(j)
 }
 
+// afterCommonCapital reports whether the one-word name at token i follows, with only a space
+// between, a capitalised common word that is no name, no lexicon word and not the first word of
+// a sentence or line: "Connecticut Classic Lotto", "the Garage Rock of the 60s". A known given
+// name keeps its tag ("Happy Birthday Anna").
+func (f *featurizer) afterCommonCapital(i, j int) bool {
+	if j != i+1 || i < 2 || f.info[i].gap != 0 || f.info[i].gaz&Given != 0 {
+		return false
+	}
+	p := &f.info[i-1]
+	if !f.isWord(i-1) || p.caps != capInit || p.gap&(GapStart|GapNewline|GapSent|GapColon|GapQuote|GapBlank) != 0 ||
+		p.gaz&Common == 0 || p.gaz&(Given|Surname) != 0 || f.class(i-1) != 0 || !f.isWord(i-2) {
+		return false
+	}
+	// German writes every noun with a capital: "die Familie Wechinger", "der Kollege Huber".
+	return !germanArticles[f.info[i-2].lw] && !kinNouns[p.lw] && f.roleStemAt(i-1) < 0
+}
+
+// holidayWords name holidays in the greetings for them ("Feliz Navidad", "guten Rutsch",
+// "Wesołych Świąt"). The model takes them for names.
+var holidayWords = hashSet(`christmas xmas weihnachten weihnacht ostern rutsch neujahr noël navidad
+	natale kerstmis kerst nieuwjaar pasen pâques pascua pasqua páscoa świąt swiat wielkanoc
+	wielkanocy festas fiestas feste`)
+
+// yearWords and newWords make "new year" in a greeting: "felice Anno Nuovo", "Año Nuevo", "Ano
+// Novo", "Nowego Roku" (either order). Alone they may be names (Novo, Nuevo).
+var (
+	yearWords = hashSet(`año ano anno roku an`)
+	newWords  = hashSet(`nuevo novo nuovo nowego nouvel`)
+)
+
+// festiveWords wish someone a good holiday: a name right after one is the holiday ("Joyeux
+// Noël"), and alone they are no name ("Feliz cumpleaños", "Buon compleanno").
+var festiveWords = hashSet(`merry joyeux joyeuses feliz felices buon buone felice frohe fröhliche
+	fijne vrolijke gelukkig boas wesołych wesolych szczęśliwego`)
+
+// festive returns, for the name in tokens i to j-1, the token after the last of its words that
+// belong to a holiday greeting (a holiday, "new year", a festive word, or a word right after a
+// festive one), or -1 when none does: the name, if any, is what follows.
+func (f *featurizer) festive(i, j int) int {
+	end := -1
+	if i > 0 && f.info[i].gap == 0 && festiveWords[f.info[i-1].lw] {
+		end = i + 1
+	}
+	for k := i; k < j; k++ {
+		lw := f.info[k].lw
+		newYear := k+1 < len(f.info) && f.info[k+1].gap == 0 && (yearWords[lw] && newWords[f.info[k+1].lw] ||
+			newWords[lw] && yearWords[f.info[k+1].lw])
+		switch {
+		case holidayWords[lw], festiveWords[lw]:
+			end = k + 1
+		case newYear:
+			end = min(k+2, j)
+		}
+	}
+	return end
+}
+
+// usesCapitals reports whether a word of the text other than the first of a sentence or line is
+// written with an initial capital.
+func (f *featurizer) usesCapitals() bool {
+	for k := range f.info {
+		if f.isWord(k) && f.info[k].caps == capInit && f.info[k].gap&(GapStart|GapNewline|GapBlank|GapSent) == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// afterSpace reports whether token i is the first of the text or follows a space or line break
+// (not a handle such as "anna.kowalczyk").
+func (f *featurizer) afterSpace(i int) bool {
+	start := int(f.toks[i].Start)
+	if start == 0 {
+		return true
+	}
+	r, _ := utf8.DecodeLastRuneInString(f.text[:start])
+	return unicode.IsSpace(r)
+}
+
+// afterCue reports whether token i follows a title or a word that introduces a name ("mr
+// kowalski", "name: kowalski", "ich bin kowalski").
+func (f *featurizer) afterCue(i int) bool {
+	return i > 0 && f.info[i].gap&^GapColon == 0 && f.isWord(i-1) &&
+		(personTitles[f.info[i-1].lw] || f.class(i-1)&(ClsCue|ClsTitle|ClsGreeting|ClsClosing) != 0)
+}
+
+// determiners stand before nouns, not before names written in lower case: the possessives of the
+// eight languages. (Articles are left out: "fala com o joão", "ho visto la giulia".)
+var determiners = hashSet(`his her their my your our its sein seine seinen seinem ihr ihre ihren
+	ihrem mein meine meinen meinem dein deine son sa ses mon ma mes ton ta su sus mi mis tu tus suo
+	sua suoi mio mia zijn haar mijn jouw seu meu minha teu tua jego jej mój moja twój twoja`)
+
+// familyWords are what people call their parents, grandparents and bosses in chat ("Hallo
+// Mama,", "Ciao Nonna", "Hi Boss"); the name lists know some of them as names somewhere.
+var familyWords = hashSet(`mama mami mamá mamma mammina mom mommy mum mummy maman mãe mamãe mamo
+	mamusiu papa papi papá papà pappa dad daddy papai tato tata oma omi opa opi nonna nonno
+	abuela abuelo abuelita abuelito vovó vovô avó avô babcia dziadek dziadku babciu grandma
+	grandpa granny grandad grandmother grandfather boss doc bro sis`)
+
+// kinNouns name people by their bond to others and stand before a surname in German, where they
+// are written with a capital: "Familie Wechinger", "Freund Maier". (Witwe, Bruder, Kollege and
+// Nachbar are lexicon words already.)
+var kinNouns = hashSet(`familie family famille witwer weduwe widow veuve brother schwester sister
+	onkel uncle tante aunt vetter cousin cousine neffe nichte sohn son tochter daughter vater
+	father mutter mother gatte gattin freund freundin friend kollegin colleague nachbarin neighbour
+	neighbor genosse genossin kamerad kameradin`)
+
 // titleTails complete a title rather than name someone: "the Princess Royal", "the Prince
 // Regent", "the Queen Consort".
 var titleTails = hashSet(`royal regent consort dowager emeritus emerita`)
@@ -191,6 +302,7 @@ func dropNonPeople(f *featurizer, labels []uint8) {
 			firms[f.spanHash(k, k+1)] = true
 		}
 	}
+	cased := f.usesCapitals()
 	eachName(labels, func(i, j int) {
 		switch {
 		case f.titleTail(i, j), f.afterShipPrefix(i), f.atCorner(i), f.placeName(labels, i, j),
@@ -198,6 +310,30 @@ func dropNonPeople(f *featurizer, labels []uint8) {
 			clear(labels[i:j])
 		case f.afterPlace(labels, i):
 			// "the Montreal Victorias", "the Houston Chronicle": a team, a paper, a branch.
+			firms[f.spanHash(i, j)] = true
+			clear(labels[i:j])
+		case j == i+1 && cased && f.info[i].caps == capLower && f.info[i].gaz&Given == 0 && !f.afterCue(i) &&
+			f.afterSpace(i):
+			// "Ciao Nonna, ti voglio bene": a lone word in lower case that is at most a surname
+			// somewhere, in a text whose writer uses capitals. (In text all in lower case,
+			// "bártová began writing", it stays.)
+			clear(labels[i:j])
+		case f.info[i].caps == capLower && i > 0 && f.info[i].gap == 0 && determiners[f.info[i-1].lw]:
+			// "Jack lost his jack": a word in lower case after a possessive is a noun.
+			clear(labels[i:j])
+		case j == i+1 && familyWords[f.info[i].lw]:
+			// "Hallo Mama,", "Ciao Nonna": how one addresses family, not a name.
+			clear(labels[i:j])
+		case f.festive(i, j) >= 0:
+			// "Feliz Navidad", "Buon Natale", "Joyeux Noël": a greeting for a holiday. A name
+			// after the holiday stays ("Merry Christmas Anna").
+			k := f.festive(i, j)
+			clear(labels[i:k])
+			if k < j {
+				labels[k] = B
+			}
+		case f.afterCommonCapital(i, j):
+			// "Classic Lotto", "Garage Rock": a capitalised phrase, wherever it stands.
 			firms[f.spanHash(i, j)] = true
 			clear(labels[i:j])
 		case f.shortCaps(labels, i, j):

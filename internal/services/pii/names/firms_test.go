@@ -136,3 +136,58 @@ func TestDropNonPeopleGivenRegion(t *testing.T) {
 		{"GivenStateNotTaken", "Geelong, Victoria .", []uint8{O, B}, []uint8{O, B}},
 	})
 }
+
+func TestDropNonPeopleAfterCommonCapital(t *testing.T) {
+	b := NewGazetteerBuilder()
+	for _, w := range []string{"classic", "garage", "familie", "happy", "birthday", "yesterday", "vetter", "police", "old", "reichskanzler", "sein", "lieber"} {
+		b.Add(w, Common)
+	}
+	b.Add("anna", Given)
+	b.Add("old", Common|Surname)
+	checkRule(t, b.Build(), dropNonPeople, []labelCase{
+		{"TitleCasePhrase", "Connecticut Classic Lotto is a game", []uint8{O, O, B, O, O, O}, []uint8{O, O, O, O, O, O}},
+		{"Everywhere", "the Connecticut Classic Lotto . Lotto winners", []uint8{O, O, O, B, B, O}, []uint8{O, O, O, O, O, O}},
+		{"MidSentence", "they loved the Garage Rock of the sixties", []uint8{O, O, O, O, B, O, O, O}, []uint8{O, O, O, O, O, O, O, O}},
+		{"SentenceStart", "We met. Yesterday Weber called", []uint8{O, O, O, B, O}, []uint8{O, O, O, B, O}},
+		{"TextStart", "Police Weber said", []uint8{O, B, O}, []uint8{O, B, O}},
+		{"GivenNameKept", "and a Happy Birthday Anna", []uint8{O, O, O, O, B}, []uint8{O, O, O, O, B}},
+		{"GermanArticle", "wobei die Familie Wechinger nach Amerika", []uint8{O, O, O, B, O, O}, []uint8{O, O, O, B, O, O}},
+		{"KinNoun", "sein lieber Vetter Huber kam", []uint8{O, O, O, B, O}, []uint8{O, O, O, B, O}},
+		{"NameBefore", "met the Old Weber today", []uint8{O, O, O, B, O}, []uint8{O, O, O, B, O}},
+		{"TwoWordName", "the Classic Anna Weber show", []uint8{O, O, B, I, O}, []uint8{O, O, B, I, O}},
+		{"Office", "dass Reichskanzler Marx sprach", []uint8{O, O, B, O}, []uint8{O, O, B, O}},
+	})
+}
+
+func TestDropNonPeopleFestive(t *testing.T) {
+	g := NewGazetteerBuilder().Build()
+	checkRule(t, g, dropNonPeople, []labelCase{
+		{"Holiday", "Feliz Navidad y", []uint8{B, I, O}, []uint8{O, O, O}},
+		{"AfterFestiveWord", "Joyeux Noël et", []uint8{O, B, O}, []uint8{O, O, O}},
+		{"NewYear", "e felice Anno Nuovo !", []uint8{O, B, I, I}, []uint8{O, O, O, O}},
+		{"NewYearReversed", "szczęśliwego Nowego Roku", []uint8{O, B, I}, []uint8{O, O, O}},
+		{"FestiveAlone", "Feliz cumpleaños María", []uint8{B, O, B}, []uint8{O, O, B}},
+		{"NameAfterHoliday", "Merry Christmas Anna !", []uint8{O, B, I}, []uint8{O, O, B}},
+		{"NewAlone", "I met Natalia Novo", []uint8{O, O, B, I}, []uint8{O, O, B, I}},
+		{"GuterRutsch", "einen guten Rutsch !", []uint8{O, O, B}, []uint8{O, O, O}},
+	})
+}
+
+func TestDropNonPeopleChatWords(t *testing.T) {
+	b := NewGazetteerBuilder()
+	b.Add("bene", Surname)
+	b.Add("sarah", Given)
+	b.Add("mama", Given)
+	checkRule(t, b.Build(), dropNonPeople, []labelCase{
+		{"Family", "Hallo Mama , ich komme", []uint8{O, B, O, O}, []uint8{O, O, O, O}},
+		{"FamilyInLongerName", "met Mama Cass", []uint8{O, B, I}, []uint8{O, B, I}},
+		{"LoneLowerSurname", "Ciao Nonna , ti voglio bene .", []uint8{O, O, O, O, B}, []uint8{O, O, O, O, O}},
+		{"LowerCaseText", "ti voglio bene", []uint8{O, O, B}, []uint8{O, O, B}},
+		{"LowerGivenName", "Hi, tell sarah I said hi", []uint8{O, O, B, O, O, O}, []uint8{O, O, B, O, O, O}},
+		{"AfterTitle", "Call Mr bene Now", []uint8{O, O, B, O}, []uint8{O, O, B, O}},
+		{"AfterPossessive", "Jack lost his jack .", []uint8{B, O, O, B}, []uint8{B, O, O, O}},
+		{"AfterArticle", "fala com o joão amanhã", []uint8{O, O, O, B, O}, []uint8{O, O, O, B, O}},
+		{"CapitalAfterPossessive", "I met his Anna", []uint8{O, O, O, B}, []uint8{O, O, O, B}},
+		{"Handle", "Reset it for Kim as anna.bene today", []uint8{O, O, O, O, O, O, B, O}, []uint8{O, O, O, O, O, O, B, O}},
+	})
+}

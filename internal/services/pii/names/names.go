@@ -28,6 +28,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strings"
 	"sync"
 )
 
@@ -131,6 +132,8 @@ func (m *Model) labels(ctx context.Context, text string, toks []Token) (labels, 
 	}
 	afterTitles(&f, labels)
 	joinAdjacent(&f, labels)
+	extendLeft(&f, labels)
+	markKnownPairs(&f, labels)
 	fillLists(&f, labels)
 	trimTail(&f, labels)
 	dropHollow(&f, labels)
@@ -158,6 +161,77 @@ func joinAdjacent(f *featurizer, labels []uint8) {
 			labels[i] = I
 		}
 	}
+}
+
+// extendLeft adds to a name the capitalised word right before it (across at most two capitalised
+// particles) when that word is a given name or surname the gazetteer knows, or a word it does not
+// know at all: "Liu Yang" tagged only as "Yang", "Giovanni De Luca" as "Luca", "Krzysztofa
+// Nowaka" (an inflected given name) as "Nowaka". At the start of a sentence or line the word must
+// be no common word: "Tell Anna" stays.
+func extendLeft(f *featurizer, labels []uint8) {
+	for i := 1; i < len(labels); i++ {
+		if labels[i] != B {
+			continue
+		}
+		k := i - 1
+		for n := 0; n < 2 && k > 0 && f.info[k+1].gap == 0 && f.isWord(k) && f.info[k].caps != capAll &&
+			f.class(k)&ClsParticle != 0 && f.class(k)&^(ClsParticle|ClsFunction) == 0; n++ {
+			k--
+		}
+		if f.info[k+1].gap != 0 || labels[k] != O || !f.nameBefore(k) {
+			continue
+		}
+		labels[k] = B
+		for j := k + 1; j <= i; j++ {
+			labels[j] = I
+		}
+	}
+}
+
+// markKnownPairs makes a name of two capitalised words the tagger left out when the gazetteer
+// knows both as names and neither as a common word, and one of them as a given name: "voor Sanne
+// Jansen", "the order for Wang Fang". Lexicon words (places, organisations, titles...) are never
+// taken.
+func markKnownPairs(f *featurizer, labels []uint8) {
+	known := func(k int) bool {
+		tk := &f.info[k]
+		return f.isWord(k) && tk.caps == capInit && !tk.log && tk.runes >= 2 && f.class(k) == 0 &&
+			tk.gaz&(Given|Surname) != 0 && tk.gaz&Common == 0
+	}
+	for i := 0; i+1 < len(labels); i++ {
+		j := i + 1
+		if labels[i] != O || labels[j] != O || f.info[j].gap != 0 || !known(i) || !known(j) ||
+			(f.info[i].gaz|f.info[j].gaz)&Given == 0 {
+			continue
+		}
+		if j+1 < len(labels) && f.info[j+1].gap == 0 && f.isWord(j+1) && f.info[j+1].caps == capInit {
+			continue // part of a longer capitalised phrase: left to the tagger and the rules
+		}
+		if i > 0 && f.info[i].gap == 0 && f.isWord(i-1) && f.info[i-1].caps == capInit {
+			continue
+		}
+		labels[i], labels[j] = B, I
+		i = j
+	}
+}
+
+// nameBefore reports whether token k may be added to the front of the name after it (see
+// extendLeft).
+func (f *featurizer) nameBefore(k int) bool {
+	tk := &f.info[k]
+	if !f.isWord(k) || tk.caps != capInit || tk.log || tk.runes < 2 || f.class(k) != 0 || titleHeads[tk.lw] ||
+		pluralTitles[tk.lw] || personTitles[tk.lw] {
+		// "the Princess Royal" is a title (see titleTail); "die Herren Fezzi" a list.
+		return false
+	}
+	if t := f.toks[k]; len(trimPossessive([]byte(f.text[t.Start:t.End]))) < int(t.End-t.Start) {
+		// "Panjiva's Riku Andou": a possessive belongs to another name or firm.
+		return false
+	}
+	if tk.gap&(GapStart|GapNewline|GapBlank|GapSent|GapColon|GapQuote) != 0 && tk.gaz&Common != 0 {
+		return false
+	}
+	return tk.gaz&(Given|Surname) != 0
 }
 
 // listAnd holds the hashes of the words that join the last two items of a list.
@@ -227,6 +301,8 @@ func (f *featurizer) listItem(labels []uint8, i, dir int) int {
 // joão amanhã"). A name never ends in "de", "i" or "amanhã"; in lower-case chat the tagger
 // sometimes runs on into them.
 func trimTail(f *featurizer, labels []uint8) {
+	cutRunOn(f, labels)
+	trimRole(f, labels)
 	for i := len(labels) - 1; i > 0; i-- {
 		if labels[i] != I || i+1 < len(labels) && labels[i+1] == I {
 			continue
@@ -235,6 +311,74 @@ func trimTail(f *featurizer, labels []uint8) {
 			labels[j] = O
 		}
 	}
+}
+
+// trimRole takes a lower-case role or kin word off the start of a name that goes on with a
+// capitalised word: "a su hermana Lucía", "my colleague Anna Weber". The word says who the person
+// is to the writer; it is not part of the name.
+func trimRole(f *featurizer, labels []uint8) {
+	eachName(labels, func(i, j int) {
+		if j-i >= 2 && (f.info[i].caps == capLower && f.class(i)&ClsRole != 0 || f.encliticVerb(i)) &&
+			f.info[i+1].caps != capLower {
+			labels[i], labels[i+1] = O, B
+		}
+	})
+}
+
+// clitics are the object pronouns Portuguese, Spanish and Italian attach to a verb with a hyphen
+// or without: "Chamo-me Inês Ferreira", "Chama-se Rui".
+var clitics = hashSet(`me te se nos vos lhe lhes lo la le`)
+
+// encliticVerb reports whether token i is a word with a hyphen before a clitic pronoun in lower
+// case ("Chamo-me"), which no name has ("Jean-Pierre" goes on with a capital).
+func (f *featurizer) encliticVerb(i int) bool {
+	if !f.isWord(i) {
+		return false
+	}
+	t := f.toks[i]
+	w := f.text[t.Start:t.End]
+	h := strings.LastIndexByte(w, '-')
+	return h > 0 && clitics[fnv(w[h+1:])]
+}
+
+// cutRunOn ends a name at a lower-case particle or function word inside it when every word after
+// it in the name is written in lower case and known as no name: "soy maría josé y quería saber",
+// "c'est Jean-Baptiste Lefèvre de la compta". "Ortega y Gasset", "joão da silva" and "sanne de
+// vries" keep their surnames, which are capitalised or known.
+func cutRunOn(f *featurizer, labels []uint8) {
+	eachName(labels, func(i, j int) {
+		for k := i + 1; k < j; k++ {
+			if f.info[k].caps != capLower || !f.hollow(k) || f.info[k].runes == 1 && !listAnd[f.info[k].lw] {
+				// A single letter is an initial ("eric g. samoylova"), unless it is "y", "e"...
+				continue
+			}
+			if f.unknownLowerTail(k+1, j) {
+				clear(labels[k:j])
+			}
+			return
+		}
+	})
+}
+
+// unknownLowerTail reports whether tokens i to j-1 include a word, and every word among them is
+// written in lower case and is no given name or surname the gazetteer knows; particles and
+// function words do not count either way.
+func (f *featurizer) unknownLowerTail(i, j int) bool {
+	found := false
+	for k := i; k < j; k++ {
+		ti := &f.info[k]
+		if ti.caps != capLower {
+			return false
+		}
+		if f.hollow(k) {
+			continue
+		}
+		if ti.gaz&(Given|Surname) != 0 {
+			return false
+		}
+		found = true
+	}
+	return found
 }
 
 // endsNot reports whether token i is a lower-case word that cannot be the last of a name.
@@ -256,7 +400,9 @@ func dropHollow(f *featurizer, labels []uint8) {
 		}
 		j, hollow := i, true
 		for ; j < len(labels) && (j == i || labels[j] == I); j++ {
-			hollow = hollow && f.hollow(j)
+			// "entro domani": a day in lower case is no name either ("June" and "May" are, so
+			// months are not dropped).
+			hollow = hollow && (f.hollow(j) || f.info[j].caps == capLower && f.class(j)&ClsWeekday != 0)
 		}
 		if hollow {
 			for k := i; k < j; k++ {
@@ -290,7 +436,8 @@ var titleNames = hashSet(`don dona doña sen`)
 // "Drive"; M, Me; Don) are left to the tagger.
 var personTitles = hashSet(`mr mrs ms mx miss herr frau fräulein mme mlle monsieur madame
 	mademoiselle sr sra srta señor señora señorita dott dottssa sig signor signora dhr mevr mevrouw
-	meneer pan pani panna senhor senhora doña heer heeren mister sieur mgr`)
+	meneer pan pani panna senhor senhora doña heer heeren mister sieur mgr dottor dottore dottoressa
+	doutor doutora pana panu panem panie panią`)
 
 // selfIntro holds the hashes of the English words by which writers introduce themselves: after
 // "I am" or "I'm", a capitalised word the gazetteer knows as a given name starts a name. The

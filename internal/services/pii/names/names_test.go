@@ -314,6 +314,9 @@ func TestDropHollow(t *testing.T) {
 		{"LowerLetter", "Nicholson 's shop", []uint8{B, B, O}, []uint8{B, O, O}},
 		{"Initial", "W. van Rekum", []uint8{B, I, I}, []uint8{B, I, I}},
 		{"LoneCapitalInitial", "plaatsv. W.", []uint8{O, B}, []uint8{O, B}},
+		{"DayInLowerCase", "la signora Ferrari entro domani .", []uint8{O, O, B, O, B}, []uint8{O, O, B, O, O}},
+		{"DayCapitalised", "ask Domingo now", []uint8{O, B, O}, []uint8{O, B, O}},
+		{"MonthInLowerCase", "tell june hi", []uint8{O, B, O}, []uint8{O, B, O}},
 	})
 }
 
@@ -347,8 +350,22 @@ func TestFillLists(t *testing.T) {
 }
 
 func TestTrimTail(t *testing.T) {
-	g := NewGazetteerBuilder().Build()
-	checkRule(t, g, trimTail, []labelCase{
+	b := NewGazetteerBuilder()
+	b.Add("souza", Surname)
+	b.Add("maria", Given)
+	b.Add("samoylova", 0)
+	checkRule(t, b.Build(), trimTail, []labelCase{
+		{"RunOnAfterConjunction", "soy maría josé y quería saber", []uint8{O, B, I, I, I, O}, []uint8{O, B, I, O, O, O}},
+		{"RunOnAfterParticles", "c'est Jean Lefèvre de la compta .", []uint8{O, B, I, I, I, I}, []uint8{O, B, I, O, O, O}},
+		{"UnknownSurnameCapitalised", "ask maria de Xyzza now", []uint8{O, B, I, I, O}, []uint8{O, B, I, I, O}},
+		{"TwoNamesJoined", "ask joão e maria now", []uint8{O, B, I, I, O}, []uint8{O, B, I, I, O}},
+		{"InitialInside", "from eric g. samoylova today", []uint8{O, B, I, I, O}, []uint8{O, B, I, I, O}},
+		{"InitialAInside", "r josé a madeira 1", []uint8{O, B, I, I, O}, []uint8{O, B, I, I, O}},
+		{"RoleBefore", "a su hermana Lucía .", []uint8{O, O, B, I}, []uint8{O, O, O, B}},
+		{"RoleBeforeLowerCase", "ask doctor smith now", []uint8{O, B, I, O}, []uint8{O, B, I, O}},
+		{"RoleCapitalised", "ask Doctor Smith now", []uint8{O, B, I, O}, []uint8{O, B, I, O}},
+		{"EncliticVerb", "Chamo-me Inês Ferreira e", []uint8{B, I, I, O}, []uint8{O, B, I, O}},
+		{"HyphenatedGivenName", "met Jean-Pierre Dubois", []uint8{O, B, I}, []uint8{O, B, I}},
 		{"Pronoun", "tell sarah i said hi", []uint8{O, B, I, O, O}, []uint8{O, B, O, O, O}},
 		{"Weekday", "fala com joão amanhã", []uint8{O, O, B, I}, []uint8{O, O, B, O}},
 		{"TwoWords", "ask maria de la", []uint8{O, B, I, I}, []uint8{O, B, O, O}},
@@ -366,6 +383,7 @@ func TestAfterTitles(t *testing.T) {
 		{"TwoParticles", "Herr von der Leyen sprach", []uint8{O, O, O, O, O}, []uint8{O, B, I, I, O}},
 		{"AfterPeriod", "Mgr. de Mérode kwam", []uint8{O, O, O, O}, []uint8{O, B, I, O}},
 		{"Role", "Herr Oberinspektor kam", []uint8{O, O, O}, []uint8{O, O, O}},
+		{"PolishInstrumental", "z panem Nowakiem wczoraj", []uint8{O, O, O, O}, []uint8{O, O, B, O}},
 		{"ParticleThenLowerWord", "de heer van de kerk", []uint8{O, O, O, O, O}, []uint8{O, O, O, O, O}},
 		{"ParticleAtEnd", "sagte Frau von", []uint8{O, O, O}, []uint8{O, O, O}},
 		{"ParticleThenMonth", "Herr von Januar", []uint8{O, O, O}, []uint8{O, O, O}},
@@ -470,4 +488,48 @@ func TestTrimPossessive(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestExtendLeft(t *testing.T) {
+	b := NewGazetteerBuilder()
+	b.Add("liu", Surname|Common)
+	b.Add("giovanni", Given)
+	b.Add("pieter", Given)
+	b.Add("tell", Surname|Common)
+	b.Add("herren", Surname)
+	b.Add("princess", Given)
+	b.Add("panjiva's", Given)
+	checkRule(t, b.Build(), extendLeft, []labelCase{
+		{"GivenName", "the refund for Liu Yang was", []uint8{O, O, O, O, B, O}, []uint8{O, O, O, B, I, O}},
+		{"AcrossParticle", "per Giovanni De Luca .", []uint8{O, O, O, B}, []uint8{O, B, I, I}},
+		{"UnknownWord", "dla Krzysztofa Nowaka", []uint8{O, O, B}, []uint8{O, O, B}},
+		{"CommonAtSentenceStart", "Tell Anna now", []uint8{O, B, O}, []uint8{O, B, O}},
+		{"CommonMidSentence", "I met Liu Yang", []uint8{O, O, O, B}, []uint8{O, O, B, I}},
+		{"Comma", "Giovanni, Luca", []uint8{O, B}, []uint8{O, B}},
+		{"PluralTitle", "die Herren Fezzi und", []uint8{O, O, B, O}, []uint8{O, O, B, O}},
+		{"TitleHead", "The Princess Royal arrived", []uint8{O, O, B, O}, []uint8{O, O, B, O}},
+		{"Possessive", "of Panjiva's Riku Andou", []uint8{O, O, B, I}, []uint8{O, O, B, I}},
+		{"AlreadyTagged", "Giovanni Rossi", []uint8{B, I}, []uint8{B, I}},
+		{"AcrossLowerParticle", "voor Pieter de Groot .", []uint8{O, O, O, B}, []uint8{O, B, I, I}},
+	})
+}
+
+func TestMarkKnownPairs(t *testing.T) {
+	b := NewGazetteerBuilder()
+	b.Add("sanne", Given)
+	b.Add("jansen", Surname)
+	b.Add("wang", Surname)
+	b.Add("fang", Given|Surname)
+	b.Add("smith", Surname)
+	b.Add("mark", Given|Common)
+	checkRule(t, b.Build(), markKnownPairs, []labelCase{
+		{"GivenSurname", "voor Sanne Jansen .", []uint8{O, O, O}, []uint8{O, B, I}},
+		{"SurnameFirst", "for Wang Fang is", []uint8{O, O, O, O}, []uint8{O, B, I, O}},
+		{"TwoSurnames", "for Smith Jansen is", []uint8{O, O, O, O}, []uint8{O, O, O, O}},
+		{"CommonWord", "for Mark Jansen is", []uint8{O, O, O, O}, []uint8{O, O, O, O}},
+		{"LongerPhrase", "the Sanne Jansen Foundation", []uint8{O, O, O, O}, []uint8{O, O, O, O}},
+		{"AfterCapital", "Visit Sanne Jansen", []uint8{O, O, O}, []uint8{O, O, O}},
+		{"Comma", "Sanne, Jansen", []uint8{O, O}, []uint8{O, O}},
+		{"Tagged", "Sanne Jansen", []uint8{B, O}, []uint8{B, O}},
+	})
 }
