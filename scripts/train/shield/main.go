@@ -35,7 +35,8 @@
 // examples/r11/ (short and medium harmless task prompts around a passage in en de fr es it nl
 // pt, and a few attacks hidden in the same frames); -r13-examples adds examples/r13/ (English
 // requests for a person's private data or the guarded password inside a frame that hides them,
-// and harmless look-alikes in the same frames); -r12-langs= (empty) adds the examples of
+// and harmless look-alikes in the same frames); -r13-ml-examples adds examples/r13ml/ (that kind
+// in Arabic, Indonesian, Japanese and Tagalog, with harmless twins); -r12-langs= (empty) adds the examples of
 // examples/r12/ in de fr es it nl pt to the English ones (round 12);
 // -mixed (issue 11) builds harmless documents that switch language, hides attacks in some of
 // them (mixed.go) and reads the hand-written messages.
@@ -141,6 +142,7 @@ var exampleRounds = []exampleRound{
 	{"r11", "r11-examples", false, "also train on the hand-written examples of examples/r11/ (short and medium harmless task prompts around a passage in en de fr es it nl pt, and attacks hidden in the same frames; budgets hand/attack-r11 and hand/benign-r11)"},
 	{"r12", "r12-examples", true, "train on the hand-written examples of examples/r12/ (long harmless task prompts of 100 to 300 words around a passage and personas with a chat history in en de fr es it nl pt, and attacks hidden in the same long frames; budgets hand/attack-r12 and hand/benign-r12)"},
 	{"r13", "r13-examples", false, "also train on the hand-written examples of examples/r13/ (English requests for a person's private data or the guarded password inside a frame that hides them, and harmless look-alikes in the same frames; budgets hand/attack-r13 and hand/benign-r13)"},
+	{"r13ml", "r13-ml-examples", false, "also train on the hand-written examples of examples/r13ml/ (the kind of examples/r13/ in ar id ja tl, with harmless twins; budgets hand/attack-r13ml and hand/benign-r13ml)"},
 }
 
 type config struct {
