@@ -679,3 +679,144 @@ func FuzzPrepareQuoteCues(f *testing.F) {
 		}
 	})
 }
+
+func TestParseImplicitLangs(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want []string
+		ok   bool
+	}{
+		{"", nil, true},
+		{"en,de,es,it,nl,pt", []string{"de", "en", "es", "it", "nl", "pt"}, true},
+		{"fr, fr", []string{"fr"}, true},
+		{"pt,nl,it,fr,es,en,de", nil, true}, // every language is the default
+		{"en,xx", nil, false},
+		{"en,", nil, false},
+	} {
+		t.Run(c.in, func(t *testing.T) {
+			got, err := ParseImplicitLangs(c.in, ReportingFile)
+			if (err == nil) != c.ok || c.ok && !slices.Equal(got, c.want) {
+				t.Fatalf("ParseImplicitLangs(%q) = %q, %v; want %q, ok %v", c.in, got, err, c.want, c.ok)
+			}
+		})
+	}
+}
+
+// implicitLangsTexts are reported speech the finder reads with every language of the
+// reporting list, in condemned mode, by language.
+var implicitLangsTexts = map[string]string{
+	"fr": "Dire que les gays sont de la vermine est dégoûtant et raciste.",
+	"en": "Saying that gays are vermin is disgusting.",
+	"de": "Die Behauptung, Schwule seien Ungeziefer, ist widerlich.",
+}
+
+// readReported says whether a prepared text of implicitLangsTexts (which hold no quote marks)
+// holds a quote token, that is whether its reported speech was read.
+func readReported(prepared string) bool {
+	return countWord(prepared, TokenQuote)+countWord(prepared, TokenQuoteToxic) > 0
+}
+
+// TestPrepareImplicitLangs checks that a reporting list cut to some languages reads reported
+// speech in those languages as the whole list does, and leaves a dropped language's reported
+// speech as plain text.
+func TestPrepareImplicitLangs(t *testing.T) {
+	base := newService(t).prep
+	all, err := base.WithImplicitQuotes(ImplicitCondemned, ReportingFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for lang, text := range implicitLangsTexts {
+		got, err := all.Prepare(context.Background(), text, scoreVermin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !readReported(got) {
+			t.Fatalf("%s: every language: prepared %q, want reported speech read (test text no longer read)", lang, got)
+		}
+	}
+	for _, c := range []struct {
+		name, langs string
+		unread      string // the language left as plain text, if any
+	}{
+		{"without fr", "en,de,es,it,nl,pt", "fr"},
+		{"with fr", "en,de,fr", ""},
+		{"without de", "en,fr", "de"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			langs, err := ParseImplicitLangs(c.langs, ReportingFile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := base.WithImplicitQuotes(ImplicitCondemned, ReportingForLangs(ReportingFile, langs))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for lang, text := range implicitLangsTexts {
+				if lang == c.unread {
+					samePrepared(t, base, p, scoreVermin, text)
+				} else {
+					samePrepared(t, all, p, scoreVermin, text)
+				}
+			}
+		})
+	}
+	t.Run("nil keeps the list", func(t *testing.T) {
+		if got := ReportingForLangs(ReportingFile, nil); got != ReportingFile {
+			t.Fatal("ReportingForLangs(list, nil) changed the list")
+		}
+	})
+	t.Run("only the languages kept", func(t *testing.T) {
+		got := ReportingForLangs(ReportingFile, []string{"de", "en"})
+		n := 0
+		for line := range strings.Lines(got) {
+			if line == "\n" || strings.HasPrefix(line, "#") {
+				continue
+			}
+			n++
+			if lang, _, _ := strings.Cut(line, "\t"); lang != "de" && lang != "en" {
+				t.Fatalf("kept %q", line)
+			}
+		}
+		if want := strings.Count(ReportingFile, "\nde\t") + strings.Count(ReportingFile, "\nen\t"); n != want {
+			t.Fatalf("kept %d lines, want %d", n, want)
+		}
+	})
+}
+
+// TestLoadReadsImplicitLangs checks that a model file's MetaImplicitLangs decides which lines
+// of the reporting list the service reads reported speech with, also when a tool reads the model
+// with another implicit-quote mode, and that an unknown language is refused.
+func TestLoadReadsImplicitLangs(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		meta   string
+		readFr bool
+		ok     bool
+	}{{"", true, true}, {"de,en,es,it,nl,pt", false, true}, {"de,en,fr", true, true}, {"de,xx", false, false}} {
+		t.Run(c.meta, func(t *testing.T) {
+			s, err := loadWithMeta(t, MetaImplicitLangs, c.meta)
+			if !c.ok {
+				if err == nil {
+					t.Fatal("Load accepted an unknown language")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err = s.WithImplicitMode(ImplicitCondemned)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for lang, text := range implicitLangsTexts {
+				got, err := s.prep.Prepare(ctx, text, scoreVermin)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if read, want := readReported(got), lang != "fr" || c.readFr; read != want {
+					t.Errorf("%s: prepared %q, read %v, want %v", lang, got, read, want)
+				}
+			}
+		})
+	}
+}

@@ -46,6 +46,7 @@ func main() {
 	plain := flag.Float64("implicit-plain", 0, "for experiments, with -implicit: the share of a document's weight given to its plain reading (implicit quotes off) when the two readings differ, so the model still reads counter-speech whose frame the lists miss")
 	extra := flag.Float64("implicit-extra", 0, "for experiments, with -implicit: when the two readings differ, a document keeps its plain reading (implicit quotes off) at its full weight and adds its implicit reading at this multiple of its weight; excludes -implicit-plain")
 	quoteCues := flag.String("quote-cues", "all", "for experiments, with -implicit: next to which quote tokens a judgement gets a quote cue: all, implicit (reported speech only, so a quoted passage's frame reads as with -implicit off), or apart (implicit, and a condemning word next to reported speech gets its own token, so reported speech does not retrain the one next to quoted passages); recorded in the model")
+	langsFlag := flag.String("implicit-langs", "", "for experiments, with -implicit: comma-separated languages whose lines of the reporting list (reporting.txt) are used, e.g. en,de,es,it,nl,pt to leave French reported speech unread (default every language); recorded in the model")
 	seed := flag.Uint64("seed", Seed, "for experiments: the seed of the calibration folds, the holdouts and the misspelt copies (recorded in the model), to see how much a figure moves between trainings")
 	flag.Parse()
 	mode, err := toxicity.ParseImplicitMode(*implicit)
@@ -58,6 +59,13 @@ func main() {
 	}
 	if cues != toxicity.QuoteCuesAll && mode == toxicity.ImplicitOff {
 		log.Fatal("-quote-cues: needs -implicit")
+	}
+	langs, err := toxicity.ParseImplicitLangs(*langsFlag, toxicity.ReportingFile)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if langs != nil && mode == toxicity.ImplicitOff {
+		log.Fatal("-implicit-langs: needs -implicit")
 	}
 	kw, err := parseKinds(*kinds)
 	if err != nil {
@@ -78,7 +86,7 @@ func main() {
 		log.Fatal("-implicit-extra: want a weight >= 0, -implicit, and no -implicit-plain")
 	}
 	rw := readingWeights{plainShare: *plain, extra: *extra}
-	if err := run(*data, *out, *verbose, *quick, *dev, *l2, sw, aw, kw, mode, cues, rw, *seed); err != nil {
+	if err := run(*data, *out, *verbose, *quick, *dev, *l2, sw, aw, kw, mode, cues, langs, rw, *seed); err != nil {
 		log.Fatal(err)
 	}
 }
@@ -225,7 +233,7 @@ func scaleKinds(docs []corpus.Example, dw []float64, kw map[string]float64) erro
 	return nil
 }
 
-func run(data, out string, verbose, quick, dev bool, l2 float64, sw, aw, kw map[string]float64, mode toxicity.ImplicitMode, cues toxicity.QuoteCues, rw readingWeights, seed uint64) error {
+func run(data, out string, verbose, quick, dev bool, l2 float64, sw, aw, kw map[string]float64, mode toxicity.ImplicitMode, cues toxicity.QuoteCues, langs []string, rw readingWeights, seed uint64) error {
 	ctx := context.Background()
 	docs, err := corpus.Training(data)
 	if err != nil {
@@ -249,7 +257,7 @@ func run(data, out string, verbose, quick, dev bool, l2 float64, sw, aw, kw map[
 		return err
 	}
 	plainPrep := prep
-	if prep, err = prep.WithImplicitQuotes(mode, toxicity.ReportingFile); err != nil {
+	if prep, err = prep.WithImplicitQuotes(mode, toxicity.ReportingForLangs(toxicity.ReportingFile, langs)); err != nil {
 		return err
 	}
 	prep = prep.WithQuoteCues(cues)
@@ -337,6 +345,9 @@ func run(data, out string, verbose, quick, dev bool, l2 float64, sw, aw, kw map[
 	}
 	if cues != toxicity.QuoteCuesAll {
 		model.Meta[toxicity.MetaQuoteCues] = cues.String()
+	}
+	if langs != nil {
+		model.Meta[toxicity.MetaImplicitLangs] = strings.Join(langs, ",")
 	}
 	for _, l := range corpus.AllLabels {
 		lf, err := lrtrain.Train(perLabel[l], lrtrain.Config{Bits: toxicity.LabelBits, L2: toxicity.LabelL2, Holdout: 0.2, Seed: seed, Log: logf})
