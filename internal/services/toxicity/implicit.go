@@ -60,10 +60,10 @@ func ParseImplicitMode(s string) (ImplicitMode, error) {
 const MetaImplicitLangs = "implicit_langs"
 
 // ParseImplicitLangs parses a comma-separated list of the languages of a reporting list whose
-// lines are used ("" is every language). It returns them sorted and without repeats, or nil when
-// they are every language of the list, so that naming them all reads as naming none.
+// lines are used ("" or "all" is every language). It returns them sorted and without repeats,
+// or nil when they are every language of the list, so that naming them all reads as naming none.
 func ParseImplicitLangs(s, reportingList string) ([]string, error) {
-	if s == "" {
+	if s == "" || s == "all" {
 		return nil, nil
 	}
 	have := map[string]bool{}

@@ -687,6 +687,7 @@ func TestParseImplicitLangs(t *testing.T) {
 		ok   bool
 	}{
 		{"", nil, true},
+		{"all", nil, true},
 		{"en,de,es,it,nl,pt", []string{"de", "en", "es", "it", "nl", "pt"}, true},
 		{"fr, fr", []string{"fr"}, true},
 		{"pt,nl,it,fr,es,en,de", nil, true}, // every language is the default
