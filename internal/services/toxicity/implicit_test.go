@@ -244,7 +244,7 @@ func samePrepared(t *testing.T, want, p *Preparer, score ScoreFunc, texts ...str
 // TestPrepareImplicit checks that a reported clause is scored on its own and replaced by the
 // quote token its score earns, exactly as a quoted passage, and that the frame stays.
 func TestPrepareImplicit(t *testing.T) {
-	base := newService(t).prep
+	base := plainPreparer(t)
 	ctx := context.Background()
 	var scored []string
 	score := func(ctx context.Context, prepared string) (float64, error) {
@@ -323,6 +323,18 @@ func TestNewReportingRejects(t *testing.T) {
 			t.Errorf("%s: no error", name)
 		}
 	}
+}
+
+// plainPreparer is the embedded model's preparer without implicit quotes and with quote cues
+// next to every quote token: the reading of a model trained without implicit quotes, which the
+// tests of the implicit reading compare against.
+func plainPreparer(tb testing.TB) *Preparer {
+	tb.Helper()
+	p, err := newService(tb).prep.WithImplicitQuotes(ImplicitOff, ReportingFile)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return p.WithQuoteCues(QuoteCuesAll)
 }
 
 // implicitService is the embedded model read with implicit quotes in mode, for the conformance
@@ -420,8 +432,8 @@ func benchmarkImplicit(b *testing.B, mode ImplicitMode) {
 	}
 }
 
-// loadWithMeta loads the embedded model with its metadata key set to value (left as it is when
-// value is empty), and returns what Load returns.
+// loadWithMeta loads the embedded model with its metadata key set to value (removed when value
+// is empty, as in a model trained without the setting), and returns what Load returns.
 func loadWithMeta(t *testing.T, key, value string) (*Service, error) {
 	t.Helper()
 	m, err := textclass.Decode(modelFile)
@@ -430,6 +442,8 @@ func loadWithMeta(t *testing.T, key, value string) (*Service, error) {
 	}
 	if value != "" {
 		m.Meta[key] = value
+	} else {
+		delete(m.Meta, key)
 	}
 	var buf bytes.Buffer
 	if err := m.Encode(&buf); err != nil {
@@ -468,7 +482,7 @@ func TestLoadReadsImplicitMode(t *testing.T) {
 // every quote token with QuoteCuesAll, only next to reported speech with QuoteCuesImplicit, whose
 // reading of a quoted passage is then that of a preparer without implicit quotes.
 func TestPrepareQuoteCues(t *testing.T) {
-	base := newService(t).prep
+	base := plainPreparer(t)
 	ctx := context.Background()
 	score := scoreVermin
 	const (
@@ -596,7 +610,7 @@ func TestLoadReadsQuoteCues(t *testing.T) {
 // speech gets its own token, and next to a quoted passage the one it gets with implicit quotes
 // off.
 func TestPrepareQuoteCuesApart(t *testing.T) {
-	base := newService(t).prep
+	base := plainPreparer(t)
 	ctx := context.Background()
 	score := scoreVermin
 	cases := []struct {
@@ -640,7 +654,7 @@ func TestPrepareQuoteCuesApart(t *testing.T) {
 // never reach the prepared text, and that a text without reported speech is prepared as with
 // implicit quotes off.
 func FuzzPrepareQuoteCues(f *testing.F) {
-	base := newService(f).prep
+	base := plainPreparer(f)
 	p, err := base.WithImplicitQuotes(ImplicitCondemned, ReportingFile)
 	if err != nil {
 		f.Fatal(err)
@@ -721,7 +735,7 @@ func readReported(prepared string) bool {
 // speech in those languages as the whole list does, and leaves a dropped language's reported
 // speech as plain text.
 func TestPrepareImplicitLangs(t *testing.T) {
-	base := newService(t).prep
+	base := plainPreparer(t)
 	all, err := base.WithImplicitQuotes(ImplicitCondemned, ReportingFile)
 	if err != nil {
 		t.Fatal(err)
@@ -819,5 +833,24 @@ func TestLoadReadsImplicitLangs(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestEmbeddedReadsAsTrained checks that the shipped model is read as it was trained (round 12):
+// reported speech in condemning sentences as implicit quotes, with the cues apart, and French
+// reported speech as plain text.
+func TestEmbeddedReadsAsTrained(t *testing.T) {
+	s := newService(t)
+	if s.prep.implicit != ImplicitCondemned || s.prep.quoteCues != QuoteCuesApart {
+		t.Fatalf("embedded model read with implicit quotes %v and quote cues %v, want condemned and apart", s.prep.implicit, s.prep.quoteCues)
+	}
+	for lang, text := range implicitLangsTexts {
+		got, err := s.prep.Prepare(context.Background(), text, scoreVermin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if read, want := readReported(got), lang != "fr"; read != want {
+			t.Errorf("%s: prepared %q, read %v, want %v", lang, got, read, want)
+		}
 	}
 }
