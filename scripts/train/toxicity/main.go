@@ -62,7 +62,7 @@ func main() {
 	flag.Parse()
 	set := map[string]bool{}
 	flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	if *implicit == "off" {
+	if *implicit == "off" || *implicit == "" {
 		// The defaults of the flags that refine the implicit reading go with it; given
 		// explicitly, they are refused below.
 		if !set["implicit-extra"] {
