@@ -3,6 +3,7 @@ package toxicity
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -51,6 +52,62 @@ func ParseImplicitMode(s string) (ImplicitMode, error) {
 		}
 	}
 	return ImplicitOff, fmt.Errorf("unknown implicit-quote mode %q (want off, all or condemned)", s)
+}
+
+// MetaImplicitLangs is the model file's metadata key holding the languages whose lines of the
+// reporting list (reporting.txt) the model was trained with, comma-separated and sorted; a model
+// without it used every line. The service reads reported speech with the same lines.
+const MetaImplicitLangs = "implicit_langs"
+
+// ParseImplicitLangs parses a comma-separated list of the languages of a reporting list whose
+// lines are used ("" or "all" is every language). It returns them sorted and without repeats,
+// or nil when they are every language of the list, so that naming them all reads as naming none.
+func ParseImplicitLangs(s, reportingList string) ([]string, error) {
+	if s == "" || s == "all" {
+		return nil, nil
+	}
+	have := map[string]bool{}
+	if err := eachLine(reportingList, func(f []string) error {
+		have[f[0]] = true
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("reporting: %w", err)
+	}
+	want := map[string]bool{}
+	for _, l := range strings.Split(s, ",") {
+		l = strings.TrimSpace(l)
+		if !have[l] {
+			return nil, fmt.Errorf("implicit-quote languages: %q is not a language of the reporting list", l)
+		}
+		want[l] = true
+	}
+	if len(want) == len(have) {
+		return nil, nil
+	}
+	langs := make([]string, 0, len(want))
+	for l := range want {
+		langs = append(langs, l)
+	}
+	slices.Sort(langs)
+	return langs, nil
+}
+
+// ReportingForLangs returns the lines of a reporting list whose language is one of langs, with
+// its comments; nil langs keeps every line. A form listed in a kept language and in a dropped
+// one stays (French "que" is also Spanish and Portuguese).
+func ReportingForLangs(reportingList string, langs []string) string {
+	if langs == nil {
+		return reportingList
+	}
+	var b strings.Builder
+	for line := range strings.Lines(reportingList) {
+		lang, _, ok := strings.Cut(line, "\t")
+		if ok && !strings.HasPrefix(line, "#") && !slices.Contains(langs, lang) {
+			continue
+		}
+		b.WriteString(line)
+	}
+	return b.String()
 }
 
 // Bounds of an implicit quote, in words and bytes: shorter clauses are not reported speech

@@ -244,7 +244,7 @@ func samePrepared(t *testing.T, want, p *Preparer, score ScoreFunc, texts ...str
 // TestPrepareImplicit checks that a reported clause is scored on its own and replaced by the
 // quote token its score earns, exactly as a quoted passage, and that the frame stays.
 func TestPrepareImplicit(t *testing.T) {
-	base := newService(t).prep
+	base := plainPreparer(t)
 	ctx := context.Background()
 	var scored []string
 	score := func(ctx context.Context, prepared string) (float64, error) {
@@ -323,6 +323,18 @@ func TestNewReportingRejects(t *testing.T) {
 			t.Errorf("%s: no error", name)
 		}
 	}
+}
+
+// plainPreparer is the embedded model's preparer without implicit quotes and with quote cues
+// next to every quote token: the reading of a model trained without implicit quotes, which the
+// tests of the implicit reading compare against.
+func plainPreparer(tb testing.TB) *Preparer {
+	tb.Helper()
+	p, err := newService(tb).prep.WithImplicitQuotes(ImplicitOff, ReportingFile)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return p.WithQuoteCues(QuoteCuesAll)
 }
 
 // implicitService is the embedded model read with implicit quotes in mode, for the conformance
@@ -420,8 +432,8 @@ func benchmarkImplicit(b *testing.B, mode ImplicitMode) {
 	}
 }
 
-// loadWithMeta loads the embedded model with its metadata key set to value (left as it is when
-// value is empty), and returns what Load returns.
+// loadWithMeta loads the embedded model with its metadata key set to value (removed when value
+// is empty, as in a model trained without the setting), and returns what Load returns.
 func loadWithMeta(t *testing.T, key, value string) (*Service, error) {
 	t.Helper()
 	m, err := textclass.Decode(modelFile)
@@ -430,6 +442,8 @@ func loadWithMeta(t *testing.T, key, value string) (*Service, error) {
 	}
 	if value != "" {
 		m.Meta[key] = value
+	} else {
+		delete(m.Meta, key)
 	}
 	var buf bytes.Buffer
 	if err := m.Encode(&buf); err != nil {
@@ -468,7 +482,7 @@ func TestLoadReadsImplicitMode(t *testing.T) {
 // every quote token with QuoteCuesAll, only next to reported speech with QuoteCuesImplicit, whose
 // reading of a quoted passage is then that of a preparer without implicit quotes.
 func TestPrepareQuoteCues(t *testing.T) {
-	base := newService(t).prep
+	base := plainPreparer(t)
 	ctx := context.Background()
 	score := scoreVermin
 	const (
@@ -596,7 +610,7 @@ func TestLoadReadsQuoteCues(t *testing.T) {
 // speech gets its own token, and next to a quoted passage the one it gets with implicit quotes
 // off.
 func TestPrepareQuoteCuesApart(t *testing.T) {
-	base := newService(t).prep
+	base := plainPreparer(t)
 	ctx := context.Background()
 	score := scoreVermin
 	cases := []struct {
@@ -640,7 +654,7 @@ func TestPrepareQuoteCuesApart(t *testing.T) {
 // never reach the prepared text, and that a text without reported speech is prepared as with
 // implicit quotes off.
 func FuzzPrepareQuoteCues(f *testing.F) {
-	base := newService(f).prep
+	base := plainPreparer(f)
 	p, err := base.WithImplicitQuotes(ImplicitCondemned, ReportingFile)
 	if err != nil {
 		f.Fatal(err)
@@ -678,4 +692,165 @@ func FuzzPrepareQuoteCues(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestParseImplicitLangs(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want []string
+		ok   bool
+	}{
+		{"", nil, true},
+		{"all", nil, true},
+		{"en,de,es,it,nl,pt", []string{"de", "en", "es", "it", "nl", "pt"}, true},
+		{"fr, fr", []string{"fr"}, true},
+		{"pt,nl,it,fr,es,en,de", nil, true}, // every language is the default
+		{"en,xx", nil, false},
+		{"en,", nil, false},
+	} {
+		t.Run(c.in, func(t *testing.T) {
+			got, err := ParseImplicitLangs(c.in, ReportingFile)
+			if (err == nil) != c.ok || c.ok && !slices.Equal(got, c.want) {
+				t.Fatalf("ParseImplicitLangs(%q) = %q, %v; want %q, ok %v", c.in, got, err, c.want, c.ok)
+			}
+		})
+	}
+}
+
+// implicitLangsTexts are reported speech the finder reads with every language of the
+// reporting list, in condemned mode, by language.
+var implicitLangsTexts = map[string]string{
+	"fr": "Dire que les gays sont de la vermine est dégoûtant et raciste.",
+	"en": "Saying that gays are vermin is disgusting.",
+	"de": "Die Behauptung, Schwule seien Ungeziefer, ist widerlich.",
+}
+
+// readReported says whether a prepared text of implicitLangsTexts (which hold no quote marks)
+// holds a quote token, that is whether its reported speech was read.
+func readReported(prepared string) bool {
+	return countWord(prepared, TokenQuote)+countWord(prepared, TokenQuoteToxic) > 0
+}
+
+// TestPrepareImplicitLangs checks that a reporting list cut to some languages reads reported
+// speech in those languages as the whole list does, and leaves a dropped language's reported
+// speech as plain text.
+func TestPrepareImplicitLangs(t *testing.T) {
+	base := plainPreparer(t)
+	all, err := base.WithImplicitQuotes(ImplicitCondemned, ReportingFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for lang, text := range implicitLangsTexts {
+		got, err := all.Prepare(context.Background(), text, scoreVermin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !readReported(got) {
+			t.Fatalf("%s: every language: prepared %q, want reported speech read (test text no longer read)", lang, got)
+		}
+	}
+	for _, c := range []struct {
+		name, langs string
+		unread      string // the language left as plain text, if any
+	}{
+		{"without fr", "en,de,es,it,nl,pt", "fr"},
+		{"with fr", "en,de,fr", ""},
+		{"without de", "en,fr", "de"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			langs, err := ParseImplicitLangs(c.langs, ReportingFile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := base.WithImplicitQuotes(ImplicitCondemned, ReportingForLangs(ReportingFile, langs))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for lang, text := range implicitLangsTexts {
+				if lang == c.unread {
+					samePrepared(t, base, p, scoreVermin, text)
+				} else {
+					samePrepared(t, all, p, scoreVermin, text)
+				}
+			}
+		})
+	}
+	t.Run("nil keeps the list", func(t *testing.T) {
+		if got := ReportingForLangs(ReportingFile, nil); got != ReportingFile {
+			t.Fatal("ReportingForLangs(list, nil) changed the list")
+		}
+	})
+	t.Run("only the languages kept", func(t *testing.T) {
+		got := ReportingForLangs(ReportingFile, []string{"de", "en"})
+		n := 0
+		for line := range strings.Lines(got) {
+			if line == "\n" || strings.HasPrefix(line, "#") {
+				continue
+			}
+			n++
+			if lang, _, _ := strings.Cut(line, "\t"); lang != "de" && lang != "en" {
+				t.Fatalf("kept %q", line)
+			}
+		}
+		if want := strings.Count(ReportingFile, "\nde\t") + strings.Count(ReportingFile, "\nen\t"); n != want {
+			t.Fatalf("kept %d lines, want %d", n, want)
+		}
+	})
+}
+
+// TestLoadReadsImplicitLangs checks that a model file's MetaImplicitLangs decides which lines
+// of the reporting list the service reads reported speech with, also when a tool reads the model
+// with another implicit-quote mode, and that an unknown language is refused.
+func TestLoadReadsImplicitLangs(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		meta   string
+		readFr bool
+		ok     bool
+	}{{"", true, true}, {"de,en,es,it,nl,pt", false, true}, {"de,en,fr", true, true}, {"de,xx", false, false}} {
+		t.Run(c.meta, func(t *testing.T) {
+			s, err := loadWithMeta(t, MetaImplicitLangs, c.meta)
+			if !c.ok {
+				if err == nil {
+					t.Fatal("Load accepted an unknown language")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err = s.WithImplicitMode(ImplicitCondemned)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for lang, text := range implicitLangsTexts {
+				got, err := s.prep.Prepare(ctx, text, scoreVermin)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if read, want := readReported(got), lang != "fr" || c.readFr; read != want {
+					t.Errorf("%s: prepared %q, read %v, want %v", lang, got, read, want)
+				}
+			}
+		})
+	}
+}
+
+// TestEmbeddedReadsAsTrained checks that the shipped model is read as it was trained (round 12):
+// reported speech in condemning sentences as implicit quotes, with the cues apart, and French
+// reported speech as plain text.
+func TestEmbeddedReadsAsTrained(t *testing.T) {
+	s := newService(t)
+	if s.prep.implicit != ImplicitCondemned || s.prep.quoteCues != QuoteCuesApart {
+		t.Fatalf("embedded model read with implicit quotes %v and quote cues %v, want condemned and apart", s.prep.implicit, s.prep.quoteCues)
+	}
+	for lang, text := range implicitLangsTexts {
+		got, err := s.prep.Prepare(context.Background(), text, scoreVermin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if read, want := readReported(got), lang != "fr"; read != want {
+			t.Errorf("%s: prepared %q, read %v, want %v", lang, got, read, want)
+		}
+	}
 }

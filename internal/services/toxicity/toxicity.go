@@ -153,13 +153,20 @@ func build(m *textclass.Model, prep *Preparer) (*Service, error) {
 }
 
 // buildWith is build with the implicit-quote mode given rather than read from the model. The
-// quote cues (MetaQuoteCues) always come from the model.
+// quote cues (MetaQuoteCues) and the languages of the reporting list (MetaImplicitLangs) always
+// come from the model.
 func buildWith(m *textclass.Model, prep *Preparer, mode ImplicitMode) (*Service, error) {
 	cues, err := ParseQuoteCues(m.Meta[MetaQuoteCues])
 	if err != nil {
 		return nil, fmt.Errorf("toxicity: model: %w", err)
 	}
-	prep, err = prep.WithImplicitQuotes(mode, ReportingFile)
+	var langs []string
+	if l := m.Meta[MetaImplicitLangs]; l != "" {
+		if langs, err = ParseImplicitLangs(l, ReportingFile); err != nil {
+			return nil, fmt.Errorf("toxicity: model: %w", err)
+		}
+	}
+	prep, err = prep.WithImplicitQuotes(mode, ReportingForLangs(ReportingFile, langs))
 	if err != nil {
 		return nil, fmt.Errorf("toxicity: %w", err)
 	}

@@ -32,6 +32,17 @@ import (
 // heads' holdouts and the misspelt copies.
 const Seed = 12
 
+// The reading of reported speech the model is trained with, the defaults of -implicit,
+// -implicit-extra, -quote-cues and -implicit-langs (see MODEL.md, "Round 12"): reported speech
+// in a sentence that condemns it is read as an implicit quote, added to the plain reading at half
+// its weight, with quoted passages read apart, and French reported speech left unread.
+const (
+	defaultImplicit      = "condemned"
+	defaultImplicitExtra = 0.5
+	defaultQuoteCues     = "apart"
+	defaultImplicitLangs = "de,en,es,it,nl,pt"
+)
+
 func main() {
 	data := evalkit.DataFlag()
 	out := flag.String("out", "internal/services/toxicity", "directory to write toxicity.model and lexicon.tsv to")
@@ -42,12 +53,31 @@ func main() {
 	weight := flag.String("weight", "", "for experiments: source=w,... overriding the weight of one example of a source (davidson, germeval, gahd, mlma, background) or scaling the hand-written examples (own)")
 	aug := flag.String("augment", "", "for experiments: source=w,... adds a misspelt copy (two words run together, two letters swapped or a letter dropped) of every toxic example of these sources, weighing w times its original")
 	kinds := flag.String("kind-weight", "", "for experiments: kind=w,... overrides the factor on the weight of the hand-written examples of a kind (the KIND of a section in corpus/examples, with _contrast for the harmless side of a pair)")
-	implicit := flag.String("implicit", "off", "for experiments: read reported speech as an implicit quote: off, all, or condemned (only in a sentence that condemns it); recorded in the model")
+	implicit := flag.String("implicit", defaultImplicit, "read reported speech as an implicit quote: off, all, or condemned (only in a sentence that condemns it); recorded in the model; off also turns off the defaults of -implicit-extra, -quote-cues and -implicit-langs")
 	plain := flag.Float64("implicit-plain", 0, "for experiments, with -implicit: the share of a document's weight given to its plain reading (implicit quotes off) when the two readings differ, so the model still reads counter-speech whose frame the lists miss")
-	extra := flag.Float64("implicit-extra", 0, "for experiments, with -implicit: when the two readings differ, a document keeps its plain reading (implicit quotes off) at its full weight and adds its implicit reading at this multiple of its weight; excludes -implicit-plain")
-	quoteCues := flag.String("quote-cues", "all", "for experiments, with -implicit: next to which quote tokens a judgement gets a quote cue: all, implicit (reported speech only, so a quoted passage's frame reads as with -implicit off), or apart (implicit, and a condemning word next to reported speech gets its own token, so reported speech does not retrain the one next to quoted passages); recorded in the model")
+	extra := flag.Float64("implicit-extra", defaultImplicitExtra, "with -implicit: when the two readings differ, a document keeps its plain reading (implicit quotes off) at its full weight and adds its implicit reading at this multiple of its weight; excludes -implicit-plain (setting only -implicit-plain makes it 0)")
+	quoteCues := flag.String("quote-cues", defaultQuoteCues, "with -implicit: next to which quote tokens a judgement gets a quote cue: all, implicit (reported speech only, so a quoted passage's frame reads as with -implicit off), or apart (implicit, and a condemning word next to reported speech gets its own token, so reported speech does not retrain the one next to quoted passages); recorded in the model")
+	langsFlag := flag.String("implicit-langs", defaultImplicitLangs, "with -implicit: comma-separated languages whose lines of the reporting list (reporting.txt) are used, or all; the default leaves French reported speech unread; recorded in the model")
 	seed := flag.Uint64("seed", Seed, "for experiments: the seed of the calibration folds, the holdouts and the misspelt copies (recorded in the model), to see how much a figure moves between trainings")
 	flag.Parse()
+	set := map[string]bool{}
+	flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if *implicit == "off" || *implicit == "" {
+		// The defaults of the flags that refine the implicit reading go with it; given
+		// explicitly, they are refused below.
+		if !set["implicit-extra"] {
+			*extra = 0
+		}
+		if !set["quote-cues"] {
+			*quoteCues = "all"
+		}
+		if !set["implicit-langs"] {
+			*langsFlag = "all"
+		}
+	}
+	if set["implicit-plain"] && !set["implicit-extra"] {
+		*extra = 0
+	}
 	mode, err := toxicity.ParseImplicitMode(*implicit)
 	if err != nil {
 		log.Fatal(err)
@@ -58,6 +88,13 @@ func main() {
 	}
 	if cues != toxicity.QuoteCuesAll && mode == toxicity.ImplicitOff {
 		log.Fatal("-quote-cues: needs -implicit")
+	}
+	langs, err := toxicity.ParseImplicitLangs(*langsFlag, toxicity.ReportingFile)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if langs != nil && mode == toxicity.ImplicitOff {
+		log.Fatal("-implicit-langs: needs -implicit")
 	}
 	kw, err := parseKinds(*kinds)
 	if err != nil {
@@ -78,7 +115,7 @@ func main() {
 		log.Fatal("-implicit-extra: want a weight >= 0, -implicit, and no -implicit-plain")
 	}
 	rw := readingWeights{plainShare: *plain, extra: *extra}
-	if err := run(*data, *out, *verbose, *quick, *dev, *l2, sw, aw, kw, mode, cues, rw, *seed); err != nil {
+	if err := run(*data, *out, *verbose, *quick, *dev, *l2, sw, aw, kw, mode, cues, langs, rw, *seed); err != nil {
 		log.Fatal(err)
 	}
 }
@@ -225,7 +262,7 @@ func scaleKinds(docs []corpus.Example, dw []float64, kw map[string]float64) erro
 	return nil
 }
 
-func run(data, out string, verbose, quick, dev bool, l2 float64, sw, aw, kw map[string]float64, mode toxicity.ImplicitMode, cues toxicity.QuoteCues, rw readingWeights, seed uint64) error {
+func run(data, out string, verbose, quick, dev bool, l2 float64, sw, aw, kw map[string]float64, mode toxicity.ImplicitMode, cues toxicity.QuoteCues, langs []string, rw readingWeights, seed uint64) error {
 	ctx := context.Background()
 	docs, err := corpus.Training(data)
 	if err != nil {
@@ -249,7 +286,7 @@ func run(data, out string, verbose, quick, dev bool, l2 float64, sw, aw, kw map[
 		return err
 	}
 	plainPrep := prep
-	if prep, err = prep.WithImplicitQuotes(mode, toxicity.ReportingFile); err != nil {
+	if prep, err = prep.WithImplicitQuotes(mode, toxicity.ReportingForLangs(toxicity.ReportingFile, langs)); err != nil {
 		return err
 	}
 	prep = prep.WithQuoteCues(cues)
@@ -337,6 +374,9 @@ func run(data, out string, verbose, quick, dev bool, l2 float64, sw, aw, kw map[
 	}
 	if cues != toxicity.QuoteCuesAll {
 		model.Meta[toxicity.MetaQuoteCues] = cues.String()
+	}
+	if langs != nil {
+		model.Meta[toxicity.MetaImplicitLangs] = strings.Join(langs, ",")
 	}
 	for _, l := range corpus.AllLabels {
 		lf, err := lrtrain.Train(perLabel[l], lrtrain.Config{Bits: toxicity.LabelBits, L2: toxicity.LabelL2, Holdout: 0.2, Seed: seed, Log: logf})
