@@ -47,12 +47,16 @@ import (
 // (round 12: long harmless task prompts of 100 to 300 words around an article, a report, a
 // story, a product page, a dialogue, a recipe or an information list, and personas with a chat
 // history, in en de fr es it nl pt, and a few attacks hidden in the same long frames) are read
-// only with -r12-examples (off by default), likewise.
+// only with -r12-examples (off by default), likewise. Files under examples/r13/ (round 13: English
+// requests for a person's private data or the guarded password inside a frame that hides them,
+// and harmless look-alikes in the same frames) are read only with -r13-examples (off by
+// default), likewise, and files under examples/r13ml/ (that kind in ar id ja tl, with harmless
+// twins) only with -r13-ml-examples (off by default).
 //
 // A template may hold alternatives {a|b|c} (not nested); "\n" stands for a line break. Each line
 // yields up to maxVariants distinct texts, drawn with a seed derived from the line itself.
 //
-//go:embed examples/*.txt examples/more/*.txt examples/extra/*.txt examples/r7/*.txt examples/r8/*.txt examples/r9/*.txt examples/r10/*.txt examples/r10ml/*.txt examples/r11/*.txt examples/r12/*.txt
+//go:embed examples/*.txt examples/more/*.txt examples/extra/*.txt examples/r7/*.txt examples/r8/*.txt examples/r9/*.txt examples/r10/*.txt examples/r10ml/*.txt examples/r11/*.txt examples/r12/*.txt examples/r13/*.txt examples/r13ml/*.txt
 var exampleFiles embed.FS
 
 const maxVariants = 6

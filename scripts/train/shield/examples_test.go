@@ -35,7 +35,7 @@ func TestHandwrittenMore(t *testing.T) {
 		}
 	}
 	for name, ds := range hand {
-		if strings.HasSuffix(name, "-more") || strings.HasSuffix(name, "-extra") || strings.HasSuffix(name, "-r10ml") {
+		if strings.HasSuffix(name, "-more") || strings.HasSuffix(name, "-extra") || strings.HasSuffix(name, "-r10ml") || strings.HasSuffix(name, "-r13ml") {
 			continue // the languages beyond the seven have budgets of their own
 		}
 		for _, d := range ds {
@@ -119,6 +119,8 @@ func TestHandwrittenRounds(t *testing.T) {
 		{"r10ml", []string{"bn", "ko", "ru", "th", "tr", "vi", "zh"}, 30, 15},
 		{"r11", []string{"de", "en", "es", "fr", "it", "nl", "pt"}, 2, 20},
 		{"r12", []string{"de", "en", "es", "fr", "it", "nl", "pt"}, 0, 6},
+		{"r13", []string{"en"}, 60, 50},
+		{"r13ml", []string{"ar", "id", "ja", "tl"}, 30, 20},
 	} {
 		t.Run(tc.round, func(t *testing.T) {
 			for _, kind := range []struct {

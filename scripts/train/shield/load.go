@@ -78,6 +78,14 @@ var budgets = map[string]float64{
 	// task prompts and personas)
 	"hand/attack-r12": 0.03,
 	"hand/benign-r12": 0.30,
+	// with -r13-examples only: the examples of examples/r13/ (English requests for private data
+	// or the password inside a frame that hides them, then their harmless look-alikes)
+	"hand/attack-r13": 0.05,
+	"hand/benign-r13": 0.06,
+	// with -r13-ml-examples only: the examples of examples/r13ml/ (the kind of examples/r13/ in
+	// ar id ja tl: attacks, then their harmless twins)
+	"hand/attack-r13ml": 0.03,
+	"hand/benign-r13ml": 0.08,
 	// with -mixed only (harmless, then attacks): see mixed.go
 	"hand/message":   0.15,
 	"mixed":          0.50,
@@ -255,7 +263,7 @@ func load(cfg config) ([]doc, error) {
 	if err := add("task-injected", taskInjections(clinc, hand, emails), byAttack); err != nil {
 		return nil, err
 	}
-	for _, name := range []string{"hand/attack", "hand/injected", "hand/benign", "hand/message", "hand/context", "hand/attack-more", "hand/benign-more", "hand/benign-extra", "hand/context-extra", "hand/injected-extra", "hand/attack-r7", "hand/benign-r7", "hand/attack-r8", "hand/benign-r8", "hand/benign-r9", "hand/attack-r10", "hand/benign-r10", "hand/attack-r10ml", "hand/benign-r10ml", "hand/attack-r11", "hand/benign-r11", "hand/attack-r12", "hand/benign-r12"} {
+	for _, name := range []string{"hand/attack", "hand/injected", "hand/benign", "hand/message", "hand/context", "hand/attack-more", "hand/benign-more", "hand/benign-extra", "hand/context-extra", "hand/injected-extra", "hand/attack-r7", "hand/benign-r7", "hand/attack-r8", "hand/benign-r8", "hand/benign-r9", "hand/attack-r10", "hand/benign-r10", "hand/attack-r10ml", "hand/benign-r10ml", "hand/attack-r11", "hand/benign-r11", "hand/attack-r12", "hand/benign-r12", "hand/attack-r13", "hand/benign-r13", "hand/attack-r13ml", "hand/benign-r13ml"} {
 		if name == "hand/message" && !mixed || strings.HasSuffix(name, "-more") && !cfg.moreExamples || strings.HasSuffix(name, "-extra") && !cfg.extraExamples || cfg.roundOff(name) {
 			continue
 		}

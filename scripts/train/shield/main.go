@@ -33,7 +33,10 @@
 // -r10-examples adds examples/r10/ (long harmless persona and "act as" prompts with rules and
 // formats in en de fr es it nl pt, and a few attacks in the same frames); -r11-examples adds
 // examples/r11/ (short and medium harmless task prompts around a passage in en de fr es it nl
-// pt, and a few attacks hidden in the same frames); -r12-langs= (empty) adds the examples of
+// pt, and a few attacks hidden in the same frames); -r13-examples adds examples/r13/ (English
+// requests for a person's private data or the guarded password inside a frame that hides them,
+// and harmless look-alikes in the same frames); -r13-ml-examples adds examples/r13ml/ (that kind
+// in Arabic, Indonesian, Japanese and Tagalog, with harmless twins); -r12-langs= (empty) adds the examples of
 // examples/r12/ in de fr es it nl pt to the English ones (round 12);
 // -mixed (issue 11) builds harmless documents that switch language, hides attacks in some of
 // them (mixed.go) and reads the hand-written messages.
@@ -51,6 +54,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"flag"
 	"fmt"
@@ -100,11 +104,12 @@ func main() {
 	}
 	r12Langs := flag.String("r12-langs", "en", "with -r12-examples, train only on the examples of examples/r12/ in these languages, as a comma-separated list of file names; empty (-r12-langs=): every language")
 	budgetFlag := flag.String("budget", "", "override source budgets, as name=weight,name=weight (see budgets in load.go; for experiments)")
+	oof := flag.String("oof", "", "also write the out-of-fold score of every training text to this file, as tab-separated source, id, language, kind, attack, words, score and text (for choosing examples; not recorded in the model)")
 	flag.Parse()
 	if *normPower == 0.5 {
 		*normPower = 0 // the square root, stored as before the option existed
 	}
-	cfg := config{noLabels: *noLabels, mixed: *mixed, moreExamples: *moreExamples, extraExamples: *extraExamples, rounds: map[string]bool{}, longPerLang: *longPerLang, longBudget: *longBudget, longInjBudget: *longInjBudget, budgets: *budgetFlag, negShare: *negShare, data: *data, out: *out, seed: *seed, bits: *bits, labelBits: *labelBits, l2: *l2, labelL2: *labelL2, folds: *folds,
+	cfg := config{noLabels: *noLabels, mixed: *mixed, moreExamples: *moreExamples, extraExamples: *extraExamples, rounds: map[string]bool{}, longPerLang: *longPerLang, longBudget: *longBudget, longInjBudget: *longInjBudget, budgets: *budgetFlag, oof: *oof, negShare: *negShare, data: *data, out: *out, seed: *seed, bits: *bits, labelBits: *labelBits, l2: *l2, labelL2: *labelL2, folds: *folds,
 		spec: textclass.Spec{WordNgrams: 2, CharMin: 3, CharMax: 5, Window: *window, Stride: *stride, DecodeBlobs: true, LongSegment: *long, Script: *script, NormPower: *normPower, NormKnee: *normKnee}}
 	for dir, on := range rounds {
 		cfg.rounds[dir] = *on
@@ -136,6 +141,8 @@ var exampleRounds = []exampleRound{
 	{"r10ml", "r10-ml-examples", true, "train on the hand-written examples of examples/r10ml/ (the kinds of examples/r7/ in bn ko ru th tr vi zh, with harmless twins; budgets hand/attack-r10ml and hand/benign-r10ml)"},
 	{"r11", "r11-examples", false, "also train on the hand-written examples of examples/r11/ (short and medium harmless task prompts around a passage in en de fr es it nl pt, and attacks hidden in the same frames; budgets hand/attack-r11 and hand/benign-r11)"},
 	{"r12", "r12-examples", true, "train on the hand-written examples of examples/r12/ (long harmless task prompts of 100 to 300 words around a passage and personas with a chat history in en de fr es it nl pt, and attacks hidden in the same long frames; budgets hand/attack-r12 and hand/benign-r12)"},
+	{"r13", "r13-examples", false, "also train on the hand-written examples of examples/r13/ (English requests for a person's private data or the guarded password inside a frame that hides them, and harmless look-alikes in the same frames; budgets hand/attack-r13 and hand/benign-r13)"},
+	{"r13ml", "r13-ml-examples", false, "also train on the hand-written examples of examples/r13ml/ (the kind of examples/r13/ in ar id ja tl, with harmless twins; budgets hand/attack-r13ml and hand/benign-r13ml)"},
 }
 
 type config struct {
@@ -159,6 +166,8 @@ type config struct {
 	longBudget, longInjBudget float64
 	// budgets overrides source budgets: name=weight,...
 	budgets string
+	// oof, when set, is the file the out-of-fold score of every training text is written to.
+	oof string
 	// negShare is the weight of the clean windows of an injected document, relative to its
 	// attack windows.
 	negShare float64
@@ -237,7 +246,9 @@ func run(cfg config) error {
 	if err != nil {
 		return err
 	}
-	report(docs, wins, fit)
+	if err := report(docs, wins, fit, cfg.oof); err != nil {
+		return err
+	}
 
 	heads := []textclass.Head{attackHead}
 	for _, l := range shielddata.Labels {
@@ -385,8 +396,9 @@ func examples(docs []doc, wins []window, negShare float64) []lrtrain.Example {
 }
 
 // report prints, per source, the out-of-fold recall or false-positive rate at 0.5 over whole
-// texts (the maximum over a text's windows).
-func report(docs []doc, wins []window, fit *lrtrain.Fit) {
+// texts (the maximum over a text's windows), and writes every text's score to the file oof when
+// it is not empty.
+func report(docs []doc, wins []window, fit *lrtrain.Fit, oof string) error {
 	score := map[int]float64{}
 	for _, s := range fit.Calibration {
 		d := wins[s.Index].doc
@@ -433,6 +445,32 @@ func report(docs []doc, wins []window, fit *lrtrain.Fit) {
 	fmt.Println()
 	rel.Write(os.Stdout)
 	fmt.Println()
+	if oof == "" {
+		return nil
+	}
+	return writeOOF(oof, docs, score)
+}
+
+// writeOOF writes the out-of-fold score of every scored training text, in the order of docs,
+// one per line: source, id, language, kind, attack, words, score and the text (quoted).
+func writeOOF(name string, docs []doc, score map[int]float64) error {
+	f, err := os.Create(name)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(f)
+	for i, d := range docs {
+		p, ok := score[i]
+		if !ok {
+			continue
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%t\t%d\t%.4f\t%q\n", d.Source, d.ID, d.Lang, d.Kind, d.Attack, countWords(d.Text), p, d.Text)
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // labelHead fits the head of one label on the positive windows.
