@@ -175,7 +175,7 @@ func extendLeft(f *featurizer, labels []uint8) {
 		}
 		k := i - 1
 		for n := 0; n < 2 && k > 0 && f.info[k+1].gap == 0 && f.isWord(k) && f.info[k].caps != capAll &&
-			f.class(k)&ClsParticle != 0 && f.class(k)&^(ClsParticle|ClsFunction) == 0; n++ {
+			f.class(k)&ClsParticle != 0; n++ {
 			k--
 		}
 		if f.info[k+1].gap != 0 || labels[k] != O || !f.nameBefore(k) {

@@ -495,6 +495,8 @@ func TestExtendLeft(t *testing.T) {
 	b.Add("liu", Surname|Common)
 	b.Add("giovanni", Given)
 	b.Add("pieter", Given)
+	b.Add("khalid", Given)
+	b.Add("ich", Given)
 	b.Add("tell", Surname|Common)
 	b.Add("herren", Surname)
 	b.Add("princess", Given)
@@ -511,6 +513,8 @@ func TestExtendLeft(t *testing.T) {
 		{"Possessive", "of Panjiva's Riku Andou", []uint8{O, O, B, I}, []uint8{O, O, B, I}},
 		{"AlreadyTagged", "Giovanni Rossi", []uint8{B, I}, []uint8{B, I}},
 		{"AcrossLowerParticle", "voor Pieter de Groot .", []uint8{O, O, O, B}, []uint8{O, B, I, I}},
+		{"AcrossBin", "from Khalid bin Salman .", []uint8{O, O, O, B}, []uint8{O, B, I, I}},
+		{"IchBin", "ich bin Salman", []uint8{O, O, B}, []uint8{O, O, B}},
 	})
 }
 
