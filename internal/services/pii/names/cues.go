@@ -447,15 +447,13 @@ func (f *featurizer) markGreeted(labels []uint8) {
 // greeting reports whether token g is a greeting or thanks that opens a line or a sentence ("Hi",
 // "Dear", "Thanks"), or the part of the day after "Good" that does.
 func (f *featurizer) greeting(g int) bool {
-	opens := func(k int) bool { return f.info[k].gap&(GapStart|GapNewline|GapBlank|GapSent) != 0 }
-	lw := f.info[g].lw
-	switch {
-	case f.class(g)&ClsGreeting != 0 || thanksWords[lw]:
-		return opens(g)
-	case dayParts[lw]:
-		return g > 0 && f.info[g].gap == 0 && f.info[g-1].lw == fnv("good") && opens(g-1)
+	const opens = GapStart | GapNewline | GapBlank | GapSent
+	ti := &f.info[g]
+	if ti.gap&opens != 0 {
+		return f.class(g)&ClsGreeting != 0 || thanksWords[ti.lw]
 	}
-	return false
+	// Most words open nothing: the position is looked at before the lists.
+	return g > 0 && ti.gap == 0 && f.info[g-1].gap&opens != 0 && f.info[g-1].lw == fnv("good") && dayParts[ti.lw]
 }
 
 // greetedWord reports whether token k may be a word of the name after a greeting: written with an

@@ -336,6 +336,7 @@ type featurizer struct {
 	bits  uint
 	buf   []uint32
 	lower []byte
+	cased uint8 // usesCapitals' answer: 0 not yet asked, 1 no, 2 yes
 }
 
 func (f *featurizer) emit(t uint64, v uint64) {

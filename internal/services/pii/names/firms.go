@@ -224,14 +224,18 @@ func (f *featurizer) festive(i, j int) int {
 }
 
 // usesCapitals reports whether a word of the text other than the first of a sentence or line is
-// written with an initial capital.
+// written with an initial capital. It reads the text once, on the first call.
 func (f *featurizer) usesCapitals() bool {
-	for k := range f.info {
-		if f.isWord(k) && f.info[k].caps == capInit && f.info[k].gap&(GapStart|GapNewline|GapBlank|GapSent) == 0 {
-			return true
+	if f.cased == 0 {
+		f.cased = 1
+		for k := range f.info {
+			if f.isWord(k) && f.info[k].caps == capInit && f.info[k].gap&(GapStart|GapNewline|GapBlank|GapSent) == 0 {
+				f.cased = 2
+				break
+			}
 		}
 	}
-	return false
+	return f.cased == 2
 }
 
 // afterSpace reports whether token i is the first of the text or follows a space or line break
@@ -252,9 +256,10 @@ func (f *featurizer) afterCue(i int) bool {
 		(personTitles[f.info[i-1].lw] || f.class(i-1)&(ClsCue|ClsTitle|ClsGreeting|ClsClosing) != 0)
 }
 
-// determiners stand before nouns, not before names written in lower case: the possessives of the
-// eight languages. (Articles are left out: "fala com o joão", "ho visto la giulia".)
-var determiners = hashSet(`his her their my your our its sein seine seinen seinem ihr ihre ihren
+// possessiveWords stand before nouns, not before names written in lower case: the possessives of
+// the eight languages (possessives in cues.go is the English subset the give-verb rule needs).
+// Articles are left out: "fala com o joão", "ho visto la giulia".
+var possessiveWords = hashSet(`his her their my your our its sein seine seinen seinem ihr ihre ihren
 	ihrem mein meine meinen meinem dein deine son sa ses mon ma mes ton ta su sus mi mis tu tus suo
 	sua suoi mio mia zijn haar mijn jouw seu meu minha teu tua jego jej mój moja twój twoja`)
 
@@ -302,7 +307,6 @@ func dropNonPeople(f *featurizer, labels []uint8) {
 			firms[f.spanHash(k, k+1)] = true
 		}
 	}
-	cased := f.usesCapitals()
 	eachName(labels, func(i, j int) {
 		switch {
 		case f.titleTail(i, j), f.afterShipPrefix(i), f.atCorner(i), f.placeName(labels, i, j),
@@ -312,14 +316,15 @@ func dropNonPeople(f *featurizer, labels []uint8) {
 			// "the Montreal Victorias", "the Houston Chronicle": a team, a paper, a branch.
 			firms[f.spanHash(i, j)] = true
 			clear(labels[i:j])
-		case j == i+1 && cased && f.info[i].caps == capLower && f.info[i].gaz&Given == 0 && !f.afterCue(i) &&
-			f.afterSpace(i):
+		case j == i+1 && f.info[i].caps == capLower && f.info[i].gaz&Given == 0 && !f.afterCue(i) &&
+			f.afterSpace(i) && f.usesCapitals():
 			// "Ciao Nonna, ti voglio bene": a lone word in lower case that is at most a surname
 			// somewhere, in a text whose writer uses capitals. (In text all in lower case,
 			// "bártová began writing", it stays.)
 			clear(labels[i:j])
-		case f.info[i].caps == capLower && i > 0 && f.info[i].gap == 0 && determiners[f.info[i-1].lw]:
-			// "Jack lost his jack": a word in lower case after a possessive is a noun.
+		case f.info[i].caps == capLower && i > 0 && f.info[i].gap == 0 && possessiveWords[f.info[i-1].lw]:
+			// "Jack lost his jack", "my iban is…": a word in lower case after a possessive is a
+			// noun.
 			clear(labels[i:j])
 		case j == i+1 && familyWords[f.info[i].lw]:
 			// "Hallo Mama,", "Ciao Nonna": how one addresses family, not a name.
