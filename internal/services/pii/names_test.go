@@ -70,6 +70,7 @@ func TestName(t *testing.T) {
 		{"PlaceSubject", "Lisbon is a lovely city in spring.", nil},
 		{"ProductSubject", "Excel is a great tool for budgets.", nil},
 		{"Months", "The meeting moved from March to May.", nil},
+		{"ItsInLowerCaseChat", "hey its tomasz kowalski from the warsaw office", []string{"tomasz kowalski"}},
 		{"NounAfterPossessive", "Jack lost his jack on the highway.", []string{"Jack"}},
 		{"FamilyInChat", "Hallo Mama, ich komme später. Ciao Nonna, ti voglio bene. Hoi Opa!", nil},
 		{"HolidayGreetings", "Buon Natale e felice Anno Nuovo! Boas festas e um feliz Ano Novo! Frohe Weihnachten und einen guten Rutsch!", nil},

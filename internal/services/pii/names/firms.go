@@ -258,9 +258,10 @@ func (f *featurizer) afterCue(i int) bool {
 
 // possessiveWords stand before nouns, not before names written in lower case: the possessives of
 // the eight languages (possessives in cues.go is the English subset the give-verb rule needs).
-// Articles are left out: "fala com o joão", "ho visto la giulia".
-var possessiveWords = hashSet(`his her their my your our its sein seine seinen seinem ihr ihre ihren
-	ihrem mein meine meinen meinem dein deine son sa ses mon ma mes ton ta su sus mi mis tu tus suo
+// Articles are left out ("fala com o joão", "ho visto la giulia"), and so are "its" (chat for
+// "it's") and "ihr" (also "you").
+var possessiveWords = hashSet(`his her their my your our sein seine seinen seinem ihre ihren ihrem
+	mein meine meinen meinem dein deine son sa ses mon ma mes ton ta su sus mi mis tu tus suo
 	sua suoi mio mia zijn haar mijn jouw seu meu minha teu tua jego jej mój moja twój twoja`)
 
 // familyWords are what people call their parents, grandparents and bosses in chat ("Hallo

@@ -187,6 +187,7 @@ func TestDropNonPeopleChatWords(t *testing.T) {
 		{"AfterTitle", "Call Mr bene Now", []uint8{O, O, B, O}, []uint8{O, O, B, O}},
 		{"AfterPossessive", "Jack lost his jack .", []uint8{B, O, O, B}, []uint8{B, O, O, O}},
 		{"AfterArticle", "fala com o joão amanhã", []uint8{O, O, O, B, O}, []uint8{O, O, O, B, O}},
+		{"ItsInChat", "hey its tomasz kowalski from", []uint8{O, O, B, I, O}, []uint8{O, O, B, I, O}},
 		{"CapitalAfterPossessive", "I met his Anna", []uint8{O, O, O, B}, []uint8{O, O, O, B}},
 		{"Handle", "Reset it for Kim as anna.bene today", []uint8{O, O, O, O, O, O, B, O}, []uint8{O, O, O, O, O, O, B, O}},
 	})
