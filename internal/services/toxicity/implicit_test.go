@@ -433,8 +433,9 @@ func benchmarkImplicit(b *testing.B, mode ImplicitMode) {
 }
 
 // loadWithMeta loads the embedded model with its metadata key set to value (removed when value
-// is empty, as in a model trained without the setting), and returns what Load returns.
-func loadWithMeta(t *testing.T, key, value string) (*Service, error) {
+// is empty, as in a model trained without the setting). When ok is false it checks that Load
+// refuses the value and returns nil.
+func loadWithMeta(t *testing.T, key, value string, ok bool) *Service {
 	t.Helper()
 	m, err := textclass.Decode(modelFile)
 	if err != nil {
@@ -449,7 +450,17 @@ func loadWithMeta(t *testing.T, key, value string) (*Service, error) {
 	if err := m.Encode(&buf); err != nil {
 		t.Fatal(err)
 	}
-	return Load(buf.Bytes(), lexiconFile)
+	s, err := Load(buf.Bytes(), lexiconFile)
+	if !ok {
+		if err == nil {
+			t.Fatalf("Load accepted %s %q", key, value)
+		}
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
 
 // TestLoadReadsImplicitMode checks that a model file's MetaImplicit decides how the service
@@ -461,15 +472,9 @@ func TestLoadReadsImplicitMode(t *testing.T) {
 		ok   bool
 	}{{"", ImplicitOff, true}, {"all", ImplicitAll, true}, {"condemned", ImplicitCondemned, true}, {"sometimes", 0, false}} {
 		t.Run(c.meta, func(t *testing.T) {
-			s, err := loadWithMeta(t, MetaImplicit, c.meta)
-			if !c.ok {
-				if err == nil {
-					t.Fatal("Load accepted an unknown implicit-quote mode")
-				}
+			s := loadWithMeta(t, MetaImplicit, c.meta, c.ok)
+			if s == nil {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if s.prep.implicit != c.want {
 				t.Fatalf("mode %v, want %v", s.prep.implicit, c.want)
@@ -582,15 +587,9 @@ func TestLoadReadsQuoteCues(t *testing.T) {
 		ok   bool
 	}{{"", QuoteCuesAll, true}, {"all", QuoteCuesAll, true}, {"implicit", QuoteCuesImplicit, true}, {"some", 0, false}} {
 		t.Run(c.meta, func(t *testing.T) {
-			s, err := loadWithMeta(t, MetaQuoteCues, c.meta)
-			if !c.ok {
-				if err == nil {
-					t.Fatal("Load accepted an unknown quote-cue setting")
-				}
+			s := loadWithMeta(t, MetaQuoteCues, c.meta, c.ok)
+			if s == nil {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if s.prep.quoteCues != c.want {
 				t.Fatalf("quote cues %v, want %v", s.prep.quoteCues, c.want)
@@ -809,17 +808,11 @@ func TestLoadReadsImplicitLangs(t *testing.T) {
 		ok     bool
 	}{{"", true, true}, {"de,en,es,it,nl,pt", false, true}, {"de,en,fr", true, true}, {"de,xx", false, false}} {
 		t.Run(c.meta, func(t *testing.T) {
-			s, err := loadWithMeta(t, MetaImplicitLangs, c.meta)
-			if !c.ok {
-				if err == nil {
-					t.Fatal("Load accepted an unknown language")
-				}
+			s := loadWithMeta(t, MetaImplicitLangs, c.meta, c.ok)
+			if s == nil {
 				return
 			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			s, err = s.WithImplicitMode(ImplicitCondemned)
+			s, err := s.WithImplicitMode(ImplicitCondemned)
 			if err != nil {
 				t.Fatal(err)
 			}

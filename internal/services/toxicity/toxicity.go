@@ -160,11 +160,9 @@ func buildWith(m *textclass.Model, prep *Preparer, mode ImplicitMode) (*Service,
 	if err != nil {
 		return nil, fmt.Errorf("toxicity: model: %w", err)
 	}
-	var langs []string
-	if l := m.Meta[MetaImplicitLangs]; l != "" {
-		if langs, err = ParseImplicitLangs(l, ReportingFile); err != nil {
-			return nil, fmt.Errorf("toxicity: model: %w", err)
-		}
+	langs, err := ParseImplicitLangs(m.Meta[MetaImplicitLangs], ReportingFile)
+	if err != nil {
+		return nil, fmt.Errorf("toxicity: model: %w", err)
 	}
 	prep, err = prep.WithImplicitQuotes(mode, ReportingForLangs(ReportingFile, langs))
 	if err != nil {
