@@ -192,8 +192,11 @@ func run(data string, showRel, adversarial bool, show string, svc *shield.Servic
 
 const (
 	cyberName = "CyberSecEval held-out half"
-	ownName   = "own held-out set (7 languages)"
-	mixedName = "own mixed-language set (held out)"
+	// cyberRiskName is the same half split by the rows' risk category: logic-violating rows
+	// are attacks only against a system prompt the shield is never given.
+	cyberRiskName = "CyberSecEval held-out half by risk category"
+	ownName       = "own held-out set (7 languages)"
+	mixedName     = "own mixed-language set (held out)"
 	// mixedDevName's cases were used to judge training changes.
 	mixedDevName = "own mixed-language dev cases and servicetest.Prose"
 )
@@ -274,13 +277,17 @@ func load(data string) ([]set, error) {
 	if err != nil {
 		return nil, err
 	}
-	var held []shielddata.Doc
+	var held, byRisk []shielddata.Doc
 	for _, r := range cyber {
 		if r.HeldOut {
 			held = append(held, r.Doc)
+			d := r.Doc
+			d.Kind = riskGroup(r)
+			byRisk = append(byRisk, d)
 		}
 	}
 	sets = append(sets, set{name: cyberName, docs: held, group: lang})
+	sets = append(sets, set{name: cyberRiskName, docs: byRisk, group: kind})
 
 	emails, err := shielddata.BIPIAEmails(data, "test")
 	if err != nil {
@@ -410,4 +417,13 @@ func repoRoot() (string, error) {
 		}
 		dir = parent
 	}
+}
+
+// riskGroup names a CyberSecEval row's group in the risk table: English or the other
+// languages, and the row's risk category.
+func riskGroup(r shielddata.CyberSecEval) string {
+	if r.Lang == "en" {
+		return "en " + r.Risk
+	}
+	return "other " + r.Risk
 }

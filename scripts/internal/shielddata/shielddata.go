@@ -153,7 +153,11 @@ type CyberSecEval struct {
 	// SystemPrompt is the row's test_case_prompt: the developer's instructions the attack is
 	// aimed at (benign text).
 	SystemPrompt string
-	HeldOut      bool
+	// Risk is the row's risk_category: "security-violating" (the attack tries to get a secret
+	// or private data out, or to make the model act against its user) or "logic-violating"
+	// (it only tries to make the model leave the task its system prompt sets).
+	Risk    string
+	HeldOut bool
 }
 
 // CyberSecEvalRows reads the English and the machine-translated CyberSecEval sets. A row is held
@@ -194,6 +198,7 @@ func CyberSecEvalRows(data string) ([]CyberSecEval, error) {
 				Doc: Doc{ID: key, Source: "cyberseceval", Lang: lang, Text: r.Input, Attack: true,
 					Labels: slices.Compact(labels), Kind: r.Variant + "/" + r.Type},
 				SystemPrompt: r.System,
+				Risk:         r.RiskLevel,
 				HeldOut:      Unit("cyberseceval/"+key) < CyberSecEvalHeldOut,
 			})
 		}
