@@ -37,6 +37,7 @@ func TestName(t *testing.T) {
 		{"QuoteAttribution", "\"The delivery will be late,\" says Johnson.", []string{"Johnson"}},
 		{"LowerCaseBeforePronoun", "tell sarah i said hi", []string{"sarah"}},
 		{"LowerCaseBeforeWeekday", "fala com o joão amanhã", []string{"joão"}},
+		{"GermanGenitive", "Die Unterschrift Kochs fehlt noch auf dem Vertrag.", []string{"Kochs"}},
 		{"LowerCaseRunOn", "hola, soy maría josé y quería saber si el pedido llegó", []string{"maría josé"}},
 		{"GreetingCommonGivenName", "Hi Mark, the invoice is attached.", []string{"Mark"}},
 		{"GoodMorning", "Good morning Grace, quick question about the order.", []string{"Grace"}},

@@ -66,6 +66,7 @@ func addPeople(f *featurizer, labels []uint8) {
 	f.markGreeted(labels)
 	f.markInitials(labels)
 	f.markTitleLists(labels)
+	f.markGenitives(labels)
 	// "minister Thorbecke", "Außenminister Stresemann": one capitalised word after an office.
 	// Particles are not followed ("minister van Financiën" names a ministry).
 	for i := 1; i < len(labels); i++ {
@@ -472,4 +473,56 @@ func (f *featurizer) greetedWord(k int, first bool) bool {
 		return tk.gaz&Given != 0 || tk.gaz&Common == 0
 	}
 	return tk.gaz&(Given|Surname) != 0 || tk.gaz&Common == 0
+}
+
+// genitiveNotNames are stems the gazetteer knows as names whose genitive names something else:
+// a continent ("die Zukunft Europas") or a news agency ("der Bericht Reuters").
+var genitiveNotNames = hashSet(`europa afrika amerika asia reuter`)
+
+// headNoun reports whether token i can be the noun a genitive name follows: a capitalised word
+// inside a sentence ("Three Falcons" opens one) that is no article ("Eines Tages"), no name or lexicon word ("the Bowling Green
+// Falcons", "Atlanta Falcons") and has no adjective ending ("des Geheimen Raths").
+func (f *featurizer) headNoun(i int) bool {
+	if !f.isWord(i) || f.info[i].caps != capInit || f.class(i) != 0 || f.info[i].gaz&(Given|Surname) != 0 ||
+		f.info[i].gap&(GapStart|GapSent|GapBlank) != 0 || germanArticles[f.info[i].lw] {
+		return false
+	}
+	t := f.toks[i]
+	w := f.text[t.Start:t.End]
+	for _, end := range []string{"en", "em", "er", "es"} {
+		if strings.HasSuffix(w, end) {
+			return false
+		}
+	}
+	return true
+}
+
+// markGenitives makes a name of a capitalised word the gazetteer does not know that is a known
+// surname or given name with a genitive -s, right after the noun it belongs to: "die Mitteilung
+// Luthers", "die Zeit Beethovens", "aus dem ersten Buche Mosis" (German writes it without an
+// apostrophe). The stem must be no common word ("Bauers", "Winters") and no lexicon word.
+func (f *featurizer) markGenitives(labels []uint8) {
+	if f.gaz == nil {
+		return
+	}
+	for i := 1; i < len(labels); i++ {
+		ti := &f.info[i]
+		if labels[i] != O || !f.isWord(i) || ti.caps != capInit || ti.log || ti.gaz != 0 || ti.runes < 5 ||
+			ti.gap&(GapSent|GapNewline|GapColon|GapQuote|GapOpen) != 0 || f.class(i) != 0 ||
+			ti.gap != 0 || labels[i-1] != O || !f.headNoun(i-1) {
+			continue
+		}
+		t := f.toks[i]
+		f.lower = appendLower(f.lower[:0], f.text[t.Start:t.End])
+		w := f.lower
+		if w[len(w)-1] != 's' || w[len(w)-2] == 's' {
+			continue
+		}
+		stem := w[:len(w)-1]
+		fl := f.gaz.Flags(string(stem))
+		if fl&(Given|Surname) == 0 || fl&Common != 0 || lexicon[string(stem)] != 0 || genitiveNotNames[fnvBytes(stem)] {
+			continue
+		}
+		labels[i] = B
+	}
 }

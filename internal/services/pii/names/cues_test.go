@@ -122,3 +122,32 @@ func TestMarkGreeted(t *testing.T) {
 		{"AlreadyTagged", "Hi Mark Smith, hi", []uint8{O, B, I, O}, []uint8{O, B, I, O}},
 	})
 }
+
+func TestMarkGenitives(t *testing.T) {
+	b := NewGazetteerBuilder()
+	b.Add("luther", Given)
+	b.Add("chamberlain", Surname)
+	b.Add("bauer", Surname|Common)
+	b.Add("green", Given|Surname|Common)
+	b.Add("falcon", Surname)
+	b.Add("peter", Given)
+	b.Add("peters", Surname)
+	b.Add("glas", Surname)
+	b.Add("europa", Given)
+	checkRule(t, b.Build(), addPeople, []labelCase{
+		{"AfterNoun", "die Mitteilung Luthers bezieht", []uint8{O, O, O, O}, []uint8{O, O, B, O}},
+		{"OtherStem", "die Erklärung Chamberlains gegenüber", []uint8{O, O, O, O}, []uint8{O, O, B, O}},
+		{"CommonStem", "die Arbeit Bauers war", []uint8{O, O, O, O}, []uint8{O, O, O, O}},
+		{"KnownWord", "die Mitteilung Peters", []uint8{O, O, O}, []uint8{O, O, O}},
+		{"AfterArticle", "trotz des Luthers", []uint8{O, O, O}, []uint8{O, O, O}},
+		{"ArticleAtLineStart", "er sagte\nEines Luthers", []uint8{O, O, O, O}, []uint8{O, O, O, O}},
+		{"AfterAdjective", "des Geheimen Luthers", []uint8{O, O, O}, []uint8{O, O, O}},
+		{"AfterName", "the Bowling Green Falcons team", []uint8{O, O, O, O, O}, []uint8{O, O, O, O, O}},
+		{"SentenceStart", "It ended. Three Falcons came", []uint8{O, O, O, O, O}, []uint8{O, O, O, O, O}},
+		{"LowerCaseBefore", "nahm Luthers Bericht", []uint8{O, O, O}, []uint8{O, O, O}},
+		{"Comma", "die Mitteilung, Luthers", []uint8{O, O, O}, []uint8{O, O, O}},
+		{"DoubleS", "die Zeit Glass", []uint8{O, O, O}, []uint8{O, O, O}},
+		{"Continent", "die Zukunft Europas", []uint8{O, O, O}, []uint8{O, O, O}},
+		{"Tagged", "die Zeit Luthers", []uint8{O, O, B}, []uint8{O, O, B}},
+	})
+}

@@ -101,7 +101,7 @@ func (m *Model) TagAll(ctx context.Context, text string) (names, takenBack []Spa
 // labels tags every token of text greedily from left to right. It also returns, as labels, the
 // names that dropNonPeople took back.
 func (m *Model) labels(ctx context.Context, text string, toks []Token) (labels, back []uint8, err error) {
-	f := featurizer{text: text, toks: toks, bits: m.bits, buf: make([]uint32, 0, 64)}
+	f := featurizer{text: text, toks: toks, bits: m.bits, buf: make([]uint32, 0, 64), gaz: m.gaz}
 	f.info = analyse(text, toks, m.gaz, make([]byte, 0, 64))
 	labels = make([]uint8, len(toks))
 	seen := map[uint64]bool{}

@@ -408,7 +408,7 @@ func checkRule(t *testing.T, g *Gazetteer, rule func(*featurizer, []uint8), case
 			if len(toks) != len(tc.labels) {
 				t.Fatalf("%d tokens, %d labels", len(toks), len(tc.labels))
 			}
-			f := featurizer{text: tc.text, toks: toks}
+			f := featurizer{text: tc.text, toks: toks, gaz: g}
 			f.info = analyse(tc.text, toks, g, nil)
 			got := slices.Clone(tc.labels)
 			rule(&f, got)
