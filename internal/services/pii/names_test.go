@@ -63,6 +63,7 @@ func TestName(t *testing.T) {
 		{"FirmOfSurnames", "Lopez, Santos and Coleman is a design agency based in Leeds.", nil},
 		{"FirmInSignature", "Best,\nPeter Novak\nMarshall, Hernandez and Simpson\n12 Baker Street", []string{"Peter Novak"}},
 		{"FirmWord", "Wolfram Research is based in Illinois; so is Thomas and Sons.", nil},
+		{"Building", "Die Hochzeit ist in der Villa Borghese, das Essen in der Trattoria Mario.", nil},
 		{"PrincessRoyal", "The Princess Royal arrived at Heathrow this morning.", nil},
 		{"ShipAddress", "Ship it to USNS Bergman, FPO AP 93757.", nil},
 		{"StreetCorner", "Meet me at the corner of Main Street and Elisabeth Parks.", nil},

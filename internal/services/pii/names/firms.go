@@ -310,7 +310,7 @@ func dropNonPeople(f *featurizer, labels []uint8) {
 	}
 	eachName(labels, func(i, j int) {
 		switch {
-		case f.titleTail(i, j), f.afterShipPrefix(i), f.atCorner(i), f.placeName(labels, i, j),
+		case f.titleTail(i, j), f.afterShipPrefix(i), f.afterBuilding(labels, i, j), f.atCorner(i), f.placeName(labels, i, j),
 			f.regionOfTown(labels, i, j):
 			clear(labels[i:j])
 		case f.afterPlace(labels, i):
@@ -498,6 +498,21 @@ func (f *featurizer) capital(i int) bool {
 // Royal").
 func (f *featurizer) titleTail(i, j int) bool {
 	return j == i+1 && i > 0 && titleTails[f.info[i].lw] && f.info[i].gap == 0 && titleHeads[f.info[i-1].lw]
+}
+
+// buildingHeads begin the names of houses, inns, shops and halls, which are often named after
+// people: "Villa Wieser", "Palazzo Doria", "Gasthaus Engl", "Hotel Adlon", "Café Sacher",
+// "Salone Erna", "Trattoria Da Mario".
+var buildingHeads = hashSet(`villa palazzo palais palast schloss schloß castello château chateau
+	kasteel gasthaus gasthof wirtshaus hotel pension albergo hostal café cafe caffè caffe restaurant
+	ristorante trattoria pizzeria osteria taverna brasserie bistro salone salon teatro théâtre
+	theater theatre kino cinema galerie galleria`)
+
+// afterBuilding reports whether the name starts with, or right after, a capitalised word that
+// begins the name of a building, an inn or a shop: "Villa Wieser", "Gasthaus Engl".
+func (f *featurizer) afterBuilding(labels []uint8, i, j int) bool {
+	head := func(k int) bool { return f.isWord(k) && f.info[k].caps == capInit && buildingHeads[f.info[k].lw] }
+	return j > i+1 && head(i) || i > 0 && f.info[i].gap == 0 && labels[i-1] == O && head(i-1)
 }
 
 // afterShipPrefix reports whether the name starts with, or right after, a ship prefix written in

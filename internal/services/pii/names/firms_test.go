@@ -192,3 +192,16 @@ func TestDropNonPeopleChatWords(t *testing.T) {
 		{"Handle", "Reset it for Kim as anna.bene today", []uint8{O, O, O, O, O, O, B, O}, []uint8{O, O, O, O, O, O, B, O}},
 	})
 }
+
+func TestDropNonPeopleBuildings(t *testing.T) {
+	g := NewGazetteerBuilder().Build()
+	checkRule(t, g, dropNonPeople, []labelCase{
+		{"Inside", "aus Villa Catarina , Alois", []uint8{O, B, I, O}, []uint8{O, O, O, O}},
+		{"Before", "im Gasthaus Engl wohnt", []uint8{O, O, B, O}, []uint8{O, O, O, O}},
+		{"Hotel", "at Hotel Adlon tonight", []uint8{O, O, B, O}, []uint8{O, O, O, O}},
+		{"Alone", "the Villa is", []uint8{O, B, O}, []uint8{O, B, O}},
+		{"SurnameVilla", "I met Ana Villa today", []uint8{O, O, B, I, O}, []uint8{O, O, B, I, O}},
+		{"LowerCaseHead", "la villa Anna", []uint8{O, O, B}, []uint8{O, O, B}},
+		{"CommaBetween", "at the Hotel , Anna said", []uint8{O, O, O, B, O}, []uint8{O, O, O, B, O}},
+	})
+}
