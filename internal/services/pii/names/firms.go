@@ -264,6 +264,46 @@ var possessiveWords = hashSet(`his her their my your our sein seine seinen seine
 	mein meine meinen meinem dein deine son sa ses mon ma mes ton ta su sus mi mis tu tus suo
 	sua suoi mio mia zijn haar mijn jouw seu meu minha teu tua jego jej mój moja twój twoja`)
 
+// ordinaryNames are everyday words of the eight languages that the name lists also know as given
+// names or surnames: numbers, colours, virtues, flowers, stars, feelings. Written in lower case,
+// they are the words.
+var ordinaryNames = hashSet(`otto primo secondo quinto serena sereno bella vera felice stella rosa
+	gioia speranza luce fiore aurora marina celeste bianca viola grazia pace gemma perla gentile
+	costanza fedele giusto libero massimo vittoria santa bruno nero leone lupo orso sole franco
+	blanca esperanza cruz paz luz sol mar dolores pilar soledad consuelo amparo gloria victoria
+	alegría caridad clemente modesto pura reyes santos nieves flor alba estrella paloma justo
+	socorro remedios milagros salvador domingo glória vitória graça esperança estrela branca
+	clara dores milagres claire rose constance prudence patience blanche félicité espérance
+	grâce victoire aurore céleste marine violette olive perle ange désirée modeste juste franc
+	clément fidèle reine fleur étoile colombe ernst frank braun schwarz weiss weiß klein lang
+	jung kurz frei stark reich fröhlich fromm kühn froh wild roos jong groot zwart bruin vos
+	nadzieja wiktoria róża wiara ginger sandy rusty amber ruby pearl ivy holly daisy violet
+	hope faith joy grace mark`)
+
+// ordinaryWords reports whether the name i..j is made of everyday words: each a lower-case word
+// of ordinaryNames or a word that is no name or also a common word ("sono le otto", "Ho otto
+// anni"), at least one of the first kind, and not after a word that introduces a
+// name ("mi chiamo serena", "ciao serena", "soy esperanza"). "Ciao Serena" (a
+// capital) and "soy esperanza garcía" (a surname) stay.
+func (f *featurizer) ordinaryWords(i, j int) bool {
+	ordinary := false
+	for k := i; k < j; k++ {
+		tk := &f.info[k]
+		switch {
+		case tk.caps == capLower && ordinaryNames[tk.lw]:
+			ordinary = true
+		case tk.gaz&(Given|Surname) != 0 && tk.gaz&Common == 0:
+			return false
+		}
+	}
+	return ordinary && !f.afterCue(i) && (i == 0 || !iAm[f.info[i-1].lw] || !ordinaryNames[f.info[i].lw])
+}
+
+// iAm are the words for "I am" that the lexicon's cues leave out because they also mean "they
+// are" or "I follow": before an everyday word that is also a name, they introduce the name
+// ("soy esperanza", "sono serena").
+var iAm = hashSet(`soy sou sono suis ben jestem`)
+
 // familyWords are what people call their parents, grandparents and bosses in chat ("Hallo
 // Mama,", "Ciao Nonna", "Hi Boss"); the name lists know some of them as names somewhere.
 var familyWords = hashSet(`mama mami mamá mamma mammina mom mommy mum mummy maman mãe mamãe mamo
@@ -326,6 +366,10 @@ func dropNonPeople(f *featurizer, labels []uint8) {
 		case f.info[i].caps == capLower && i > 0 && f.info[i].gap == 0 && possessiveWords[f.info[i-1].lw]:
 			// "Jack lost his jack", "my iban is…": a word in lower case after a possessive is a
 			// noun.
+			clear(labels[i:j])
+		case f.ordinaryWords(i, j):
+			// "la giornata è serena", "sono le otto", "la camisa es blanca": everyday words
+			// that are also given names, written in lower case as words are.
 			clear(labels[i:j])
 		case j == i+1 && familyWords[f.info[i].lw]:
 			// "Hallo Mama,", "Ciao Nonna": how one addresses family, not a name.

@@ -205,3 +205,23 @@ func TestDropNonPeopleBuildings(t *testing.T) {
 		{"CommaBetween", "at the Hotel , Anna said", []uint8{O, O, O, B, O}, []uint8{O, O, O, B, O}},
 	})
 }
+
+func TestDropNonPeopleOrdinaryWords(t *testing.T) {
+	b := NewGazetteerBuilder()
+	b.Add("serena", Given|Surname)
+	b.Add("otto", Given|Surname)
+	b.Add("le", Given|Surname|Common)
+	b.Add("rossi", Surname)
+	b.Add("ciao", Common)
+	checkRule(t, b.Build(), dropNonPeople, []labelCase{
+		{"Adjective", "la giornata è serena e", []uint8{O, O, O, B, O}, []uint8{O, O, O, O, O}},
+		{"Number", "sono le otto , dove", []uint8{O, B, I, O}, []uint8{O, O, O, O}},
+		{"NumberAfterIAmKept", "sono otto anni", []uint8{O, B, O}, []uint8{O, B, O}},
+		{"CommonNameInside", "Ho otto anni", []uint8{B, I, I}, []uint8{O, O, O}},
+		{"Capitalised", "la giornata è Serena e", []uint8{O, O, O, B, O}, []uint8{O, O, O, B, O}},
+		{"WithSurname", "con serena rossi ieri", []uint8{O, B, I, O}, []uint8{O, B, I, O}},
+		{"AfterGreeting", "ciao serena , come", []uint8{O, B, O}, []uint8{O, B, O}},
+		{"AfterIAm", "sono serena , la", []uint8{O, B, O}, []uint8{O, B, O}},
+		{"OtherName", "ho visto giulia ieri", []uint8{O, O, B, O}, []uint8{O, O, B, O}},
+	})
+}
