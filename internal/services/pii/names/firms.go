@@ -350,7 +350,8 @@ func dropNonPeople(f *featurizer, labels []uint8) {
 	}
 	eachName(labels, func(i, j int) {
 		switch {
-		case f.titleTail(i, j), f.afterShipPrefix(i), f.afterBuilding(labels, i, j), f.atCorner(i), f.placeName(labels, i, j),
+		case f.titleTail(i, j), f.afterShipPrefix(i), f.afterBuilding(labels, i, j), f.afterEvent(labels, i, j),
+			f.atCorner(i), f.placeName(labels, i, j),
 			f.regionOfTown(labels, i, j):
 			clear(labels[i:j])
 		case f.afterPlace(labels, i):
@@ -555,7 +556,29 @@ var buildingHeads = hashSet(`villa palazzo palais palast schloss schloß castell
 // afterBuilding reports whether the name starts with, or right after, a capitalised word that
 // begins the name of a building, an inn or a shop: "Villa Wieser", "Gasthaus Engl".
 func (f *featurizer) afterBuilding(labels []uint8, i, j int) bool {
-	head := func(k int) bool { return f.isWord(k) && f.info[k].caps == capInit && buildingHeads[f.info[k].lw] }
+	return f.afterHead(labels, i, j, buildingHeads, capInit)
+}
+
+// eventHeads begin the names of storms, weather systems and military operations, which are
+// given people's names: "Hurricane Katrina", "l'ouragan Irma", "Sturmtief Sabine", "Tief
+// Bernd", "Operation Barbarossa".
+var eventHeads = hashSet(`hurricane typhoon cyclone storm ouragan tempête cyclone huracán huracan
+	tormenta borrasca ciclón tifón uragano ciclone tempesta tifone furacão furacao tempestade
+	ciclone tufão orkaan storm sturm orkan sturmtief tief hoch taifun zyklon operation opération
+	operación operazione operação operatie unternehmen l'ouragan l'opération l'uragano
+	l'operazione`)
+
+// afterEvent reports whether the name starts with, or right after, a word that begins the name
+// of a storm or an operation, written with a capital or in lower case ("el huracán Irma"). A
+// person named Storm loses the name ("Storm Reid"): storms are named far more often.
+func (f *featurizer) afterEvent(labels []uint8, i, j int) bool {
+	return f.afterHead(labels, i, j, eventHeads, capInit) || f.afterHead(labels, i, j, eventHeads, capLower)
+}
+
+// afterHead reports whether the name i..j starts with a word of heads written with caps,
+// followed by more of the name, or follows such a word, outside any name, one space apart.
+func (f *featurizer) afterHead(labels []uint8, i, j int, heads map[uint64]bool, caps uint8) bool {
+	head := func(k int) bool { return f.isWord(k) && f.info[k].caps == caps && heads[f.info[k].lw] }
 	return j > i+1 && head(i) || i > 0 && f.info[i].gap == 0 && labels[i-1] == O && head(i-1)
 }
 

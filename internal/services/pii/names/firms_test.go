@@ -225,3 +225,17 @@ func TestDropNonPeopleOrdinaryWords(t *testing.T) {
 		{"OtherName", "ho visto giulia ieri", []uint8{O, O, B, O}, []uint8{O, O, B, O}},
 	})
 }
+
+func TestDropNonPeopleEvents(t *testing.T) {
+	g := NewGazetteerBuilder().Build()
+	checkRule(t, g, dropNonPeople, []labelCase{
+		{"Inside", "Hurricane Katrina struck", []uint8{B, I, O}, []uint8{O, O, O}},
+		{"Before", "Operation Barbarossa began", []uint8{O, B, O}, []uint8{O, O, O}},
+		{"LowerCaseHead", "el huracán Irma llegó", []uint8{O, O, B, O}, []uint8{O, O, O, O}},
+		{"Elided", "L'ouragan Irma a", []uint8{O, B, O}, []uint8{O, O, O}},
+		{"GermanWeather", "Tief Bernd bringt", []uint8{O, B, O}, []uint8{O, O, O}},
+		{"HeadAlone", "the Hurricane was", []uint8{O, B, O}, []uint8{O, B, O}},
+		{"CommaBetween", "the storm , Katrina said", []uint8{O, O, B, O}, []uint8{O, O, B, O}},
+		{"Person", "tell Katrina that", []uint8{O, B, O}, []uint8{O, B, O}},
+	})
+}
