@@ -383,6 +383,11 @@ func dropNonPeople(f *featurizer, labels []uint8) {
 			if k < j {
 				labels[k] = B
 			}
+		case f.inBrand(i, j):
+			// "a Calvin Klein jacket", "my Charles Schwab account": the brand, wherever else it
+			// stands in the text.
+			firms[f.spanHash(i, j)] = true
+			clear(labels[i:j])
 		case f.afterCommonCapital(i, j):
 			// "Classic Lotto", "Garage Rock": a capitalised phrase, wherever it stands.
 			firms[f.spanHash(i, j)] = true
