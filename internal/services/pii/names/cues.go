@@ -73,7 +73,7 @@ func addPeople(f *featurizer, labels []uint8) {
 		if labels[i] != O || f.info[i].gap != 0 {
 			continue
 		}
-		if f.nameLike(i) {
+		if f.nameLike(i) || f.givenPlace(i) {
 			if f.roleTitle(i - 1) {
 				labels[i] = B
 			}
@@ -322,6 +322,14 @@ func (f *featurizer) nameLike(i int) bool {
 	}
 	ti := &f.info[i]
 	return ti.caps == capInit && !ti.log && ti.gaz&Common == 0 && f.class(i) == 0
+}
+
+// givenPlace reports whether token i is a place the lexicon knows that is also a given name, with
+// an initial capital: after an office or a rank it is the name ("prinses Charlotte", "koningin
+// Victoria").
+func (f *featurizer) givenPlace(i int) bool {
+	ti := &f.info[i]
+	return f.isWord(i) && ti.caps == capInit && !ti.log && ti.gaz&Given != 0 && f.class(i) == ClsPlace
 }
 
 // markBefore makes the one or two name-like words from token i on a name when the word after

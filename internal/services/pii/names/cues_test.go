@@ -77,6 +77,7 @@ func TestTitleLists(t *testing.T) {
 func TestRoleTitles(t *testing.T) {
 	b := NewGazetteerBuilder()
 	b.Add("tafel", Common)
+	b.Add("charlotte", Given)
 	checkRule(t, b.Build(), addPeople, []labelCase{
 		{"LowerCaseDutch", "de minister Thorbecke sprak", []uint8{O, O, O, O}, []uint8{O, O, B, O}},
 		{"GermanCompound", "Außenminister Stresemann erklärte", []uint8{O, O, O}, []uint8{O, B, O}},
@@ -85,6 +86,8 @@ func TestRoleTitles(t *testing.T) {
 		{"Particle", "minister van Financiën", []uint8{O, O, O}, []uint8{O, O, O}},
 		{"CommonWord", "minister Tafel", []uint8{O, O}, []uint8{O, O}},
 		{"Place", "minister Frankrijk", []uint8{O, O}, []uint8{O, O}},
+		{"PlaceThatIsGivenName", "met prinses Charlotte huwde", []uint8{O, O, O, O}, []uint8{O, O, B, O}},
+		{"PlaceThatIsGivenNameAlone", "naar Charlotte reisde", []uint8{O, O, O}, []uint8{O, O, O}},
 		{"AfterComma", "der Minister, Stresemann", []uint8{O, O, O}, []uint8{O, O, O}},
 		{"ShortCompound", "Exminister Stresemann", []uint8{O, O}, []uint8{O, B}},
 		{"RoleParticle", "generaal de Chazal sprak", []uint8{O, O, O, O}, []uint8{O, B, I, O}},
