@@ -39,6 +39,7 @@ func TestName(t *testing.T) {
 		{"LowerCaseBeforeWeekday", "fala com o joão amanhã", []string{"joão"}},
 		{"EverydayWordIntroduced", "soy esperanza y quería saber del pedido", []string{"esperanza"}},
 		{"RoyalGivenNameIsPlace", "de brief van koningin Victoria kwam gisteren", []string{"Victoria"}},
+		{"CabinetOfItsHead", "Das Kabinett Scholz plant neue Steuern.", []string{"Scholz"}},
 		{"GermanGenitive", "Die Unterschrift Kochs fehlt noch auf dem Vertrag.", []string{"Kochs"}},
 		{"LowerCaseRunOn", "hola, soy maría josé y quería saber si el pedido llegó", []string{"maría josé"}},
 		{"GreetingCommonGivenName", "Hi Mark, the invoice is attached.", []string{"Mark"}},

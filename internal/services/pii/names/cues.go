@@ -179,7 +179,9 @@ func (f *featurizer) surnameLike(i int) bool {
 var roleParticles = hashSet(`de von`)
 
 // roleStems are offices and ranks that stand before a surname in newspaper prose: "minister
-// Thorbecke", "generaal Chazal", "Außenminister Stresemann", "Oberlandjäger Köster". German and
+// Thorbecke", "generaal Chazal", "Außenminister Stresemann", "Oberlandjäger Köster"; and the
+// cabinets named after their heads: "het kabinet Rutte", "das Kabinett Scholz", "il governo
+// Meloni". German and
 // Dutch build compounds on them ("Reichsaußenminister", "oud-burgemeester"), so a word counts
 // when it ends in one.
 var roleStems = hashSet(`minister präsident president kanzler direktor directeur kommissär
@@ -192,7 +194,8 @@ var roleStems = hashSet(`minister präsident president kanzler direktor directeu
 	advokaat avocat dokter docteur ministre maréchal maarschalk feldmarschall admiral admiraal
 	amiral kaiser keizer empereur kaiserin keizerin impératrice könig koning roi königin koningin
 	reine prinz prins prinzessin prinses princesse herzog hertog graf graaf gräfin gravin comte
-	comtesse baron baronin barones baronne jäger aufseher kaufmann kaufmannes koopman négociant`)
+	comtesse baron baronin barones baronne jäger aufseher kaufmann kaufmannes koopman négociant
+	kabinet kabinett cabinet ministerie gouvernement governo gobierno regering regierung`)
 
 // maxRoleStem is the length in bytes of the longest of roleStems.
 const maxRoleStem = len("repräsentanten")
