@@ -29,7 +29,7 @@ var firmWords = hashSet(`inc incorporated ltd llc llp plc corp corporation co gm
 	labs laboratories analytics research investments investment capital ventures industries
 	enterprises foundation institute university orchestra records studios airlines insurance
 	pharmaceuticals logistics motors media networks communications publishing properties design
-	designs productions entertainment pictures
+	designs productions entertainment pictures project
 	sons brothers bros söhne soehne fils frères freres hijos hermanos figli fratelli filhos irmãos
 	zonen gebroeders gebr`)
 
@@ -66,15 +66,17 @@ var articles = hashSet(`a an ein eine einer un une una un' uno een um uma`)
 var phraseEnds = hashSet(`based headquartered founded located specialising specializing
 	that which with from in of for and mit aus in qui que con de di da van met uit`)
 
-// placeTails end the names of buildings, institutions, trophies, events, papers, shows and lines,
-// which are often named after people: "Carnegie Hall", "the Alfred Phillips House", "the Stanley
-// Cup", "Paxton Carnegie Public Library", "Movement Bodyboarding Magazine", "the Alton Light
-// Railway". Words that are also surnames (Post, Masters) are left out.
+// placeTails end the names of buildings, institutions, trophies, events, papers, shows, lines,
+// laws and doctrines, which are often named after people: "Carnegie Hall", "the Alfred Phillips
+// House", "the Stanley Cup", "Paxton Carnegie Public Library", "Movement Bodyboarding Magazine",
+// "the Alton Light Railway", "the Monroe Doctrine", "the Marshall Plan". Words that are also
+// surnames (Post, Masters) are left out.
 var placeTails = hashSet(`library museum theatre theater stadium arena airport station tower cup
 	trophy award awards prize memorial cathedral school schoolhouse college university hospital
 	institute center centre hotel building house hall park bridge federation association society
 	league club festival fest magazine journal review gazette herald tribune chronicle times news
-	tour video series show championship championships games railway railroad lines airways`)
+	tour video series show championship championships games railway railroad lines airways
+	doctrine act plan treaty amendment accord accords protocol`)
 
 // regions are the states and provinces that follow a town's name after a comma ("Cary, North
 // Carolina", "Paxton, Illinois"): those of the United States, Canada and Australia, written out
@@ -143,9 +145,11 @@ var placePrepositions = hashSet(`in at from to near into across via aus nach von
 	à au aux en de dans depuis vers en desde hacia cerca a da di dal nel em no na do para
 	uit naar bij te op van`)
 
-// eponymNouns follow, in lower case, the name of a prize named after someone: "Seven Nobel
-// laureates", "the Pulitzer prize".
-var eponymNouns = hashSet(`laureate laureates prize prizes`)
+// eponymNouns follow, in lower case, the name of a prize, a disease or a law of science named
+// after someone: "Seven Nobel laureates", "the Pulitzer prize", "Parkinson's disease", "Bayes'
+// theorem".
+var eponymNouns = hashSet(`laureate laureates prize prizes disease diseases syndrome law theorem
+	principle paradox conjecture lemma equation equations constant lymphoma`)
 
 // beforeEponymNoun reports whether one of eponymNouns, in lower case, follows token j-1, the
 // last of a name, one space apart.

@@ -239,3 +239,17 @@ func TestDropNonPeopleEvents(t *testing.T) {
 		{"Person", "tell Katrina that", []uint8{O, B, O}, []uint8{O, B, O}},
 	})
 }
+
+func TestDropNonPeopleEponyms(t *testing.T) {
+	g := NewGazetteerBuilder().Build()
+	checkRule(t, g, dropNonPeople, []labelCase{
+		{"Disease", "with Parkinson's disease in", []uint8{O, B, O, O}, []uint8{O, O, O, O}},
+		{"PossessiveOnly", "Parkinson's disease . Parkinson said", []uint8{B, O, B, O}, []uint8{O, O, B, O}},
+		{"Law", "by Murphy's law", []uint8{O, B, O}, []uint8{O, O, O}},
+		{"Doctrine", "the Monroe Doctrine opposed", []uint8{O, B, I, O}, []uint8{O, O, O, O}},
+		{"Plan", "the Marshall Plan helped", []uint8{O, B, I, O}, []uint8{O, O, O, O}},
+		{"Project", "The Alan Parsons Project released", []uint8{O, B, I, O, O}, []uint8{O, O, O, O, O}},
+		{"Person", "Parkinson said", []uint8{B, O}, []uint8{B, O}},
+		{"CapitalisedNoun", "Parkinson's Disease was", []uint8{B, O, O}, []uint8{B, O, O}},
+	})
+}
