@@ -40,6 +40,7 @@ func TestName(t *testing.T) {
 		{"EverydayWordIntroduced", "soy esperanza y quería saber del pedido", []string{"esperanza"}},
 		{"RoyalGivenNameIsPlace", "de brief van koningin Victoria kwam gisteren", []string{"Victoria"}},
 		{"CabinetOfItsHead", "Das Kabinett Scholz plant neue Steuern.", []string{"Scholz"}},
+		{"GivenNameAfterWith", "lavoro con Federico da due anni, el regalo es para Mateo.", []string{"Federico", "Mateo"}},
 		{"GermanGenitive", "Die Unterschrift Kochs fehlt noch auf dem Vertrag.", []string{"Kochs"}},
 		{"LowerCaseRunOn", "hola, soy maría josé y quería saber si el pedido llegó", []string{"maría josé"}},
 		{"GreetingCommonGivenName", "Hi Mark, the invoice is attached.", []string{"Mark"}},

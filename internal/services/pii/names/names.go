@@ -134,6 +134,7 @@ func (m *Model) labels(ctx context.Context, text string, toks []Token) (labels, 
 	joinAdjacent(&f, labels)
 	extendLeft(&f, labels)
 	markKnownPairs(&f, labels)
+	markLoneGiven(&f, labels)
 	fillLists(&f, labels)
 	trimTail(&f, labels)
 	dropHollow(&f, labels)
@@ -214,6 +215,30 @@ func markKnownPairs(f *featurizer, labels []uint8) {
 		i = j
 	}
 }
+
+// markLoneGiven makes a name of one capitalised word the tagger left out when the gazetteer knows
+// it as a given name and not as a common word, and it stands alone inside a sentence after a word
+// in lower case: "lavoro con Federico da due anni", "I asked Maria about the refund". Lexicon
+// words (places, organisations, titles...) are never taken, nor a word next to another
+// capitalised one.
+func markLoneGiven(f *featurizer, labels []uint8) {
+	for i := 1; i < len(labels); i++ {
+		ti := &f.info[i]
+		if labels[i] != O || !f.isWord(i) || ti.caps != capInit || ti.log || ti.runes < 3 || ti.gaz&Given == 0 ||
+			ti.gaz&Common != 0 || f.class(i) != 0 || ti.gap != 0 || !f.isWord(i-1) || f.info[i-1].caps != capLower ||
+			labels[i-1] != O || !withWords[f.info[i-1].lw] {
+			continue
+		}
+		if i+1 < len(labels) && f.info[i+1].gap == 0 && f.capital(i+1) {
+			continue
+		}
+		labels[i] = B
+	}
+}
+
+// withWords are "with" and "for" in the eight languages: a given name after them is a person
+// ("lavoro con Federico", "ein Termin für Kurt").
+var withWords = hashSet(`with for con para avec pour mit für met voor com z ze dla`)
 
 // nameBefore reports whether token k may be added to the front of the name after it (see
 // extendLeft).

@@ -537,3 +537,20 @@ func TestMarkKnownPairs(t *testing.T) {
 		{"Tagged", "Sanne Jansen", []uint8{B, O}, []uint8{B, O}},
 	})
 }
+
+func TestMarkLoneGiven(t *testing.T) {
+	b := NewGazetteerBuilder()
+	b.Add("federico", Given|Surname)
+	b.Add("bill", Given|Common)
+	b.Add("rossi", Surname)
+	checkRule(t, b.Build(), markLoneGiven, []labelCase{
+		{"With", "lavoro con Federico da", []uint8{O, O, O, O}, []uint8{O, O, B, O}},
+		{"For", "a table for Federico and", []uint8{O, O, O, O, O}, []uint8{O, O, O, B, O}},
+		{"CommonWord", "I went with Bill to", []uint8{O, O, O, O, O}, []uint8{O, O, O, O, O}},
+		{"SurnameOnly", "lavoro con Rossi da", []uint8{O, O, O, O}, []uint8{O, O, O, O}},
+		{"OtherWord", "lavoro e Federico da", []uint8{O, O, O, O}, []uint8{O, O, O, O}},
+		{"CapitalisedBefore", "Mit Federico da", []uint8{O, O, O}, []uint8{O, O, O}},
+		{"LongerPhrase", "con Federico Rossi da", []uint8{O, O, O, O}, []uint8{O, O, O, O}},
+		{"Comma", "con, Federico da", []uint8{O, O, O}, []uint8{O, O, O}},
+	})
+}
