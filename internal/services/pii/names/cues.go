@@ -67,6 +67,7 @@ func addPeople(f *featurizer, labels []uint8) {
 	f.markInitials(labels)
 	f.markTitleLists(labels)
 	f.markGenitives(labels)
+	f.markPolishCases(labels)
 	// "minister Thorbecke", "Außenminister Stresemann": one capitalised word after an office.
 	// Particles are not followed ("minister van Financiën" names a ministry).
 	for i := 1; i < len(labels); i++ {
@@ -535,5 +536,56 @@ func (f *featurizer) markGenitives(labels []uint8) {
 			continue
 		}
 		labels[i] = B
+	}
+}
+
+// polishEndings are the case endings of Polish given names and surnames, each with the ending of
+// the nominative that replaces it: "Krzysztofem" is "Krzysztof", "Kasią" and "Kasię" are
+// "Kasia", "Zosi" is "Zosia", "Nowakiem" is "Nowak", "Lewandowskiego" is "Lewandowski",
+// "Kowalskiej" is "Kowalska". Longer endings come first.
+var polishEndings = [][2]string{
+	{"skiego", "ski"}, {"skiemu", "ski"}, {"skim", "ski"}, {"ckiego", "cki"}, {"ckiemu", "cki"},
+	{"ckim", "cki"}, {"skiej", "ska"}, {"ckiej", "cka"}, {"kiem", "k"}, {"giem", "g"},
+	{"owi", ""}, {"em", ""}, {"ą", "a"}, {"ę", "a"}, {"i", "ia"}, {"a", ""},
+}
+
+// polishLetters are the letters only Polish writes among the languages the service reads.
+const polishLetters = "ąćęłńśźżĄĆĘŁŃŚŹŻ"
+
+// polishStreets stand before streets and squares named after people, in the genitive: "ul.
+// Więckowskiego", "al. Mickiewicza", "plac Piłsudskiego".
+var polishStreets = hashSet(`ul ulica ulicy al aleja alei pl plac placu os osiedle rondo ronda most mostu`)
+
+// markPolishCases makes a name of a capitalised word the name lists do not know whose Polish
+// nominative they know as a given name or surname and not as a common word: "z Krzysztofem
+// Nowakiem", "z Kasią", "dla Zosi". The lists hold names in the nominative only. Only a text
+// with a letter only Polish writes is read this way: elsewhere "Ottoman" would be "Ottom".
+func (f *featurizer) markPolishCases(labels []uint8) {
+	if f.gaz == nil || !strings.ContainsAny(f.text, polishLetters) {
+		return
+	}
+	for i := 0; i < len(labels); i++ {
+		ti := &f.info[i]
+		if labels[i] != O || !f.isWord(i) || ti.caps != capInit || ti.log || ti.gaz != 0 || ti.runes < 4 || f.class(i) != 0 ||
+			i > 0 && polishStreets[f.info[i-1].lw] {
+			continue
+		}
+		t := f.toks[i]
+		f.lower = appendLower(f.lower[:0], f.text[t.Start:t.End])
+		w := string(f.lower)
+		for _, e := range polishEndings {
+			base, ok := strings.CutSuffix(w, e[0])
+			if !ok || len(base) < 2 {
+				continue
+			}
+			fl := f.gaz.Flags(base + e[1])
+			if fl&(Given|Surname) != 0 && fl&Common == 0 && lexicon[base+e[1]] == 0 {
+				labels[i] = B
+				if i > 0 && labels[i-1] != O && f.info[i].gap == 0 {
+					labels[i] = I
+				}
+			}
+			break
+		}
 	}
 }

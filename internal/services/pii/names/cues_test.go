@@ -157,3 +157,28 @@ func TestMarkGenitives(t *testing.T) {
 		{"Tagged", "die Zeit Luthers", []uint8{O, O, B}, []uint8{O, O, B}},
 	})
 }
+
+func TestMarkPolishCases(t *testing.T) {
+	b := NewGazetteerBuilder()
+	b.Add("krzysztof", Given)
+	b.Add("nowak", Surname)
+	b.Add("kasia", Given)
+	b.Add("zosia", Given)
+	b.Add("lewandowski", Surname)
+	b.Add("kowalska", Surname)
+	b.Add("stefan", Given)
+	b.Add("ottom", Surname)
+	b.Add("kot", Surname|Common)
+	checkRule(t, b.Build(), addPeople, []labelCase{
+		{"Instrumental", "Rozmawiałem z Krzysztofem Nowakiem", []uint8{O, O, O, O}, []uint8{O, O, B, I}},
+		{"FeminineInstrumental", "rozmawiałem z Kasią wczoraj", []uint8{O, O, O, O}, []uint8{O, O, B, O}},
+		{"Genitive", "prezent dla Zosi już jest", []uint8{O, O, O, O, O}, []uint8{O, O, B, O, O}},
+		{"NoPolishLetter", "prezent dla Zosi jest", []uint8{O, O, O, O}, []uint8{O, O, O, O}},
+		{"AdjectivalSurname", "zapytaj Lewandowskiego, płacił", []uint8{O, O, O}, []uint8{O, B, O}},
+		{"FeminineSurname", "u pani Kowalskiej, dziękuję", []uint8{O, O, O, O}, []uint8{O, O, B, O}},
+		{"Street", "na ul. Stefana 28, dziękuję", []uint8{O, O, O, O, O}, []uint8{O, O, O, O, O}},
+		{"NotPolishText", "the Ottoman empire", []uint8{O, O, O}, []uint8{O, O, O}},
+		{"CommonBase", "z Kotem, dziękuję", []uint8{O, O, O}, []uint8{O, O, O}},
+		{"Lowercase", "z kasią, dziękuję", []uint8{O, O, O}, []uint8{O, O, O}},
+	})
+}
