@@ -42,6 +42,7 @@ func TestName(t *testing.T) {
 		{"CabinetOfItsHead", "Das Kabinett Scholz plant neue Steuern.", []string{"Scholz"}},
 		{"GivenNameAfterWith", "lavoro con Federico da due anni, el regalo es para Mateo.", []string{"Federico", "Mateo"}},
 		{"PolishCases", "Rozmawiałem wczoraj z Krzysztofem Nowakiem i z Kasią.", []string{"Krzysztofem Nowakiem", "Kasią"}},
+		{"SpeakerThenI", "Anna: I will check the refund today.", []string{"Anna"}},
 		{"GermanGenitive", "Die Unterschrift Kochs fehlt noch auf dem Vertrag.", []string{"Kochs"}},
 		{"LowerCaseRunOn", "hola, soy maría josé y quería saber si el pedido llegó", []string{"maría josé"}},
 		{"GreetingCommonGivenName", "Hi Mark, the invoice is attached.", []string{"Mark"}},

@@ -328,12 +328,34 @@ func (f *featurizer) listItem(labels []uint8, i, dir int) int {
 func trimTail(f *featurizer, labels []uint8) {
 	cutRunOn(f, labels)
 	trimRole(f, labels)
+	dropPronounI(f, labels)
 	for i := len(labels) - 1; i > 0; i-- {
 		if labels[i] != I || i+1 < len(labels) && labels[i+1] == I {
 			continue
 		}
 		for j := i; j > 0 && labels[j] == I && f.endsNot(j); j-- {
 			labels[j] = O
+		}
+	}
+}
+
+// dropPronounI takes the English pronoun "I" out of a name: a lone capital I, with no full stop
+// after it (an initial has one), before a word in lower case, that starts a name or is set off
+// from the name before it by punctuation ("Anna: I will check it"). Right after a name it is a
+// regnal number ("Keizer Napoleon I ontleend") and stays, so "Anna I will" keeps it too.
+func dropPronounI(f *featurizer, labels []uint8) {
+	for k := range labels {
+		if labels[k] == O || labels[k] == I && f.info[k].gap == 0 || k+1 >= len(labels) || f.info[k+1].gap != 0 ||
+			!f.isWord(k+1) || f.info[k+1].caps != capLower {
+			continue
+		}
+		t := f.toks[k]
+		if f.text[t.Start:t.End] != "I" {
+			continue
+		}
+		labels[k] = O
+		if labels[k+1] == I {
+			labels[k+1] = B
 		}
 	}
 }

@@ -554,3 +554,16 @@ func TestMarkLoneGiven(t *testing.T) {
 		{"Comma", "con, Federico da", []uint8{O, O, O}, []uint8{O, O, O}},
 	})
 }
+
+func TestDropPronounI(t *testing.T) {
+	g := NewGazetteerBuilder().Build()
+	checkRule(t, g, trimTail, []labelCase{
+		{"AfterColon", "Anna: I will check", []uint8{B, B, O, O}, []uint8{B, O, O, O}},
+		{"ContinuedAcrossColon", "Anna: I will", []uint8{B, I, O}, []uint8{B, O, O}},
+		{"Alone", "so I will go", []uint8{O, B, O, O}, []uint8{O, O, O, O}},
+		{"Regnal", "Keizer Napoleon I ontleend", []uint8{O, B, I, O}, []uint8{O, B, I, O}},
+		{"Initial", "I. Juui said", []uint8{B, I, O}, []uint8{B, I, O}},
+		{"BeforeCapital", "Anna: I Smith", []uint8{B, B, I}, []uint8{B, B, I}},
+		{"Lowercase", "anna: i will", []uint8{B, B, O}, []uint8{B, B, O}},
+	})
+}
