@@ -73,6 +73,8 @@ func TestName(t *testing.T) {
 		{"Storm", "Hurricane Katrina struck New Orleans; el huracán Irma llegó a Florida.", nil},
 		{"Brands", "I ordered a Calvin Klein jacket with my Charles Schwab card; John Miller", []string{"John Miller"}},
 		{"Eponyms", "He was diagnosed with Parkinson's disease; the Monroe Doctrine and the Alan Parsons Project.", nil},
+		{"GermanNounAfterPossessive", "Kunde: Meine Karte wurde doppelt belastet.", nil},
+		{"RoleLabel", "Reviewer: please check the attached file.", nil},
 		{"Building", "Die Hochzeit ist in der Villa Borghese, das Essen in der Trattoria Mario.", nil},
 		{"PrincessRoyal", "The Princess Royal arrived at Heathrow this morning.", nil},
 		{"ShipAddress", "Ship it to USNS Bergman, FPO AP 93757.", nil},

@@ -308,6 +308,24 @@ func (f *featurizer) ordinaryWords(i, j int) bool {
 // ("soy esperanza", "sono serena").
 var iAm = hashSet(`soy sou sono suis ben jestem`)
 
+// germanPossessives are the German possessive determiners, in every case.
+var germanPossessives = hashSet(`mein meine meinen meinem meiner meines dein deine deinen deinem deiner
+	deines sein seine seinen seinem seiner seines ihr ihre ihren ihrem ihrer ihres unser unsere
+	unseren unserem unserer unseres euer eure euren eurem eurer eures`)
+
+// roleLabel reports whether token i opens a line, is followed by a colon, is a word the name
+// lists do not know and ends like an English agent noun: "Reviewer:", "Approver:",
+// "Requester:". Names that end so (Oliver, Taylor) are in the lists.
+func (f *featurizer) roleLabel(i int) bool {
+	if f.info[i].gap&(GapStart|GapNewline) == 0 || f.info[i].gaz != 0 || i+1 >= len(f.info) ||
+		f.info[i+1].gap&GapColon == 0 || f.info[i].runes < 5 {
+		return false
+	}
+	t := f.toks[i]
+	w := f.text[t.Start:t.End]
+	return strings.HasSuffix(w, "er") || strings.HasSuffix(w, "or")
+}
+
 // familyWords are what people call their parents, grandparents and bosses in chat ("Hallo
 // Mama,", "Ciao Nonna", "Hi Boss"); the name lists know some of them as names somewhere.
 var familyWords = hashSet(`mama mami mamá mamma mammina mom mommy mum mummy maman mãe mamãe mamo
@@ -375,6 +393,13 @@ func dropNonPeople(f *featurizer, labels []uint8) {
 		case f.ordinaryWords(i, j):
 			// "la giornata è serena", "sono le otto", "la camisa es blanca": everyday words
 			// that are also given names, written in lower case as words are.
+			clear(labels[i:j])
+		case j == i+1 && f.info[i].gaz == 0 && i > 0 && f.info[i].gap == 0 && germanPossessives[f.info[i-1].lw]:
+			// "Meine Karte wurde doppelt belastet": German writes nouns with a capital; a word
+			// the name lists do not know after a possessive is one.
+			clear(labels[i:j])
+		case j == i+1 && f.roleLabel(i):
+			// "Reviewer: please check": a role that opens a line, not a speaker's name.
 			clear(labels[i:j])
 		case j == i+1 && familyWords[f.info[i].lw]:
 			// "Hallo Mama,", "Ciao Nonna": how one addresses family, not a name.

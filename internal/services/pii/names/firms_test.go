@@ -253,3 +253,20 @@ func TestDropNonPeopleEponyms(t *testing.T) {
 		{"CapitalisedNoun", "Parkinson's Disease was", []uint8{B, O, O}, []uint8{B, O, O}},
 	})
 }
+
+func TestDropNonPeopleNounsAndRoles(t *testing.T) {
+	b := NewGazetteerBuilder()
+	b.Add("anna", Given)
+	b.Add("oliver", Given)
+	checkRule(t, b.Build(), dropNonPeople, []labelCase{
+		{"GermanNoun", "Meine Karte wurde", []uint8{O, B, O}, []uint8{O, O, O}},
+		{"GermanNounDative", "mit meinem Paket", []uint8{O, O, B}, []uint8{O, O, O}},
+		{"KnownName", "Meine Anna kommt", []uint8{O, B, O}, []uint8{O, B, O}},
+		{"EnglishPossessive", "my Karte", []uint8{O, B}, []uint8{O, B}},
+		{"RoleLabel", "Reviewer: please check", []uint8{B, O, O}, []uint8{O, O, O}},
+		{"RoleLabelNextLine", "ok\nApprover: yes", []uint8{O, B, O}, []uint8{O, O, O}},
+		{"KnownSpeaker", "Oliver: please check", []uint8{B, O, O}, []uint8{B, O, O}},
+		{"RoleMidLine", "ask Reviewer: now", []uint8{O, B, O}, []uint8{O, B, O}},
+		{"OtherEnding", "Xiadani: hola", []uint8{B, O}, []uint8{B, O}},
+	})
+}
