@@ -75,6 +75,7 @@ func TestName(t *testing.T) {
 		{"Eponyms", "He was diagnosed with Parkinson's disease; the Monroe Doctrine and the Alan Parsons Project.", nil},
 		{"GermanNounAfterPossessive", "Kunde: Meine Karte wurde doppelt belastet.", nil},
 		{"RoleLabel", "Reviewer: please check the attached file.", nil},
+		{"CityWithGivenName", "He moved to Los Angeles in 1990 and saw the San Francisco Giants.", nil},
 		{"Building", "Die Hochzeit ist in der Villa Borghese, das Essen in der Trattoria Mario.", nil},
 		{"PrincessRoyal", "The Princess Royal arrived at Heathrow this morning.", nil},
 		{"ShipAddress", "Ship it to USNS Bergman, FPO AP 93757.", nil},

@@ -86,8 +86,8 @@ holland barrett`
 // maxBrandWords is the most words a brand of brandList has.
 const maxBrandWords = 4
 
-// newBrands hashes every brand of list as spanHash hashes its tokens.
-func newBrands(list string) map[uint64]bool {
+// phraseSet hashes every line of list, a phrase of words, as spanHash hashes its tokens.
+func phraseSet(list string) map[uint64]bool {
 	set := map[uint64]bool{}
 	for _, line := range strings.Split(list, "\n") {
 		words := strings.Fields(line)
@@ -100,7 +100,7 @@ func newBrands(list string) map[uint64]bool {
 	return set
 }
 
-var brands = newBrands(brandList)
+var brands = phraseSet(brandList)
 
 // inBrand reports whether the name tokens i to j-1 overlap a brand of brandList: "a [Calvin
 // Klein] jacket", "Carolina [Herrera]", "Ben & [Jerry]'s", "my [Charles Schwab card]".

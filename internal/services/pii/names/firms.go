@@ -376,6 +376,11 @@ func dropNonPeople(f *featurizer, labels []uint8) {
 			f.atCorner(i), f.placeName(labels, i, j),
 			f.regionOfTown(labels, i, j):
 			clear(labels[i:j])
+		case f.inCity(labels, i):
+			// "moved to Los Angeles", "the San Francisco Giants": a city whose second word is a
+			// given name, and the team after it, wherever else they stand.
+			firms[f.spanHash(i, j)] = true
+			clear(labels[i:j])
 		case f.afterPlace(labels, i):
 			// "the Montreal Victorias", "the Houston Chronicle": a team, a paper, a branch.
 			firms[f.spanHash(i, j)] = true
@@ -614,6 +619,43 @@ func (f *featurizer) afterEvent(labels []uint8, i, j int) bool {
 func (f *featurizer) afterHead(labels []uint8, i, j int, heads map[uint64]bool, caps uint8) bool {
 	head := func(k int) bool { return f.isWord(k) && f.info[k].caps == caps && heads[f.info[k].lw] }
 	return j > i+1 && head(i) || i > 0 && f.info[i].gap == 0 && labels[i-1] == O && head(i-1)
+}
+
+// cityPairs are cities of two words whose second word is a given name: the tagger takes "Los
+// Angeles" for "Angeles" and "St. Louis Cardinals" for "Louis Cardinals".
+var cityPairs = phraseSet(`los angeles
+san francisco
+san antonio
+san jose
+san josé
+san diego
+san juan
+san pedro
+san marino
+san remo
+san sebastián
+santa monica
+santa barbara
+santa clara
+santa cruz
+santa fe
+santo domingo
+são paulo
+sao paulo
+st louis
+saint louis
+st petersburg
+saint petersburg
+port elizabeth
+port louis
+fort william
+fort george`)
+
+// inCity reports whether the name starting at token i begins with the second word of one of
+// cityPairs, or follows one of them one space apart ("the San Francisco Giants").
+func (f *featurizer) inCity(labels []uint8, i int) bool {
+	pair := func(k int) bool { return k >= 0 && f.capital(k) && f.capital(k+1) && cityPairs[f.spanHash(k, k+2)] }
+	return pair(i-1) || i >= 2 && f.info[i].gap == 0 && labels[i-1] == O && labels[i-2] == O && pair(i-2)
 }
 
 // afterShipPrefix reports whether the name starts with, or right after, a ship prefix written in
