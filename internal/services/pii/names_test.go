@@ -76,6 +76,7 @@ func TestName(t *testing.T) {
 		{"GermanNounAfterPossessive", "Kunde: Meine Karte wurde doppelt belastet.", nil},
 		{"RoleLabel", "Reviewer: please check the attached file.", nil},
 		{"CityWithGivenName", "He moved to Los Angeles in 1990 and saw the San Francisco Giants.", nil},
+		{"DutchHonorifics", "Z. M. de Koning heeft het besluit getekend; de H. Stoel zweeg.", nil},
 		{"Building", "Die Hochzeit ist in der Villa Borghese, das Essen in der Trattoria Mario.", nil},
 		{"PrincessRoyal", "The Princess Royal arrived at Heathrow this morning.", nil},
 		{"ShipAddress", "Ship it to USNS Bergman, FPO AP 93757.", nil},

@@ -350,6 +350,32 @@ var titleHeads = hashSet(`princess prince queen king duchess duke lady lord empe
 	prinzessin prinz königin könig princesse prince reine roi princesa príncipe reina rey
 	principessa principe regina re prinses prins koningin koning rainha rei`)
 
+// holyThings follow "H." (heilige, holy) in Dutch: the Holy See, the Holy Father, the Holy Ghost,
+// Mass, the Virgin, the Church, the Scripture.
+var holyThings = hashSet(`stoel vader geest hart mis maagd kerk schrift sacrament familie land`)
+
+// honorific reports whether the name is made of initials, lower-case particles and titles only,
+// with at least one initial and one title ("Z. K. H. den Prins van Oranje" as far as "Prins",
+// "Z. M. de Koning"), or is "H." before one of holyThings ("den H. Stoel").
+func (f *featurizer) honorific(i, j int) bool {
+	if j == i+2 && f.initial(i) && f.text[f.toks[i].Start] == 'H' && holyThings[f.info[i+1].lw] {
+		return true
+	}
+	initials, titles := 0, 0
+	for k := i; k < j; k++ {
+		switch {
+		case f.initial(k):
+			initials++
+		case f.capital(k) && titleHeads[f.info[k].lw]:
+			titles++
+		case f.info[k].caps == capLower && f.class(k)&ClsParticle != 0:
+		default:
+			return false
+		}
+	}
+	return initials > 0 && titles > 0
+}
+
 // shipPrefixes stand before a ship's name in an address ("USNS Bergman, FPO AP 93757").
 var shipPrefixes = hashSet(`uss usns uscgc usnv usat hms hmcs hmas hmnzs rms`)
 
@@ -372,6 +398,10 @@ func dropNonPeople(f *featurizer, labels []uint8) {
 	}
 	eachName(labels, func(i, j int) {
 		switch {
+		case f.honorific(i, j):
+			// "Z. K. H. den Prins", "H. M. de Koningin", "de H. Stoel": abbreviated honours
+			// before a title, and the Holy See, are no names.
+			clear(labels[i:j])
 		case f.titleTail(i, j), f.afterShipPrefix(i), f.afterBuilding(labels, i, j), f.afterEvent(labels, i, j),
 			f.atCorner(i), f.placeName(labels, i, j),
 			f.regionOfTown(labels, i, j):

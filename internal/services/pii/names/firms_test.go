@@ -282,3 +282,16 @@ func TestDropNonPeopleCities(t *testing.T) {
 		{"CityThenComma", "in San Francisco , Anna said", []uint8{O, O, O, B, O}, []uint8{O, O, O, B, O}},
 	})
 }
+
+func TestDropNonPeopleHonorifics(t *testing.T) {
+	g := NewGazetteerBuilder().Build()
+	checkRule(t, g, dropNonPeople, []labelCase{
+		{"RoyalHighness", "aan Z. K. H. den Prins van", []uint8{O, B, I, I, I, I, O}, []uint8{O, O, O, O, O, O, O}},
+		{"Majesty", "Z. M. de Koning beeft", []uint8{B, I, I, I, O}, []uint8{O, O, O, O, O}},
+		{"HolySee", "van den H. Stoel is", []uint8{O, O, B, I, O}, []uint8{O, O, O, O, O}},
+		{"HolyFather", "de H. Vader zegen", []uint8{O, B, I, O}, []uint8{O, O, O, O}},
+		{"InitialAndSurname", "de H. Janssen zegt", []uint8{O, B, I, O}, []uint8{O, B, I, O}},
+		{"TitleAndName", "Z. K. H. Prins Willem", []uint8{B, I, I, I, I}, []uint8{B, I, I, I, I}},
+		{"TitleWithoutInitial", "de Prins kwam", []uint8{O, B, O}, []uint8{O, B, O}},
+	})
+}
