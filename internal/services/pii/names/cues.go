@@ -280,9 +280,11 @@ func (f *featurizer) markInitials(labels []uint8) {
 		if tp.caps != capInit && tp.caps != capAll || tp.runes < 2 {
 			continue
 		}
-		// After particles, a role word is a surname too ("A. van Son"); without them it must be
-		// no lexicon word at all.
-		if c := f.class(p); p > k+1 && c&(ClsFunction|ClsMonth|ClsWeekday|ClsPlace|ClsOrg) != 0 ||
+		// After particles, a role word or a function word with a capital is a surname too ("A.
+		// van Son", where "son" is French for "his"); without them it must be no lexicon word at
+		// all.
+		if c := f.class(p); p > k+1 && c&(ClsMonth|ClsWeekday|ClsPlace|ClsOrg) != 0 ||
+			p > k+1 && c&ClsFunction != 0 && tp.caps != capInit ||
 			p == k+1 && c != 0 && c != ClsParticle {
 			continue
 		}
