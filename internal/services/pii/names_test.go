@@ -77,6 +77,8 @@ func TestName(t *testing.T) {
 		{"RoleLabel", "Reviewer: please check the attached file.", nil},
 		{"CityWithGivenName", "He moved to Los Angeles in 1990 and saw the San Francisco Giants.", nil},
 		{"DutchHonorifics", "Z. M. de Koning heeft het besluit getekend; de H. Stoel zweeg.", nil},
+		{"VoiceAssistants", "Siri didn't understand my request. Can Cortana set a reminder?", nil},
+		{"AssistantNameAsPerson", "My colleague Siri Andersen will join the call.", []string{"Siri Andersen"}},
 		{"Building", "Die Hochzeit ist in der Villa Borghese, das Essen in der Trattoria Mario.", nil},
 		{"PrincessRoyal", "The Princess Royal arrived at Heathrow this morning.", nil},
 		{"ShipAddress", "Ship it to USNS Bergman, FPO AP 93757.", nil},
