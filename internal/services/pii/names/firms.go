@@ -350,6 +350,26 @@ var titleHeads = hashSet(`princess prince queen king duchess duke lady lord empe
 	prinzessin prinz königin könig princesse prince reine roi princesa príncipe reina rey
 	principessa principe regina re prinses prins koningin koning rainha rei`)
 
+// leadingStreets stand before the name of a street, square or avenue in French, Spanish,
+// Italian, Portuguese and Polish ("rue Victor Hugo", "calle Alfonso XII", "piazza Garibaldi",
+// "rua Augusta"). The abbreviations "ul." and "al." are left out: Dutch writes "al." for
+// "already" before names.
+var leadingStreets = hashSet(`rue chemin allée impasse quai boulevard avenue calle avenida carrera
+	paseo plaza camino via viale piazza corso vicolo largo rua travessa praça praca alameda ulica
+	aleja plac`)
+
+// afterStreetWord reports whether the name starting at token i follows, one space apart, a word
+// that begins a street's name.
+func (f *featurizer) afterStreetWord(i, j int) bool {
+	if i == 0 || f.info[i].gap != 0 || !f.isWord(i-1) || !leadingStreets[f.info[i-1].lw] {
+		return false
+	}
+	// English sends things "via Anna": Italian's "via" counts before a house number only.
+	return f.info[i-1].lw != hashVia || j < len(f.info) && f.info[j].kind == Number
+}
+
+var hashVia = fnv("via")
+
 // holyThings follow "H." (heilige, holy) in Dutch: the Holy See, the Holy Father, the Holy Ghost,
 // Mass, the Virgin, the Church, the Scripture.
 var holyThings = hashSet(`stoel vader geest hart mis maagd kerk schrift sacrament familie land`)
@@ -398,6 +418,9 @@ func dropNonPeople(f *featurizer, labels []uint8) {
 	}
 	eachName(labels, func(i, j int) {
 		switch {
+		case f.afterStreetWord(i, j):
+			// "14 rue Victor Hugo", "via Giuseppe Garibaldi 5": a street named after someone.
+			clear(labels[i:j])
 		case f.honorific(i, j):
 			// "Z. K. H. den Prins", "H. M. de Koningin", "de H. Stoel": abbreviated honours
 			// before a title, and the Holy See, are no names.

@@ -295,3 +295,15 @@ func TestDropNonPeopleHonorifics(t *testing.T) {
 		{"TitleWithoutInitial", "de Prins kwam", []uint8{O, B, O}, []uint8{O, B, O}},
 	})
 }
+
+func TestDropNonPeopleStreets(t *testing.T) {
+	g := NewGazetteerBuilder().Build()
+	checkRule(t, g, dropNonPeople, []labelCase{
+		{"Rue", "au 14 rue Victor Hugo , 75016", []uint8{O, O, O, B, I, O}, []uint8{O, O, O, O, O, O}},
+		{"Via", "in via Giuseppe Garibaldi 5", []uint8{O, O, B, I, O}, []uint8{O, O, O, O, O}},
+		{"Capitalised", "Avenida Paulista 1000", []uint8{O, B, O}, []uint8{O, O, O}},
+		{"Comma", "la rue, Victor Hugo dit", []uint8{O, O, B, I, O}, []uint8{O, O, B, I, O}},
+		{"EnglishVia", "sent via Anna today", []uint8{O, O, B, O}, []uint8{O, O, B, O}},
+		{"Person", "with Victor Hugo today", []uint8{O, B, I, O}, []uint8{O, B, I, O}},
+	})
+}
