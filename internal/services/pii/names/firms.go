@@ -352,8 +352,8 @@ var titleHeads = hashSet(`princess prince queen king duchess duke lady lord empe
 
 // leadingStreets stand before the name of a street, square or avenue in French, Spanish,
 // Italian, Portuguese and Polish ("rue Victor Hugo", "calle Alfonso XII", "piazza Garibaldi",
-// "rua Augusta"). The abbreviations "ul." and "al." are left out: Dutch writes "al." for
-// "already" before names.
+// "rua Augusta"). The abbreviations "ul." and "al." are left out: with them, Dutch newspaper
+// text lost names.
 var leadingStreets = hashSet(`rue chemin allée impasse quai boulevard avenue calle avenida carrera
 	paseo plaza camino via viale piazza corso vicolo largo rua travessa praça praca alameda ulica
 	aleja plac`)
