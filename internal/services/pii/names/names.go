@@ -361,15 +361,26 @@ func dropPronounI(f *featurizer, labels []uint8) {
 }
 
 // trimRole takes a lower-case role or kin word off the start of a name that goes on with a
-// capitalised word: "a su hermana Lucía", "my colleague Anna Weber". The word says who the person
+// capitalised word ("a su hermana Lucía", "my colleague Anna Weber"), and a capitalised one after
+// a possessive ("Mein Sohn Lukas"). The word says who the person
 // is to the writer; it is not part of the name.
 func trimRole(f *featurizer, labels []uint8) {
 	eachName(labels, func(i, j int) {
-		if j-i >= 2 && (f.info[i].caps == capLower && f.class(i)&ClsRole != 0 || f.encliticVerb(i)) &&
+		if j-i >= 2 && (f.info[i].caps == capLower && f.class(i)&ClsRole != 0 || f.encliticVerb(i) || f.ownedRole(i)) &&
 			f.info[i+1].caps != capLower {
 			labels[i], labels[i+1] = O, B
 		}
 	})
+}
+
+// ownedRole reports whether token i is a capitalised role or kin word after a possessive, as
+// German writes them: "Mein Sohn Lukas", "meine Kollegin Anna Weber".
+func (f *featurizer) ownedRole(i int) bool {
+	if i == 0 || f.info[i].caps != capInit || f.info[i].gap != 0 || !(kinNouns[f.info[i].lw] || f.class(i)&ClsRole != 0) {
+		return false
+	}
+	p := f.info[i-1].lw
+	return possessiveWords[p] || germanPossessives[p]
 }
 
 // clitics are the object pronouns Portuguese, Spanish and Italian attach to a verb with a hyphen
