@@ -179,12 +179,11 @@ func (f *featurizer) surnameLike(i int) bool {
 // roleParticles may stand between an office and a surname.
 var roleParticles = hashSet(`de von`)
 
-// roleStems are offices and ranks that stand before a surname in newspaper prose: "minister
-// Thorbecke", "generaal Chazal", "Außenminister Stresemann", "Oberlandjäger Köster"; and the
-// cabinets named after their heads: "het kabinet Rutte", "das Kabinett Scholz", "il governo
-// Meloni". German and
-// Dutch build compounds on them ("Reichsaußenminister", "oud-burgemeester"), so a word counts
-// when it ends in one.
+// roleStems are offices and ranks that stand before a surname in newspaper prose ("minister
+// Thorbecke", "generaal Chazal", "Außenminister Stresemann", "Oberlandjäger Köster"), and the
+// cabinets named after their heads ("het kabinet Rutte", "das Kabinett Scholz", "il governo
+// Meloni"). German and Dutch build compounds on them ("Reichsaußenminister",
+// "oud-burgemeester"), so a word counts when it ends in one.
 var roleStems = hashSet(`minister präsident president kanzler direktor directeur kommissär
 	kommissar sekretär secretaris inspektor inspecteur professor pfarrer pastoor predikant
 	bürgermeister burgemeester wethouder general generaal général oberst kolonel colonel leutnant
@@ -494,8 +493,9 @@ func (f *featurizer) greetedWord(k int, first bool) bool {
 var genitiveNotNames = hashSet(`europa afrika amerika asia reuter`)
 
 // headNoun reports whether token i can be the noun a genitive name follows: a capitalised word
-// inside a sentence ("Three Falcons" opens one) that is no article ("Eines Tages"), no name or lexicon word ("the Bowling Green
-// Falcons", "Atlanta Falcons") and has no adjective ending ("des Geheimen Raths").
+// inside a sentence ("Three Falcons" opens one) that is no article ("Eines Tages"), no name or
+// lexicon word ("the Bowling Green Falcons", "Atlanta Falcons") and has no adjective ending
+// ("des Geheimen Raths").
 func (f *featurizer) headNoun(i int) bool {
 	if !f.isWord(i) || f.info[i].caps != capInit || f.class(i) != 0 || f.info[i].gaz&(Given|Surname) != 0 ||
 		f.info[i].gap&(GapStart|GapSent|GapBlank) != 0 || germanArticles[f.info[i].lw] {
@@ -522,8 +522,7 @@ func (f *featurizer) markGenitives(labels []uint8) {
 	for i := 1; i < len(labels); i++ {
 		ti := &f.info[i]
 		if labels[i] != O || !f.isWord(i) || ti.caps != capInit || ti.log || ti.gaz != 0 || ti.runes < 5 ||
-			ti.gap&(GapSent|GapNewline|GapColon|GapQuote|GapOpen) != 0 || f.class(i) != 0 ||
-			ti.gap != 0 || labels[i-1] != O || !f.headNoun(i-1) {
+			ti.gap != 0 || f.class(i) != 0 || labels[i-1] != O || !f.headNoun(i-1) {
 			continue
 		}
 		t := f.toks[i]

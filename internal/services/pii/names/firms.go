@@ -282,7 +282,7 @@ var ordinaryNames = hashSet(`otto primo secondo quinto serena sereno bella vera 
 	clément fidèle reine fleur étoile colombe ernst frank braun schwarz weiss weiß klein lang
 	jung kurz frei stark reich fröhlich fromm kühn froh wild roos jong groot zwart bruin vos
 	nadzieja wiktoria róża wiara ginger sandy rusty amber ruby pearl ivy holly daisy violet
-	hope faith joy grace mark`)
+	hope faith joy`)
 
 // ordinaryWords reports whether the name i..j is made of everyday words: each a lower-case word
 // of ordinaryNames or a word that is no name or also a common word ("sono le otto", "Ho otto
@@ -654,11 +654,10 @@ func (f *featurizer) afterBuilding(labels []uint8, i, j int) bool {
 // eventHeads begin the names of storms, weather systems and military operations, which are
 // given people's names: "Hurricane Katrina", "l'ouragan Irma", "Sturmtief Sabine", "Tief
 // Bernd", "Operation Barbarossa".
-var eventHeads = hashSet(`hurricane typhoon cyclone storm ouragan tempête cyclone huracán huracan
-	tormenta borrasca ciclón tifón uragano ciclone tempesta tifone furacão furacao tempestade
-	ciclone tufão orkaan storm sturm orkan sturmtief tief hoch taifun zyklon operation opération
-	operación operazione operação operatie unternehmen l'ouragan l'opération l'uragano
-	l'operazione`)
+var eventHeads = hashSet(`hurricane typhoon cyclone storm ouragan tempête huracán huracan tormenta
+	borrasca ciclón tifón uragano ciclone tempesta tifone furacão furacao tempestade tufão orkaan
+	sturm orkan sturmtief tief hoch taifun zyklon operation opération operación operazione
+	operação operatie unternehmen l'ouragan l'opération l'uragano l'operazione`)
 
 // afterEvent reports whether the name starts with, or right after, a word that begins the name
 // of a storm or an operation, written with a capital or in lower case ("el huracán Irma"). A
