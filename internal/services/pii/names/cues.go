@@ -66,13 +66,15 @@ func addPeople(f *featurizer, labels []uint8) {
 	f.markGreeted(labels)
 	f.markInitials(labels)
 	f.markTitleLists(labels)
+	f.markGenitives(labels)
+	f.markPolishCases(labels)
 	// "minister Thorbecke", "Außenminister Stresemann": one capitalised word after an office.
 	// Particles are not followed ("minister van Financiën" names a ministry).
 	for i := 1; i < len(labels); i++ {
 		if labels[i] != O || f.info[i].gap != 0 {
 			continue
 		}
-		if f.nameLike(i) {
+		if f.nameLike(i) || f.givenPlace(i) {
 			if f.roleTitle(i - 1) {
 				labels[i] = B
 			}
@@ -177,10 +179,11 @@ func (f *featurizer) surnameLike(i int) bool {
 // roleParticles may stand between an office and a surname.
 var roleParticles = hashSet(`de von`)
 
-// roleStems are offices and ranks that stand before a surname in newspaper prose: "minister
-// Thorbecke", "generaal Chazal", "Außenminister Stresemann", "Oberlandjäger Köster". German and
-// Dutch build compounds on them ("Reichsaußenminister", "oud-burgemeester"), so a word counts
-// when it ends in one.
+// roleStems are offices and ranks that stand before a surname in newspaper prose ("minister
+// Thorbecke", "generaal Chazal", "Außenminister Stresemann", "Oberlandjäger Köster"), and the
+// cabinets named after their heads ("het kabinet Rutte", "das Kabinett Scholz", "il governo
+// Meloni"). German and Dutch build compounds on them ("Reichsaußenminister",
+// "oud-burgemeester"), so a word counts when it ends in one.
 var roleStems = hashSet(`minister präsident president kanzler direktor directeur kommissär
 	kommissar sekretär secretaris inspektor inspecteur professor pfarrer pastoor predikant
 	bürgermeister burgemeester wethouder general generaal général oberst kolonel colonel leutnant
@@ -191,7 +194,8 @@ var roleStems = hashSet(`minister präsident president kanzler direktor directeu
 	advokaat avocat dokter docteur ministre maréchal maarschalk feldmarschall admiral admiraal
 	amiral kaiser keizer empereur kaiserin keizerin impératrice könig koning roi königin koningin
 	reine prinz prins prinzessin prinses princesse herzog hertog graf graaf gräfin gravin comte
-	comtesse baron baronin barones baronne jäger aufseher kaufmann kaufmannes koopman négociant`)
+	comtesse baron baronin barones baronne jäger aufseher kaufmann kaufmannes koopman négociant
+	kabinet kabinett cabinet ministerie gouvernement governo gobierno regering regierung`)
 
 // maxRoleStem is the length in bytes of the longest of roleStems.
 const maxRoleStem = len("repräsentanten")
@@ -275,9 +279,11 @@ func (f *featurizer) markInitials(labels []uint8) {
 		if tp.caps != capInit && tp.caps != capAll || tp.runes < 2 {
 			continue
 		}
-		// After particles, a role word is a surname too ("A. van Son"); without them it must be
-		// no lexicon word at all.
-		if c := f.class(p); p > k+1 && c&(ClsFunction|ClsMonth|ClsWeekday|ClsPlace|ClsOrg) != 0 ||
+		// After particles, a role word or a function word with a capital is a surname too ("A.
+		// van Son", where "son" is French for "his"); without them it must be no lexicon word at
+		// all.
+		if c := f.class(p); p > k+1 && c&(ClsMonth|ClsWeekday|ClsPlace|ClsOrg) != 0 ||
+			p > k+1 && c&ClsFunction != 0 && tp.caps != capInit ||
 			p == k+1 && c != 0 && c != ClsParticle {
 			continue
 		}
@@ -321,6 +327,14 @@ func (f *featurizer) nameLike(i int) bool {
 	}
 	ti := &f.info[i]
 	return ti.caps == capInit && !ti.log && ti.gaz&Common == 0 && f.class(i) == 0
+}
+
+// givenPlace reports whether token i is a place the lexicon knows that is also a given name, with
+// an initial capital: after an office or a rank it is the name ("prinses Charlotte", "koningin
+// Victoria").
+func (f *featurizer) givenPlace(i int) bool {
+	ti := &f.info[i]
+	return f.isWord(i) && ti.caps == capInit && !ti.log && ti.gaz&Given != 0 && f.class(i) == ClsPlace
 }
 
 // markBefore makes the one or two name-like words from token i on a name when the word after
@@ -472,4 +486,107 @@ func (f *featurizer) greetedWord(k int, first bool) bool {
 		return tk.gaz&Given != 0 || tk.gaz&Common == 0
 	}
 	return tk.gaz&(Given|Surname) != 0 || tk.gaz&Common == 0
+}
+
+// genitiveNotNames are stems the gazetteer knows as names whose genitive names something else:
+// a continent ("die Zukunft Europas") or a news agency ("der Bericht Reuters").
+var genitiveNotNames = hashSet(`europa afrika amerika asia reuter`)
+
+// headNoun reports whether token i can be the noun a genitive name follows: a capitalised word
+// inside a sentence ("Three Falcons" opens one) that is no article ("Eines Tages"), no name or
+// lexicon word ("the Bowling Green Falcons", "Atlanta Falcons") and has no adjective ending
+// ("des Geheimen Raths").
+func (f *featurizer) headNoun(i int) bool {
+	if !f.isWord(i) || f.info[i].caps != capInit || f.class(i) != 0 || f.info[i].gaz&(Given|Surname) != 0 ||
+		f.info[i].gap&(GapStart|GapSent|GapBlank) != 0 || germanArticles[f.info[i].lw] {
+		return false
+	}
+	t := f.toks[i]
+	w := f.text[t.Start:t.End]
+	for _, end := range []string{"en", "em", "er", "es"} {
+		if strings.HasSuffix(w, end) {
+			return false
+		}
+	}
+	return true
+}
+
+// markGenitives makes a name of a capitalised word the gazetteer does not know that is a known
+// surname or given name with a genitive -s, right after the noun it belongs to: "die Mitteilung
+// Luthers", "die Zeit Beethovens", "aus dem ersten Buche Mosis" (German writes it without an
+// apostrophe). The stem must be no common word ("Bauers", "Winters") and no lexicon word.
+func (f *featurizer) markGenitives(labels []uint8) {
+	if f.gaz == nil {
+		return
+	}
+	for i := 1; i < len(labels); i++ {
+		ti := &f.info[i]
+		if labels[i] != O || !f.isWord(i) || ti.caps != capInit || ti.log || ti.gaz != 0 || ti.runes < 5 ||
+			ti.gap != 0 || f.class(i) != 0 || labels[i-1] != O || !f.headNoun(i-1) {
+			continue
+		}
+		t := f.toks[i]
+		f.lower = appendLower(f.lower[:0], f.text[t.Start:t.End])
+		w := f.lower
+		if w[len(w)-1] != 's' || w[len(w)-2] == 's' {
+			continue
+		}
+		stem := w[:len(w)-1]
+		fl := f.gaz.Flags(string(stem))
+		if fl&(Given|Surname) == 0 || fl&Common != 0 || lexicon[string(stem)] != 0 || genitiveNotNames[fnvBytes(stem)] {
+			continue
+		}
+		labels[i] = B
+	}
+}
+
+// polishEndings are the case endings of Polish given names and surnames, each with the ending of
+// the nominative that replaces it: "Krzysztofem" is "Krzysztof", "Kasią" and "Kasię" are
+// "Kasia", "Zosi" is "Zosia", "Nowakiem" is "Nowak", "Lewandowskiego" is "Lewandowski",
+// "Kowalskiej" is "Kowalska". Longer endings come first.
+var polishEndings = [][2]string{
+	{"skiego", "ski"}, {"skiemu", "ski"}, {"skim", "ski"}, {"ckiego", "cki"}, {"ckiemu", "cki"},
+	{"ckim", "cki"}, {"skiej", "ska"}, {"ckiej", "cka"}, {"kiem", "k"}, {"giem", "g"},
+	{"owi", ""}, {"em", ""}, {"ą", "a"}, {"ę", "a"}, {"i", "ia"}, {"a", ""},
+}
+
+// polishLetters are the letters only Polish writes among the languages the service reads.
+const polishLetters = "ąćęłńśźżĄĆĘŁŃŚŹŻ"
+
+// polishStreets stand before streets and squares named after people, in the genitive: "ul.
+// Więckowskiego", "al. Mickiewicza", "plac Piłsudskiego".
+var polishStreets = hashSet(`ul ulica ulicy al aleja alei pl plac placu os osiedle rondo ronda most mostu`)
+
+// markPolishCases makes a name of a capitalised word the name lists do not know whose Polish
+// nominative they know as a given name or surname and not as a common word: "z Krzysztofem
+// Nowakiem", "z Kasią", "dla Zosi". The lists hold names in the nominative only. Only a text
+// with a letter only Polish writes is read this way: elsewhere "Ottoman" would be "Ottom".
+func (f *featurizer) markPolishCases(labels []uint8) {
+	if f.gaz == nil || !strings.ContainsAny(f.text, polishLetters) {
+		return
+	}
+	for i := 0; i < len(labels); i++ {
+		ti := &f.info[i]
+		if labels[i] != O || !f.isWord(i) || ti.caps != capInit || ti.log || ti.gaz != 0 || ti.runes < 4 || f.class(i) != 0 ||
+			i > 0 && polishStreets[f.info[i-1].lw] {
+			continue
+		}
+		t := f.toks[i]
+		f.lower = appendLower(f.lower[:0], f.text[t.Start:t.End])
+		w := string(f.lower)
+		for _, e := range polishEndings {
+			base, ok := strings.CutSuffix(w, e[0])
+			if !ok || len(base) < 2 {
+				continue
+			}
+			fl := f.gaz.Flags(base + e[1])
+			if fl&(Given|Surname) != 0 && fl&Common == 0 && lexicon[base+e[1]] == 0 {
+				labels[i] = B
+				if i > 0 && labels[i-1] != O && f.info[i].gap == 0 {
+					labels[i] = I
+				}
+			}
+			break
+		}
+	}
 }

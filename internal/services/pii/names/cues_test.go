@@ -46,6 +46,8 @@ func TestMarkInitials(t *testing.T) {
 		{"AlreadyTagged", "A. van Pelt", []uint8{B, I, I}, []uint8{B, I, I}},
 		{"ParticleThenLowerCase", "A. van de kerk", []uint8{O, O, O, O}, []uint8{O, O, O, O}},
 		{"InitialParticleRoleWord", "A. van Dokter jd.", []uint8{O, O, O, O}, []uint8{B, I, I, O}},
+		{"InitialParticleFunctionWord", "A. van Son jd.", []uint8{O, O, O, O}, []uint8{B, I, I, O}},
+		{"InitialParticleLowerFunctionWord", "A. van son jd.", []uint8{O, O, O, O}, []uint8{O, O, O, O}},
 		{"InitialRoleWord", "A. W. Dokter jd.", []uint8{O, O, O, O}, []uint8{O, O, O, O}},
 		{"NoPeriod", "A van Pelt", []uint8{O, O, O}, []uint8{O, O, O}},
 		{"NextLine", "A. van\nPelt", []uint8{O, O, O}, []uint8{O, O, O}},
@@ -77,6 +79,7 @@ func TestTitleLists(t *testing.T) {
 func TestRoleTitles(t *testing.T) {
 	b := NewGazetteerBuilder()
 	b.Add("tafel", Common)
+	b.Add("charlotte", Given)
 	checkRule(t, b.Build(), addPeople, []labelCase{
 		{"LowerCaseDutch", "de minister Thorbecke sprak", []uint8{O, O, O, O}, []uint8{O, O, B, O}},
 		{"GermanCompound", "Außenminister Stresemann erklärte", []uint8{O, O, O}, []uint8{O, B, O}},
@@ -85,6 +88,11 @@ func TestRoleTitles(t *testing.T) {
 		{"Particle", "minister van Financiën", []uint8{O, O, O}, []uint8{O, O, O}},
 		{"CommonWord", "minister Tafel", []uint8{O, O}, []uint8{O, O}},
 		{"Place", "minister Frankrijk", []uint8{O, O}, []uint8{O, O}},
+		{"Cabinet", "het kabinet Rutte viel", []uint8{O, O, O, O}, []uint8{O, O, B, O}},
+		{"CabinetGermanArticle", "das Kabinett Scholz", []uint8{O, O, O}, []uint8{O, O, B}},
+		{"CabinetCapitalised", "Cabinet Office said", []uint8{O, O, O}, []uint8{O, O, O}},
+		{"PlaceThatIsGivenName", "met prinses Charlotte huwde", []uint8{O, O, O, O}, []uint8{O, O, B, O}},
+		{"PlaceThatIsGivenNameAlone", "naar Charlotte reisde", []uint8{O, O, O}, []uint8{O, O, O}},
 		{"AfterComma", "der Minister, Stresemann", []uint8{O, O, O}, []uint8{O, O, O}},
 		{"ShortCompound", "Exminister Stresemann", []uint8{O, O}, []uint8{O, B}},
 		{"RoleParticle", "generaal de Chazal sprak", []uint8{O, O, O, O}, []uint8{O, B, I, O}},
@@ -120,5 +128,59 @@ func TestMarkGreeted(t *testing.T) {
 		{"MidSentenceGood", "a good morning Mark, then", []uint8{O, O, O, O, O}, []uint8{O, O, O, O, O}},
 		{"AfterSentence", "Done. Thanks Mark!", []uint8{O, O, O}, []uint8{O, O, B}},
 		{"AlreadyTagged", "Hi Mark Smith, hi", []uint8{O, B, I, O}, []uint8{O, B, I, O}},
+	})
+}
+
+func TestMarkGenitives(t *testing.T) {
+	b := NewGazetteerBuilder()
+	b.Add("luther", Given)
+	b.Add("chamberlain", Surname)
+	b.Add("bauer", Surname|Common)
+	b.Add("green", Given|Surname|Common)
+	b.Add("falcon", Surname)
+	b.Add("peter", Given)
+	b.Add("peters", Surname)
+	b.Add("glas", Surname)
+	b.Add("europa", Given)
+	checkRule(t, b.Build(), addPeople, []labelCase{
+		{"AfterNoun", "die Mitteilung Luthers bezieht", []uint8{O, O, O, O}, []uint8{O, O, B, O}},
+		{"OtherStem", "die Erklärung Chamberlains gegenüber", []uint8{O, O, O, O}, []uint8{O, O, B, O}},
+		{"CommonStem", "die Arbeit Bauers war", []uint8{O, O, O, O}, []uint8{O, O, O, O}},
+		{"KnownWord", "die Mitteilung Peters", []uint8{O, O, O}, []uint8{O, O, O}},
+		{"AfterArticle", "trotz des Luthers", []uint8{O, O, O}, []uint8{O, O, O}},
+		{"ArticleAtLineStart", "er sagte\nEines Luthers", []uint8{O, O, O, O}, []uint8{O, O, O, O}},
+		{"AfterAdjective", "des Geheimen Luthers", []uint8{O, O, O}, []uint8{O, O, O}},
+		{"AfterName", "the Bowling Green Falcons team", []uint8{O, O, O, O, O}, []uint8{O, O, O, O, O}},
+		{"SentenceStart", "It ended. Three Falcons came", []uint8{O, O, O, O, O}, []uint8{O, O, O, O, O}},
+		{"LowerCaseBefore", "nahm Luthers Bericht", []uint8{O, O, O}, []uint8{O, O, O}},
+		{"Comma", "die Mitteilung, Luthers", []uint8{O, O, O}, []uint8{O, O, O}},
+		{"DoubleS", "die Zeit Glass", []uint8{O, O, O}, []uint8{O, O, O}},
+		{"Continent", "die Zukunft Europas", []uint8{O, O, O}, []uint8{O, O, O}},
+		{"Tagged", "die Zeit Luthers", []uint8{O, O, B}, []uint8{O, O, B}},
+	})
+}
+
+func TestMarkPolishCases(t *testing.T) {
+	b := NewGazetteerBuilder()
+	b.Add("krzysztof", Given)
+	b.Add("nowak", Surname)
+	b.Add("kasia", Given)
+	b.Add("zosia", Given)
+	b.Add("lewandowski", Surname)
+	b.Add("kowalska", Surname)
+	b.Add("stefan", Given)
+	b.Add("ottom", Surname)
+	b.Add("kot", Surname|Common)
+	checkRule(t, b.Build(), addPeople, []labelCase{
+		{"Instrumental", "Rozmawiałem z Krzysztofem Nowakiem", []uint8{O, O, O, O}, []uint8{O, O, B, I}},
+		{"FeminineInstrumental", "rozmawiałem z Kasią wczoraj", []uint8{O, O, O, O}, []uint8{O, O, B, O}},
+		{"Genitive", "prezent dla Zosi już jest", []uint8{O, O, O, O, O}, []uint8{O, O, B, O, O}},
+		{"NoPolishLetter", "prezent dla Zosi jest", []uint8{O, O, O, O}, []uint8{O, O, O, O}},
+		{"AdjectivalSurname", "zapytaj Lewandowskiego, płacił", []uint8{O, O, O}, []uint8{O, B, O}},
+		{"FeminineSurname", "u pani Kowalskiej, dziękuję", []uint8{O, O, O, O}, []uint8{O, O, B, O}},
+		{"Street", "na ul. Stefana 28, dziękuję", []uint8{O, O, O, O, O}, []uint8{O, O, O, O, O}},
+		{"NotPolishText", "the Ottoman empire", []uint8{O, O, O}, []uint8{O, O, O}},
+		{"CommonBase", "z Kotem, dziękuję", []uint8{O, O, O}, []uint8{O, O, O}},
+		{"Lowercase", "z kasią, dziękuję", []uint8{O, O, O}, []uint8{O, O, O}},
 	})
 }

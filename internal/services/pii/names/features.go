@@ -337,6 +337,7 @@ type featurizer struct {
 	buf   []uint32
 	lower []byte
 	cased uint8 // usesCapitals' answer: 0 not yet asked, 1 no, 2 yes
+	gaz   *Gazetteer
 }
 
 func (f *featurizer) emit(t uint64, v uint64) {

@@ -29,7 +29,7 @@ var firmWords = hashSet(`inc incorporated ltd llc llp plc corp corporation co gm
 	labs laboratories analytics research investments investment capital ventures industries
 	enterprises foundation institute university orchestra records studios airlines insurance
 	pharmaceuticals logistics motors media networks communications publishing properties design
-	designs productions entertainment pictures
+	designs productions entertainment pictures project
 	sons brothers bros söhne soehne fils frères freres hijos hermanos figli fratelli filhos irmãos
 	zonen gebroeders gebr`)
 
@@ -66,15 +66,17 @@ var articles = hashSet(`a an ein eine einer un une una un' uno een um uma`)
 var phraseEnds = hashSet(`based headquartered founded located specialising specializing
 	that which with from in of for and mit aus in qui que con de di da van met uit`)
 
-// placeTails end the names of buildings, institutions, trophies, events, papers, shows and lines,
-// which are often named after people: "Carnegie Hall", "the Alfred Phillips House", "the Stanley
-// Cup", "Paxton Carnegie Public Library", "Movement Bodyboarding Magazine", "the Alton Light
-// Railway". Words that are also surnames (Post, Masters) are left out.
+// placeTails end the names of buildings, institutions, trophies, events, papers, shows, lines,
+// laws and doctrines, which are often named after people: "Carnegie Hall", "the Alfred Phillips
+// House", "the Stanley Cup", "Paxton Carnegie Public Library", "Movement Bodyboarding Magazine",
+// "the Alton Light Railway", "the Monroe Doctrine", "the Marshall Plan". Words that are also
+// surnames (Post, Masters) are left out.
 var placeTails = hashSet(`library museum theatre theater stadium arena airport station tower cup
 	trophy award awards prize memorial cathedral school schoolhouse college university hospital
 	institute center centre hotel building house hall park bridge federation association society
 	league club festival fest magazine journal review gazette herald tribune chronicle times news
-	tour video series show championship championships games railway railroad lines airways`)
+	tour video series show championship championships games railway railroad lines airways
+	doctrine act plan treaty amendment accord accords protocol`)
 
 // regions are the states and provinces that follow a town's name after a comma ("Cary, North
 // Carolina", "Paxton, Illinois"): those of the United States, Canada and Australia, written out
@@ -143,9 +145,11 @@ var placePrepositions = hashSet(`in at from to near into across via aus nach von
 	à au aux en de dans depuis vers en desde hacia cerca a da di dal nel em no na do para
 	uit naar bij te op van`)
 
-// eponymNouns follow, in lower case, the name of a prize named after someone: "Seven Nobel
-// laureates", "the Pulitzer prize".
-var eponymNouns = hashSet(`laureate laureates prize prizes`)
+// eponymNouns follow, in lower case, the name of a prize, a disease or a law of science named
+// after someone: "Seven Nobel laureates", "the Pulitzer prize", "Parkinson's disease", "Bayes'
+// theorem".
+var eponymNouns = hashSet(`laureate laureates prize prizes disease diseases syndrome law theorem
+	principle paradox conjecture lemma equation equations constant lymphoma`)
 
 // beforeEponymNoun reports whether one of eponymNouns, in lower case, follows token j-1, the
 // last of a name, one space apart.
@@ -264,6 +268,64 @@ var possessiveWords = hashSet(`his her their my your our sein seine seinen seine
 	mein meine meinen meinem dein deine son sa ses mon ma mes ton ta su sus mi mis tu tus suo
 	sua suoi mio mia zijn haar mijn jouw seu meu minha teu tua jego jej mój moja twój twoja`)
 
+// ordinaryNames are everyday words of the eight languages that the name lists also know as given
+// names or surnames: numbers, colours, virtues, flowers, stars, feelings. Written in lower case,
+// they are the words.
+var ordinaryNames = hashSet(`otto primo secondo quinto serena sereno bella vera felice stella rosa
+	gioia speranza luce fiore aurora marina celeste bianca viola grazia pace gemma perla gentile
+	costanza fedele giusto libero massimo vittoria santa bruno nero leone lupo orso sole franco
+	blanca esperanza cruz paz luz sol mar dolores pilar soledad consuelo amparo gloria victoria
+	alegría caridad clemente modesto pura reyes santos nieves flor alba estrella paloma justo
+	socorro remedios milagros salvador domingo glória vitória graça esperança estrela branca
+	clara dores milagres claire rose constance prudence patience blanche félicité espérance
+	grâce victoire aurore céleste marine violette olive perle ange désirée modeste juste franc
+	clément fidèle reine fleur étoile colombe ernst frank braun schwarz weiss weiß klein lang
+	jung kurz frei stark reich fröhlich fromm kühn froh wild roos jong groot zwart bruin vos
+	nadzieja wiktoria róża wiara ginger sandy rusty amber ruby pearl ivy holly daisy violet
+	hope faith joy`)
+
+// ordinaryWords reports whether the name i..j is made of everyday words: each a lower-case word
+// of ordinaryNames or a word that is no name or also a common word ("sono le otto", "Ho otto
+// anni"), at least one of the first kind, and not after a word that introduces a
+// name ("mi chiamo serena", "ciao serena", "soy esperanza"). "Ciao Serena" (a
+// capital) and "soy esperanza garcía" (a surname) stay.
+func (f *featurizer) ordinaryWords(i, j int) bool {
+	ordinary := false
+	for k := i; k < j; k++ {
+		tk := &f.info[k]
+		switch {
+		case tk.caps == capLower && ordinaryNames[tk.lw]:
+			ordinary = true
+		case tk.gaz&(Given|Surname) != 0 && tk.gaz&Common == 0:
+			return false
+		}
+	}
+	return ordinary && !f.afterCue(i) && (i == 0 || !iAm[f.info[i-1].lw] || !ordinaryNames[f.info[i].lw])
+}
+
+// iAm are the words for "I am" that the lexicon's cues leave out because they also mean "they
+// are" or "I follow": before an everyday word that is also a name, they introduce the name
+// ("soy esperanza", "sono serena").
+var iAm = hashSet(`soy sou sono suis ben jestem`)
+
+// germanPossessives are the German possessive determiners, in every case.
+var germanPossessives = hashSet(`mein meine meinen meinem meiner meines dein deine deinen deinem deiner
+	deines sein seine seinen seinem seiner seines ihr ihre ihren ihrem ihrer ihres unser unsere
+	unseren unserem unserer unseres euer eure euren eurem eurer eures`)
+
+// roleLabel reports whether token i opens a line, is followed by a colon, is a word the name
+// lists do not know and ends like an English agent noun: "Reviewer:", "Approver:",
+// "Requester:". Names that end so (Oliver, Taylor) are in the lists.
+func (f *featurizer) roleLabel(i int) bool {
+	if f.info[i].gap&(GapStart|GapNewline) == 0 || f.info[i].gaz != 0 || i+1 >= len(f.info) ||
+		f.info[i+1].gap&GapColon == 0 || f.info[i].runes < 5 {
+		return false
+	}
+	t := f.toks[i]
+	w := f.text[t.Start:t.End]
+	return strings.HasSuffix(w, "er") || strings.HasSuffix(w, "or")
+}
+
 // familyWords are what people call their parents, grandparents and bosses in chat ("Hallo
 // Mama,", "Ciao Nonna", "Hi Boss"); the name lists know some of them as names somewhere.
 var familyWords = hashSet(`mama mami mamá mamma mammina mom mommy mum mummy maman mãe mamãe mamo
@@ -288,6 +350,52 @@ var titleHeads = hashSet(`princess prince queen king duchess duke lady lord empe
 	prinzessin prinz königin könig princesse prince reine roi princesa príncipe reina rey
 	principessa principe regina re prinses prins koningin koning rainha rei`)
 
+// leadingStreets stand before the name of a street, square or avenue in French, Spanish,
+// Italian, Portuguese and Polish ("rue Victor Hugo", "calle Alfonso XII", "piazza Garibaldi",
+// "rua Augusta"). The abbreviations "ul." and "al." are left out: with them, Dutch newspaper
+// text lost names.
+var leadingStreets = hashSet(`rue chemin allée impasse quai boulevard avenue calle avenida carrera
+	paseo plaza camino via viale piazza corso vicolo largo rua travessa praça praca alameda ulica
+	aleja plac`)
+
+// afterStreetWord reports whether the name starting at token i follows, one space apart, a word
+// that begins a street's name.
+func (f *featurizer) afterStreetWord(i, j int) bool {
+	if i == 0 || f.info[i].gap != 0 || !f.isWord(i-1) || !leadingStreets[f.info[i-1].lw] {
+		return false
+	}
+	// English sends things "via Anna": Italian's "via" counts before a house number only.
+	return f.info[i-1].lw != hashVia || j < len(f.info) && f.info[j].kind == Number
+}
+
+var hashVia = fnv("via")
+
+// holyThings follow "H." (heilige, holy) in Dutch: the Holy See, the Holy Father, the Holy Ghost,
+// Mass, the Virgin, the Church, the Scripture.
+var holyThings = hashSet(`stoel vader geest hart mis maagd kerk schrift sacrament familie land`)
+
+// honorific reports whether the name is made of initials, lower-case particles and titles only,
+// with at least one initial and one title ("Z. K. H. den Prins van Oranje" as far as "Prins",
+// "Z. M. de Koning"), or is "H." before one of holyThings ("den H. Stoel").
+func (f *featurizer) honorific(i, j int) bool {
+	if j == i+2 && f.initial(i) && f.text[f.toks[i].Start] == 'H' && holyThings[f.info[i+1].lw] {
+		return true
+	}
+	initials, titles := 0, 0
+	for k := i; k < j; k++ {
+		switch {
+		case f.initial(k):
+			initials++
+		case f.capital(k) && titleHeads[f.info[k].lw]:
+			titles++
+		case f.info[k].caps == capLower && f.class(k)&ClsParticle != 0:
+		default:
+			return false
+		}
+	}
+	return initials > 0 && titles > 0
+}
+
 // shipPrefixes stand before a ship's name in an address ("USNS Bergman, FPO AP 93757").
 var shipPrefixes = hashSet(`uss usns uscgc usnv usat hms hmcs hmas hmnzs rms`)
 
@@ -310,8 +418,21 @@ func dropNonPeople(f *featurizer, labels []uint8) {
 	}
 	eachName(labels, func(i, j int) {
 		switch {
-		case f.titleTail(i, j), f.afterShipPrefix(i), f.atCorner(i), f.placeName(labels, i, j),
+		case f.afterStreetWord(i, j):
+			// "14 rue Victor Hugo", "via Giuseppe Garibaldi 5": a street named after someone.
+			clear(labels[i:j])
+		case f.honorific(i, j):
+			// "Z. K. H. den Prins", "H. M. de Koningin", "de H. Stoel": abbreviated honours
+			// before a title, and the Holy See, are no names.
+			clear(labels[i:j])
+		case f.titleTail(i, j), f.afterShipPrefix(i), f.afterBuilding(labels, i, j), f.afterEvent(labels, i, j),
+			f.atCorner(i), f.placeName(labels, i, j),
 			f.regionOfTown(labels, i, j):
+			clear(labels[i:j])
+		case f.inCity(labels, i):
+			// "moved to Los Angeles", "the San Francisco Giants": a city whose second word is a
+			// given name, and the team after it, wherever else they stand.
+			firms[f.spanHash(i, j)] = true
 			clear(labels[i:j])
 		case f.afterPlace(labels, i):
 			// "the Montreal Victorias", "the Houston Chronicle": a team, a paper, a branch.
@@ -327,6 +448,17 @@ func dropNonPeople(f *featurizer, labels []uint8) {
 			// "Jack lost his jack", "my iban is…": a word in lower case after a possessive is a
 			// noun.
 			clear(labels[i:j])
+		case f.ordinaryWords(i, j):
+			// "la giornata è serena", "sono le otto", "la camisa es blanca": everyday words
+			// that are also given names, written in lower case as words are.
+			clear(labels[i:j])
+		case j == i+1 && f.info[i].gaz == 0 && i > 0 && f.info[i].gap == 0 && germanPossessives[f.info[i-1].lw]:
+			// "Meine Karte wurde doppelt belastet": German writes nouns with a capital; a word
+			// the name lists do not know after a possessive is one.
+			clear(labels[i:j])
+		case j == i+1 && f.roleLabel(i):
+			// "Reviewer: please check": a role that opens a line, not a speaker's name.
+			clear(labels[i:j])
 		case j == i+1 && familyWords[f.info[i].lw]:
 			// "Hallo Mama,", "Ciao Nonna": how one addresses family, not a name.
 			clear(labels[i:j])
@@ -338,6 +470,11 @@ func dropNonPeople(f *featurizer, labels []uint8) {
 			if k < j {
 				labels[k] = B
 			}
+		case f.inBrand(i, j):
+			// "a Calvin Klein jacket", "my Charles Schwab account": the brand, wherever else it
+			// stands in the text.
+			firms[f.spanHash(i, j)] = true
+			clear(labels[i:j])
 		case f.afterCommonCapital(i, j):
 			// "Classic Lotto", "Garage Rock": a capitalised phrase, wherever it stands.
 			firms[f.spanHash(i, j)] = true
@@ -498,6 +635,79 @@ func (f *featurizer) capital(i int) bool {
 // Royal").
 func (f *featurizer) titleTail(i, j int) bool {
 	return j == i+1 && i > 0 && titleTails[f.info[i].lw] && f.info[i].gap == 0 && titleHeads[f.info[i-1].lw]
+}
+
+// buildingHeads begin the names of houses, inns, shops and halls, which are often named after
+// people: "Villa Wieser", "Palazzo Doria", "Gasthaus Engl", "Hotel Adlon", "Café Sacher",
+// "Salone Erna", "Trattoria Da Mario".
+var buildingHeads = hashSet(`villa palazzo palais palast schloss schloß castello château chateau
+	kasteel gasthaus gasthof wirtshaus hotel pension albergo hostal café cafe caffè caffe restaurant
+	ristorante trattoria pizzeria osteria taverna brasserie bistro salone salon teatro théâtre
+	theater theatre kino cinema galerie galleria`)
+
+// afterBuilding reports whether the name starts with, or right after, a capitalised word that
+// begins the name of a building, an inn or a shop: "Villa Wieser", "Gasthaus Engl".
+func (f *featurizer) afterBuilding(labels []uint8, i, j int) bool {
+	return f.afterHead(labels, i, j, buildingHeads, capInit)
+}
+
+// eventHeads begin the names of storms, weather systems and military operations, which are
+// given people's names: "Hurricane Katrina", "l'ouragan Irma", "Sturmtief Sabine", "Tief
+// Bernd", "Operation Barbarossa".
+var eventHeads = hashSet(`hurricane typhoon cyclone storm ouragan tempête huracán huracan tormenta
+	borrasca ciclón tifón uragano ciclone tempesta tifone furacão furacao tempestade tufão orkaan
+	sturm orkan sturmtief tief hoch taifun zyklon operation opération operación operazione
+	operação operatie unternehmen l'ouragan l'opération l'uragano l'operazione`)
+
+// afterEvent reports whether the name starts with, or right after, a word that begins the name
+// of a storm or an operation, written with a capital or in lower case ("el huracán Irma"). A
+// person named Storm loses the name ("Storm Reid"): storms are named far more often.
+func (f *featurizer) afterEvent(labels []uint8, i, j int) bool {
+	return f.afterHead(labels, i, j, eventHeads, capInit) || f.afterHead(labels, i, j, eventHeads, capLower)
+}
+
+// afterHead reports whether the name i..j starts with a word of heads written with caps,
+// followed by more of the name, or follows such a word, outside any name, one space apart.
+func (f *featurizer) afterHead(labels []uint8, i, j int, heads map[uint64]bool, caps uint8) bool {
+	head := func(k int) bool { return f.isWord(k) && f.info[k].caps == caps && heads[f.info[k].lw] }
+	return j > i+1 && head(i) || i > 0 && f.info[i].gap == 0 && labels[i-1] == O && head(i-1)
+}
+
+// cityPairs are cities of two words whose second word is a given name: the tagger takes "Los
+// Angeles" for "Angeles" and "St. Louis Cardinals" for "Louis Cardinals".
+var cityPairs = phraseSet(`los angeles
+san francisco
+san antonio
+san jose
+san josé
+san diego
+san juan
+san pedro
+san marino
+san remo
+san sebastián
+santa monica
+santa barbara
+santa clara
+santa cruz
+santa fe
+santo domingo
+são paulo
+sao paulo
+st louis
+saint louis
+st petersburg
+saint petersburg
+port elizabeth
+port louis
+fort william
+fort george`)
+
+// inCity reports whether the name starting at token i begins with the second word of one of
+// cityPairs, or follows one of them one space apart ("the San Francisco Giants").
+func (f *featurizer) inCity(labels []uint8, i int) bool {
+	pair := func(k int) bool { return k >= 0 && f.capital(k) && f.capital(k+1) && cityPairs[f.spanHash(k, k+2)] }
+	return pair(i-1) || i >= 2 && f.info[i].gap == 0 && labels[i-1] == O && labels[i-2] == O && pair(i-2)
 }
 
 // afterShipPrefix reports whether the name starts with, or right after, a ship prefix written in

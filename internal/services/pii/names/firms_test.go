@@ -192,3 +192,118 @@ func TestDropNonPeopleChatWords(t *testing.T) {
 		{"Handle", "Reset it for Kim as anna.bene today", []uint8{O, O, O, O, O, O, B, O}, []uint8{O, O, O, O, O, O, B, O}},
 	})
 }
+
+func TestDropNonPeopleBuildings(t *testing.T) {
+	g := NewGazetteerBuilder().Build()
+	checkRule(t, g, dropNonPeople, []labelCase{
+		{"Inside", "aus Villa Catarina , Alois", []uint8{O, B, I, O}, []uint8{O, O, O, O}},
+		{"Before", "im Gasthaus Engl wohnt", []uint8{O, O, B, O}, []uint8{O, O, O, O}},
+		{"Hotel", "at Hotel Adlon tonight", []uint8{O, O, B, O}, []uint8{O, O, O, O}},
+		{"Alone", "the Villa is", []uint8{O, B, O}, []uint8{O, B, O}},
+		{"SurnameVilla", "I met Ana Villa today", []uint8{O, O, B, I, O}, []uint8{O, O, B, I, O}},
+		{"LowerCaseHead", "la villa Anna", []uint8{O, O, B}, []uint8{O, O, B}},
+		{"CommaBetween", "at the Hotel , Anna said", []uint8{O, O, O, B, O}, []uint8{O, O, O, B, O}},
+	})
+}
+
+func TestDropNonPeopleOrdinaryWords(t *testing.T) {
+	b := NewGazetteerBuilder()
+	b.Add("serena", Given|Surname)
+	b.Add("otto", Given|Surname)
+	b.Add("le", Given|Surname|Common)
+	b.Add("rossi", Surname)
+	b.Add("ciao", Common)
+	checkRule(t, b.Build(), dropNonPeople, []labelCase{
+		{"Adjective", "la giornata è serena e", []uint8{O, O, O, B, O}, []uint8{O, O, O, O, O}},
+		{"Number", "sono le otto , dove", []uint8{O, B, I, O}, []uint8{O, O, O, O}},
+		{"NumberAfterIAmKept", "sono otto anni", []uint8{O, B, O}, []uint8{O, B, O}},
+		{"CommonNameInside", "Ho otto anni", []uint8{B, I, I}, []uint8{O, O, O}},
+		{"Capitalised", "la giornata è Serena e", []uint8{O, O, O, B, O}, []uint8{O, O, O, B, O}},
+		{"WithSurname", "con serena rossi ieri", []uint8{O, B, I, O}, []uint8{O, B, I, O}},
+		{"AfterGreeting", "ciao serena , come", []uint8{O, B, O}, []uint8{O, B, O}},
+		{"AfterIAm", "sono serena , la", []uint8{O, B, O}, []uint8{O, B, O}},
+		{"OtherName", "ho visto giulia ieri", []uint8{O, O, B, O}, []uint8{O, O, B, O}},
+	})
+}
+
+func TestDropNonPeopleEvents(t *testing.T) {
+	g := NewGazetteerBuilder().Build()
+	checkRule(t, g, dropNonPeople, []labelCase{
+		{"Inside", "Hurricane Katrina struck", []uint8{B, I, O}, []uint8{O, O, O}},
+		{"Before", "Operation Barbarossa began", []uint8{O, B, O}, []uint8{O, O, O}},
+		{"LowerCaseHead", "el huracán Irma llegó", []uint8{O, O, B, O}, []uint8{O, O, O, O}},
+		{"Elided", "L'ouragan Irma a", []uint8{O, B, O}, []uint8{O, O, O}},
+		{"GermanWeather", "Tief Bernd bringt", []uint8{O, B, O}, []uint8{O, O, O}},
+		{"HeadAlone", "the Hurricane was", []uint8{O, B, O}, []uint8{O, B, O}},
+		{"CommaBetween", "the storm , Katrina said", []uint8{O, O, B, O}, []uint8{O, O, B, O}},
+		{"Person", "tell Katrina that", []uint8{O, B, O}, []uint8{O, B, O}},
+	})
+}
+
+func TestDropNonPeopleEponyms(t *testing.T) {
+	g := NewGazetteerBuilder().Build()
+	checkRule(t, g, dropNonPeople, []labelCase{
+		{"Disease", "with Parkinson's disease in", []uint8{O, B, O, O}, []uint8{O, O, O, O}},
+		{"PossessiveOnly", "Parkinson's disease . Parkinson said", []uint8{B, O, B, O}, []uint8{O, O, B, O}},
+		{"Law", "by Murphy's law", []uint8{O, B, O}, []uint8{O, O, O}},
+		{"Doctrine", "the Monroe Doctrine opposed", []uint8{O, B, I, O}, []uint8{O, O, O, O}},
+		{"Plan", "the Marshall Plan helped", []uint8{O, B, I, O}, []uint8{O, O, O, O}},
+		{"Project", "The Alan Parsons Project released", []uint8{O, B, I, O, O}, []uint8{O, O, O, O, O}},
+		{"Person", "Parkinson said", []uint8{B, O}, []uint8{B, O}},
+		{"CapitalisedNoun", "Parkinson's Disease was", []uint8{B, O, O}, []uint8{B, O, O}},
+	})
+}
+
+func TestDropNonPeopleNounsAndRoles(t *testing.T) {
+	b := NewGazetteerBuilder()
+	b.Add("anna", Given)
+	b.Add("oliver", Given)
+	checkRule(t, b.Build(), dropNonPeople, []labelCase{
+		{"GermanNoun", "Meine Karte wurde", []uint8{O, B, O}, []uint8{O, O, O}},
+		{"GermanNounDative", "mit meinem Paket", []uint8{O, O, B}, []uint8{O, O, O}},
+		{"KnownName", "Meine Anna kommt", []uint8{O, B, O}, []uint8{O, B, O}},
+		{"EnglishPossessive", "my Karte", []uint8{O, B}, []uint8{O, B}},
+		{"RoleLabel", "Reviewer: please check", []uint8{B, O, O}, []uint8{O, O, O}},
+		{"RoleLabelNextLine", "ok\nApprover: yes", []uint8{O, B, O}, []uint8{O, O, O}},
+		{"KnownSpeaker", "Oliver: please check", []uint8{B, O, O}, []uint8{B, O, O}},
+		{"RoleMidLine", "ask Reviewer: now", []uint8{O, B, O}, []uint8{O, B, O}},
+		{"OtherEnding", "Xiadani: hola", []uint8{B, O}, []uint8{B, O}},
+	})
+}
+
+func TestDropNonPeopleCities(t *testing.T) {
+	g := NewGazetteerBuilder().Build()
+	checkRule(t, g, dropNonPeople, []labelCase{
+		{"SecondWord", "moved to Los Angeles in", []uint8{O, O, O, B, O}, []uint8{O, O, O, O, O}},
+		{"TeamAfterCity", "the San Francisco Giants won", []uint8{O, O, O, B, O}, []uint8{O, O, O, O, O}},
+		{"Abbreviation", "the St. Louis Cardinals won", []uint8{O, O, B, I, O}, []uint8{O, O, O, O, O}},
+		{"Elsewhere", "in Los Angeles . Angeles said", []uint8{O, O, B, B, O}, []uint8{O, O, O, O, O}},
+		{"Person", "ask Angeles Garcia now", []uint8{O, B, I, O}, []uint8{O, B, I, O}},
+		{"CityThenComma", "in San Francisco , Anna said", []uint8{O, O, O, B, O}, []uint8{O, O, O, B, O}},
+	})
+}
+
+func TestDropNonPeopleHonorifics(t *testing.T) {
+	g := NewGazetteerBuilder().Build()
+	checkRule(t, g, dropNonPeople, []labelCase{
+		{"RoyalHighness", "aan Z. K. H. den Prins van", []uint8{O, B, I, I, I, I, O}, []uint8{O, O, O, O, O, O, O}},
+		{"Majesty", "Z. M. de Koning beeft", []uint8{B, I, I, I, O}, []uint8{O, O, O, O, O}},
+		{"HolySee", "van den H. Stoel is", []uint8{O, O, B, I, O}, []uint8{O, O, O, O, O}},
+		{"HolyFather", "de H. Vader zegen", []uint8{O, B, I, O}, []uint8{O, O, O, O}},
+		{"InitialAndSurname", "de H. Janssen zegt", []uint8{O, B, I, O}, []uint8{O, B, I, O}},
+		{"TitleAndName", "Z. K. H. Prins Willem", []uint8{B, I, I, I, I}, []uint8{B, I, I, I, I}},
+		{"TitleWithoutInitial", "de Prins kwam", []uint8{O, B, O}, []uint8{O, B, O}},
+	})
+}
+
+func TestDropNonPeopleStreets(t *testing.T) {
+	g := NewGazetteerBuilder().Build()
+	checkRule(t, g, dropNonPeople, []labelCase{
+		{"Rue", "au 14 rue Victor Hugo , 75016", []uint8{O, O, O, B, I, O}, []uint8{O, O, O, O, O, O}},
+		{"Via", "in via Giuseppe Garibaldi 5", []uint8{O, O, B, I, O}, []uint8{O, O, O, O, O}},
+		{"Capitalised", "Avenida Paulista 1000", []uint8{O, B, O}, []uint8{O, O, O}},
+		{"Comma", "la rue, Victor Hugo dit", []uint8{O, O, B, I, O}, []uint8{O, O, B, I, O}},
+		{"EnglishVia", "sent via Anna today", []uint8{O, O, B, O}, []uint8{O, O, B, O}},
+		{"Person", "with Victor Hugo today", []uint8{O, B, I, O}, []uint8{O, B, I, O}},
+	})
+}

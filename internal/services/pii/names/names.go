@@ -101,7 +101,7 @@ func (m *Model) TagAll(ctx context.Context, text string) (names, takenBack []Spa
 // labels tags every token of text greedily from left to right. It also returns, as labels, the
 // names that dropNonPeople took back.
 func (m *Model) labels(ctx context.Context, text string, toks []Token) (labels, back []uint8, err error) {
-	f := featurizer{text: text, toks: toks, bits: m.bits, buf: make([]uint32, 0, 64)}
+	f := featurizer{text: text, toks: toks, bits: m.bits, buf: make([]uint32, 0, 64), gaz: m.gaz}
 	f.info = analyse(text, toks, m.gaz, make([]byte, 0, 64))
 	labels = make([]uint8, len(toks))
 	seen := map[uint64]bool{}
@@ -134,6 +134,7 @@ func (m *Model) labels(ctx context.Context, text string, toks []Token) (labels, 
 	joinAdjacent(&f, labels)
 	extendLeft(&f, labels)
 	markKnownPairs(&f, labels)
+	markLoneGiven(&f, labels)
 	fillLists(&f, labels)
 	trimTail(&f, labels)
 	dropHollow(&f, labels)
@@ -214,6 +215,30 @@ func markKnownPairs(f *featurizer, labels []uint8) {
 		i = j
 	}
 }
+
+// markLoneGiven makes a name of one capitalised word the tagger left out when the gazetteer knows
+// it as a given name and not as a common word, and it stands alone inside a sentence after a word
+// in lower case: "lavoro con Federico da due anni", "I asked Maria about the refund". Lexicon
+// words (places, organisations, titles...) are never taken, nor a word next to another
+// capitalised one.
+func markLoneGiven(f *featurizer, labels []uint8) {
+	for i := 1; i < len(labels); i++ {
+		ti := &f.info[i]
+		if labels[i] != O || !f.isWord(i) || ti.caps != capInit || ti.log || ti.runes < 3 || ti.gaz&Given == 0 ||
+			ti.gaz&Common != 0 || f.class(i) != 0 || ti.gap != 0 || !f.isWord(i-1) || f.info[i-1].caps != capLower ||
+			labels[i-1] != O || !withWords[f.info[i-1].lw] {
+			continue
+		}
+		if i+1 < len(labels) && f.info[i+1].gap == 0 && f.capital(i+1) {
+			continue
+		}
+		labels[i] = B
+	}
+}
+
+// withWords are "with" and "for" in the eight languages: a given name after them is a person
+// ("lavoro con Federico", "ein Termin für Kurt").
+var withWords = hashSet(`with for con para avec pour mit für met voor com z ze dla`)
 
 // nameBefore reports whether token k may be added to the front of the name after it (see
 // extendLeft).
@@ -303,6 +328,7 @@ func (f *featurizer) listItem(labels []uint8, i, dir int) int {
 func trimTail(f *featurizer, labels []uint8) {
 	cutRunOn(f, labels)
 	trimRole(f, labels)
+	dropPronounI(f, labels)
 	for i := len(labels) - 1; i > 0; i-- {
 		if labels[i] != I || i+1 < len(labels) && labels[i+1] == I {
 			continue
@@ -313,16 +339,48 @@ func trimTail(f *featurizer, labels []uint8) {
 	}
 }
 
+// dropPronounI takes the English pronoun "I" out of a name: a lone capital I, with no full stop
+// after it (an initial has one), before a word in lower case, that starts a name or is set off
+// from the name before it by punctuation ("Anna: I will check it"). Right after a name it is a
+// regnal number ("Keizer Napoleon I ontleend") and stays, so "Anna I will" keeps it too.
+func dropPronounI(f *featurizer, labels []uint8) {
+	for k := range labels {
+		if labels[k] == O || labels[k] == I && f.info[k].gap == 0 || k+1 >= len(labels) || f.info[k+1].gap != 0 ||
+			!f.isWord(k+1) || f.info[k+1].caps != capLower {
+			continue
+		}
+		t := f.toks[k]
+		if f.text[t.Start:t.End] != "I" {
+			continue
+		}
+		labels[k] = O
+		if labels[k+1] == I {
+			labels[k+1] = B
+		}
+	}
+}
+
 // trimRole takes a lower-case role or kin word off the start of a name that goes on with a
-// capitalised word: "a su hermana Lucía", "my colleague Anna Weber". The word says who the person
+// capitalised word ("a su hermana Lucía", "my colleague Anna Weber"), and a capitalised one after
+// a possessive ("Mein Sohn Lukas"). The word says who the person
 // is to the writer; it is not part of the name.
 func trimRole(f *featurizer, labels []uint8) {
 	eachName(labels, func(i, j int) {
-		if j-i >= 2 && (f.info[i].caps == capLower && f.class(i)&ClsRole != 0 || f.encliticVerb(i)) &&
+		if j-i >= 2 && (f.info[i].caps == capLower && f.class(i)&ClsRole != 0 || f.encliticVerb(i) || f.ownedRole(i)) &&
 			f.info[i+1].caps != capLower {
 			labels[i], labels[i+1] = O, B
 		}
 	})
+}
+
+// ownedRole reports whether token i is a capitalised role or kin word after a possessive, as
+// German writes them: "Mein Sohn Lukas", "meine Kollegin Anna Weber".
+func (f *featurizer) ownedRole(i int) bool {
+	if i == 0 || f.info[i].caps != capInit || f.info[i].gap != 0 || !(kinNouns[f.info[i].lw] || f.class(i)&ClsRole != 0) {
+		return false
+	}
+	p := f.info[i-1].lw
+	return possessiveWords[p] || germanPossessives[p]
 }
 
 // clitics are the object pronouns Portuguese, Spanish and Italian attach to a verb with a hyphen

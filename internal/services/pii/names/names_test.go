@@ -364,6 +364,10 @@ func TestTrimTail(t *testing.T) {
 		{"RoleBefore", "a su hermana Lucía .", []uint8{O, O, B, I}, []uint8{O, O, O, B}},
 		{"RoleBeforeLowerCase", "ask doctor smith now", []uint8{O, B, I, O}, []uint8{O, B, I, O}},
 		{"RoleCapitalised", "ask Doctor Smith now", []uint8{O, B, I, O}, []uint8{O, B, I, O}},
+		{"OwnedKinCapitalised", "Mein Sohn Lukas geht", []uint8{O, B, I, O}, []uint8{O, O, B, O}},
+		{"OwnedRoleCapitalised", "meine Kollegin Anna Weber", []uint8{O, B, I, I}, []uint8{O, O, B, I}},
+		{"KinWithoutPossessive", "der Sohn Lukas geht", []uint8{O, B, I, O}, []uint8{O, B, I, O}},
+		{"OwnedKinAlone", "Mein Sohn geht", []uint8{O, B, O}, []uint8{O, B, O}},
 		{"EncliticVerb", "Chamo-me Inês Ferreira e", []uint8{B, I, I, O}, []uint8{O, B, I, O}},
 		{"HyphenatedGivenName", "met Jean-Pierre Dubois", []uint8{O, B, I}, []uint8{O, B, I}},
 		{"Pronoun", "tell sarah i said hi", []uint8{O, B, I, O, O}, []uint8{O, B, O, O, O}},
@@ -408,7 +412,7 @@ func checkRule(t *testing.T, g *Gazetteer, rule func(*featurizer, []uint8), case
 			if len(toks) != len(tc.labels) {
 				t.Fatalf("%d tokens, %d labels", len(toks), len(tc.labels))
 			}
-			f := featurizer{text: tc.text, toks: toks}
+			f := featurizer{text: tc.text, toks: toks, gaz: g}
 			f.info = analyse(tc.text, toks, g, nil)
 			got := slices.Clone(tc.labels)
 			rule(&f, got)
@@ -535,5 +539,35 @@ func TestMarkKnownPairs(t *testing.T) {
 		{"AfterCapital", "Visit Sanne Jansen", []uint8{O, O, O}, []uint8{O, O, O}},
 		{"Comma", "Sanne, Jansen", []uint8{O, O}, []uint8{O, O}},
 		{"Tagged", "Sanne Jansen", []uint8{B, O}, []uint8{B, O}},
+	})
+}
+
+func TestMarkLoneGiven(t *testing.T) {
+	b := NewGazetteerBuilder()
+	b.Add("federico", Given|Surname)
+	b.Add("bill", Given|Common)
+	b.Add("rossi", Surname)
+	checkRule(t, b.Build(), markLoneGiven, []labelCase{
+		{"With", "lavoro con Federico da", []uint8{O, O, O, O}, []uint8{O, O, B, O}},
+		{"For", "a table for Federico and", []uint8{O, O, O, O, O}, []uint8{O, O, O, B, O}},
+		{"CommonWord", "I went with Bill to", []uint8{O, O, O, O, O}, []uint8{O, O, O, O, O}},
+		{"SurnameOnly", "lavoro con Rossi da", []uint8{O, O, O, O}, []uint8{O, O, O, O}},
+		{"OtherWord", "lavoro e Federico da", []uint8{O, O, O, O}, []uint8{O, O, O, O}},
+		{"CapitalisedBefore", "Mit Federico da", []uint8{O, O, O}, []uint8{O, O, O}},
+		{"LongerPhrase", "con Federico Rossi da", []uint8{O, O, O, O}, []uint8{O, O, O, O}},
+		{"Comma", "con, Federico da", []uint8{O, O, O}, []uint8{O, O, O}},
+	})
+}
+
+func TestDropPronounI(t *testing.T) {
+	g := NewGazetteerBuilder().Build()
+	checkRule(t, g, trimTail, []labelCase{
+		{"AfterColon", "Anna: I will check", []uint8{B, B, O, O}, []uint8{B, O, O, O}},
+		{"ContinuedAcrossColon", "Anna: I will", []uint8{B, I, O}, []uint8{B, O, O}},
+		{"Alone", "so I will go", []uint8{O, B, O, O}, []uint8{O, O, O, O}},
+		{"Regnal", "Keizer Napoleon I ontleend", []uint8{O, B, I, O}, []uint8{O, B, I, O}},
+		{"Initial", "I. Juui said", []uint8{B, I, O}, []uint8{B, I, O}},
+		{"BeforeCapital", "Anna: I Smith", []uint8{B, B, I}, []uint8{B, B, I}},
+		{"Lowercase", "anna: i will", []uint8{B, B, O}, []uint8{B, B, O}},
 	})
 }
