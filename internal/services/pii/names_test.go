@@ -44,6 +44,7 @@ func TestName(t *testing.T) {
 		{"PolishCases", "Rozmawiałem wczoraj z Krzysztofem Nowakiem i z Kasią.", []string{"Krzysztofem Nowakiem", "Kasią"}},
 		{"SpeakerThenI", "Anna: I will check the refund today.", []string{"Anna"}},
 		{"GermanKinBeforeName", "Mein Sohn Lukas geht in die Schule.", []string{"Lukas"}},
+		{"MaidenName", "Die Erbin ist Anna Müller geb. Schmidt aus Köln.", []string{"Anna Müller geb. Schmidt"}},
 		{"GermanGenitive", "Die Unterschrift Kochs fehlt noch auf dem Vertrag.", []string{"Kochs"}},
 		{"LowerCaseRunOn", "hola, soy maría josé y quería saber si el pedido llegó", []string{"maría josé"}},
 		{"GreetingCommonGivenName", "Hi Mark, the invoice is attached.", []string{"Mark"}},

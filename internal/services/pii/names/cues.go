@@ -66,6 +66,7 @@ func addPeople(f *featurizer, labels []uint8) {
 	f.markGreeted(labels)
 	f.markInitials(labels)
 	f.markTitleLists(labels)
+	f.markCivil(labels)
 	f.markGenitives(labels)
 	f.markPolishCases(labels)
 	// "minister Thorbecke", "Außenminister Stresemann": one capitalised word after an office.
@@ -589,4 +590,65 @@ func (f *featurizer) markPolishCases(labels []uint8) {
 			break
 		}
 	}
+}
+
+// civilWords follow a name in the registers of births, marriages and deaths ("J. Pistorius jm.,
+// oud 2 j.", "J. Heeren wed. van A. Janssens", "A. W. van Eindhoven huisvr. van …", "W. Geboers
+// geb. Beerens"): abbreviations for bachelor, spinster, widow, housewife, spouse and née.
+var civilWords = hashSet(`geb jm jd wed wedn wdr huisvr huisv echtg`)
+
+// Hashes of the words for née that join a maiden name to the name before it.
+var hashGeb, hashNee = fnv("geb"), fnv("née")
+
+// markCivil makes a name of initials, lower-case particles and a capitalised word that one of
+// civilWords follows with its full stop, which the tagger and markInitials leave out when there is
+// one initial or the word is a common word or a place ("J. Heeren wed.", "A. W. van Eindhoven
+// huisvr."). A maiden name after "geb." or "née" joins the name before it, found here or by the
+// tagger: "W. Geboers geb. Beerens", "Anna Müller geb. Schmidt".
+func (f *featurizer) markCivil(labels []uint8) {
+	n := len(labels)
+	for i := 0; i < n; i++ {
+		if !f.initial(i) || labels[i] != O || i > 0 && f.initial(i-1) {
+			continue
+		}
+		k := i
+		for k+1 < n && k < i+4 && f.initial(k+1) && f.info[k+1].gap&^GapSent == 0 {
+			k++
+		}
+		p := k + 1
+		for p < n && p < k+4 && f.isWord(p) && f.info[p].caps == capLower && f.class(p)&ClsParticle != 0 {
+			p++
+		}
+		if p+1 >= n || labels[p] != O || !f.isWord(p) || f.info[p].caps != capInit || f.info[p].runes < 2 ||
+			f.info[p].gap&^GapSent != 0 || !f.civilWord(p+1) {
+			continue
+		}
+		labels[i] = B
+		for m := i + 1; m <= p; m++ {
+			labels[m] = I
+		}
+		i = p
+	}
+	for e := 1; e+1 < n; e++ {
+		if labels[e-1] == O || labels[e] != O || f.info[e].gap != 0 || !f.civilWord(e) ||
+			f.info[e].lw != hashGeb && f.info[e].lw != hashNee ||
+			labels[e+1] != O || f.info[e+1].caps != capInit || f.info[e+1].gap&^GapSent != 0 {
+			continue
+		}
+		labels[e], labels[e+1] = I, I
+	}
+}
+
+// civilWord reports whether token k is one of civilWords in lower case, with its full stop ("née"
+// needs none), one space or a comma after the word before it.
+func (f *featurizer) civilWord(k int) bool {
+	tk := &f.info[k]
+	if !f.isWord(k) || tk.caps != capLower || tk.gap&^GapComma != 0 {
+		return false
+	}
+	if tk.lw == hashNee {
+		return true
+	}
+	t := f.toks[k]
+	return civilWords[tk.lw] && int(t.End) < len(f.text) && f.text[t.End] == '.'
 }

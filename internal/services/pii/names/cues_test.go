@@ -184,3 +184,18 @@ func TestMarkPolishCases(t *testing.T) {
 		{"Lowercase", "z kasią, dziękuję", []uint8{O, O, O}, []uint8{O, O, O}},
 	})
 }
+
+func TestMarkCivil(t *testing.T) {
+	b := NewGazetteerBuilder()
+	b.Add("heeren", Surname|Common)
+	checkRule(t, b.Build(), addPeople, []labelCase{
+		{"Widow", "OVERLEDENS. J. Heeren wed. van", []uint8{O, O, O, O, O}, []uint8{O, B, I, O, O}},
+		{"Housewife", "A. W. van Eindhoven huisvr. van", []uint8{O, O, O, O, O, O}, []uint8{B, I, I, I, O, O}},
+		{"MaidenName", "W. Geboers geb. Beerens, d.", []uint8{O, O, O, O, O}, []uint8{B, I, I, I, O}},
+		{"MaidenNameAfterTagged", "Anna Müller geb. Schmidt kam", []uint8{B, I, O, O, O}, []uint8{B, I, I, I, O}},
+		{"Nee", "Marie Curie née Skłodowska won", []uint8{B, I, O, O, O}, []uint8{B, I, I, I, O}},
+		{"NoFullStop", "J. Heeren wed van", []uint8{O, O, O, O}, []uint8{O, O, O, O}},
+		{"NoInitial", "Heeren wed. van", []uint8{O, O, O}, []uint8{O, O, O}},
+		{"LowerCaseAfterGeb", "Anna Müller geb. am Montag", []uint8{B, I, O, O, O}, []uint8{B, I, O, O, O}},
+	})
+}
