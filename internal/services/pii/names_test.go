@@ -45,6 +45,7 @@ func TestName(t *testing.T) {
 		{"SpeakerThenI", "Anna: I will check the refund today.", []string{"Anna"}},
 		{"GermanKinBeforeName", "Mein Sohn Lukas geht in die Schule.", []string{"Lukas"}},
 		{"MaidenName", "Die Erbin ist Anna Müller geb. Schmidt aus Köln.", []string{"Anna Müller geb. Schmidt"}},
+		{"PossessiveEndsName", "The song samples James Brown's Funky Drummer.", []string{"James Brown"}},
 		{"GermanGenitive", "Die Unterschrift Kochs fehlt noch auf dem Vertrag.", []string{"Kochs"}},
 		{"LowerCaseRunOn", "hola, soy maría josé y quería saber si el pedido llegó", []string{"maría josé"}},
 		{"GreetingCommonGivenName", "Hi Mark, the invoice is attached.", []string{"Mark"}},

@@ -327,6 +327,7 @@ func (f *featurizer) listItem(labels []uint8, i, dir int) int {
 // sometimes runs on into them.
 func trimTail(f *featurizer, labels []uint8) {
 	cutRunOn(f, labels)
+	cutAfterPossessive(f, labels)
 	trimRole(f, labels)
 	dropPronounI(f, labels)
 	for i := len(labels) - 1; i > 0; i-- {
@@ -335,6 +336,26 @@ func trimTail(f *featurizer, labels []uint8) {
 		}
 		for j := i; j > 0 && labels[j] == I && f.endsNot(j); j-- {
 			labels[j] = O
+		}
+	}
+}
+
+// cutAfterPossessive ends a name at a word with a possessive 's: what follows is what the person
+// owns or made ("James Brown's Funky Drummer", "Anna's Bakery"). When a given name follows, the
+// name is left as the tagger made it: in "Panjiva's Riku Andou" the person comes after a firm's
+// possessive, and a cut would keep the firm and lose the person.
+func cutAfterPossessive(f *featurizer, labels []uint8) {
+	for k := 0; k+1 < len(labels); k++ {
+		if labels[k] == O || labels[k+1] != I || !f.isWord(k) || f.info[k+1].gaz&Given != 0 {
+			continue
+		}
+		t := f.toks[k]
+		w := f.text[t.Start:t.End]
+		if !strings.HasSuffix(w, "'s") && !strings.HasSuffix(w, "’s") || len(w) < 4 {
+			continue
+		}
+		for m := k + 1; m < len(labels) && labels[m] == I; m++ {
+			labels[m] = O
 		}
 	}
 }

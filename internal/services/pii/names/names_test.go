@@ -354,6 +354,7 @@ func TestTrimTail(t *testing.T) {
 	b.Add("souza", Surname)
 	b.Add("maria", Given)
 	b.Add("samoylova", 0)
+	b.Add("riku", Given)
 	checkRule(t, b.Build(), trimTail, []labelCase{
 		{"RunOnAfterConjunction", "soy maría josé y quería saber", []uint8{O, B, I, I, I, O}, []uint8{O, B, I, O, O, O}},
 		{"RunOnAfterParticles", "c'est Jean Lefèvre de la compta .", []uint8{O, B, I, I, I, I}, []uint8{O, B, I, O, O, O}},
@@ -364,6 +365,9 @@ func TestTrimTail(t *testing.T) {
 		{"RoleBefore", "a su hermana Lucía .", []uint8{O, O, B, I}, []uint8{O, O, O, B}},
 		{"RoleBeforeLowerCase", "ask doctor smith now", []uint8{O, B, I, O}, []uint8{O, B, I, O}},
 		{"RoleCapitalised", "ask Doctor Smith now", []uint8{O, B, I, O}, []uint8{O, B, I, O}},
+		{"PossessiveCut", "samples James Brown's Funky Drummer .", []uint8{O, B, I, I, I}, []uint8{O, B, I, O, O}},
+		{"PossessiveBeforeGivenName", "and Panjiva's Riku Andou ,", []uint8{O, B, I, I}, []uint8{O, B, I, I}},
+		{"PossessiveLast", "met Anna's", []uint8{O, B}, []uint8{O, B}},
 		{"OwnedKinCapitalised", "Mein Sohn Lukas geht", []uint8{O, B, I, O}, []uint8{O, O, B, O}},
 		{"OwnedRoleCapitalised", "meine Kollegin Anna Weber", []uint8{O, B, I, I}, []uint8{O, O, B, I}},
 		{"KinWithoutPossessive", "der Sohn Lukas geht", []uint8{O, B, I, O}, []uint8{O, B, I, O}},
