@@ -69,14 +69,15 @@ var phraseEnds = hashSet(`based headquartered founded located specialising speci
 // placeTails end the names of buildings, institutions, trophies, events, papers, shows, lines,
 // laws and doctrines, which are often named after people: "Carnegie Hall", "the Alfred Phillips
 // House", "the Stanley Cup", "Paxton Carnegie Public Library", "Movement Bodyboarding Magazine",
-// "the Alton Light Railway", "the Monroe Doctrine", "the Marshall Plan". Words that are also
-// surnames (Post, Masters) are left out.
+// "the Alton Light Railway", "the Monroe Doctrine", "the Marshall Plan", "the Sistine Chapel".
+// Words that are also surnames (Post, Masters, Temple, Castle) are left out.
 var placeTails = hashSet(`library museum theatre theater stadium arena airport station tower cup
 	trophy award awards prize memorial cathedral school schoolhouse college university hospital
 	institute center centre hotel building house hall park bridge federation association society
 	league club festival fest magazine journal review gazette herald tribune chronicle times news
 	tour video series show championship championships games railway railroad lines airways
-	doctrine act plan treaty amendment accord accords protocol`)
+	doctrine act plan treaty amendment accord accords protocol chapel basilica abbey mosque
+	synagogue palace`)
 
 // regions are the states and provinces that follow a town's name after a comma ("Cary, North
 // Carolina", "Paxton, Illinois"): those of the United States, Canada and Australia, written out

@@ -248,6 +248,7 @@ func TestDropNonPeopleEponyms(t *testing.T) {
 		{"Law", "by Murphy's law", []uint8{O, B, O}, []uint8{O, O, O}},
 		{"Doctrine", "the Monroe Doctrine opposed", []uint8{O, B, I, O}, []uint8{O, O, O, O}},
 		{"Plan", "the Marshall Plan helped", []uint8{O, B, I, O}, []uint8{O, O, O, O}},
+		{"Chapel", "The Sistine Chapel ceiling", []uint8{O, B, I, O}, []uint8{O, O, O, O}},
 		{"Project", "The Alan Parsons Project released", []uint8{O, B, I, O, O}, []uint8{O, O, O, O, O}},
 		{"Person", "Parkinson said", []uint8{B, O}, []uint8{B, O}},
 		{"CapitalisedNoun", "Parkinson's Disease was", []uint8{B, O, O}, []uint8{B, O, O}},
