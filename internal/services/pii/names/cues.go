@@ -234,6 +234,19 @@ func (f *featurizer) roleStemAt(i int) int {
 	return -1
 }
 
+// germanGenitiveAfter reports whether the words from k+1 to p are the German article "des" and a
+// noun in -s the name lists do not know: "K. des Buchbindermeisters" (a boy of the bookbinder's,
+// in a register of births) names no one.
+func (f *featurizer) germanGenitiveAfter(k, p int) bool {
+	if p != k+2 || f.info[k+1].lw != hashDes || f.info[p].gaz != 0 {
+		return false
+	}
+	t := f.toks[p]
+	return strings.HasSuffix(f.text[t.Start:t.End], "s")
+}
+
+var hashDes = fnv("des")
+
 // germanArticles before a capitalised office make it one ("dem Aufseher Reinicke", "den Kaufmann
 // Hayn"); English has no such article before "General Motors".
 var germanArticles = hashSet(`der die das den dem des vom zum zur beim ein einen einem eines`)
@@ -258,7 +271,7 @@ func (f *featurizer) markInitials(labels []uint8) {
 		for p < len(labels) && p < k+4 && f.isWord(p) && f.info[p].caps == capLower && f.class(p)&ClsParticle != 0 && labels[p] == O {
 			p++
 		}
-		if p >= len(labels) || f.info[p].gap&^GapSent != 0 || !f.isWord(p) || labels[p] == I {
+		if p >= len(labels) || f.info[p].gap&^GapSent != 0 || !f.isWord(p) || labels[p] == I || f.germanGenitiveAfter(k, p) {
 			continue
 		}
 		if labels[p] == B {

@@ -46,6 +46,8 @@ func TestMarkInitials(t *testing.T) {
 		{"AlreadyTagged", "A. van Pelt", []uint8{B, I, I}, []uint8{B, I, I}},
 		{"ParticleThenLowerCase", "A. van de kerk", []uint8{O, O, O, O}, []uint8{O, O, O, O}},
 		{"InitialParticleRoleWord", "A. van Dokter jd.", []uint8{O, O, O, O}, []uint8{B, I, I, O}},
+		{"GermanGenitiveNoun", "K. des Uhrenmachers kam", []uint8{O, O, O, O}, []uint8{O, O, O, O}},
+		{"ParticleDes", "J. des Tombe kam", []uint8{O, O, O, O}, []uint8{B, I, I, O}},
 		{"InitialParticleFunctionWord", "A. van Son jd.", []uint8{O, O, O, O}, []uint8{B, I, I, O}},
 		{"InitialParticleLowerFunctionWord", "A. van son jd.", []uint8{O, O, O, O}, []uint8{O, O, O, O}},
 		{"InitialRoleWord", "A. W. Dokter kwam", []uint8{O, O, O, O}, []uint8{O, O, O, O}},
