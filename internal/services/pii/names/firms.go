@@ -435,6 +435,10 @@ func dropNonPeople(f *featurizer, labels []uint8) {
 			// given name, and the team after it, wherever else they stand.
 			firms[f.spanHash(i, j)] = true
 			clear(labels[i:j])
+		case i > 0 && f.info[i].gap == 0 && labels[i-1] == O && f.capital(i-1) && f.class(i-1)&ClsProduct != 0:
+			// "the Ford Mustang", "a Chevrolet Corvette": a model of a brand.
+			firms[f.spanHash(i, j)] = true
+			clear(labels[i:j])
 		case f.afterPlace(labels, i):
 			// "the Montreal Victorias", "the Houston Chronicle": a team, a paper, a branch.
 			firms[f.spanHash(i, j)] = true

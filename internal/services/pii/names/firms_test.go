@@ -272,13 +272,15 @@ func TestDropNonPeopleNounsAndRoles(t *testing.T) {
 	})
 }
 
-func TestDropNonPeopleCities(t *testing.T) {
+func TestDropNonPeopleCitiesAndModels(t *testing.T) {
 	g := NewGazetteerBuilder().Build()
 	checkRule(t, g, dropNonPeople, []labelCase{
 		{"SecondWord", "moved to Los Angeles in", []uint8{O, O, O, B, O}, []uint8{O, O, O, O, O}},
 		{"TeamAfterCity", "the San Francisco Giants won", []uint8{O, O, O, B, O}, []uint8{O, O, O, O, O}},
 		{"Abbreviation", "the St. Louis Cardinals won", []uint8{O, O, B, I, O}, []uint8{O, O, O, O, O}},
 		{"Elsewhere", "in Los Angeles . Angeles said", []uint8{O, O, B, B, O}, []uint8{O, O, O, O, O}},
+		{"ModelOfBrand", "a Ford Mustang and", []uint8{O, O, B, O}, []uint8{O, O, O, O}},
+		{"BrandInName", "ask Harrison Ford now", []uint8{O, B, I, O}, []uint8{O, B, I, O}},
 		{"Person", "ask Angeles Garcia now", []uint8{O, B, I, O}, []uint8{O, B, I, O}},
 		{"CityThenComma", "in San Francisco , Anna said", []uint8{O, O, O, B, O}, []uint8{O, O, O, B, O}},
 	})
