@@ -576,9 +576,10 @@ var polishStreets = hashSet(`ul ulica ulicy al aleja alei pl plac placu os osied
 // Nowakiem", "z Kasią", "dla Zosi". The lists hold names in the nominative only. Only a text
 // with a letter only Polish writes is read this way: elsewhere "Ottoman" would be "Ottom".
 func (f *featurizer) markPolishCases(labels []uint8) {
-	if f.gaz == nil || !strings.ContainsAny(f.text, polishLetters) {
+	if f.gaz == nil {
 		return
 	}
+	polish := false // the text has a Polish letter; asked of the first word that would be a name
 	for i := 0; i < len(labels); i++ {
 		ti := &f.info[i]
 		if labels[i] != O || !f.isWord(i) || ti.caps != capInit || ti.log || ti.gaz != 0 || ti.runes < 4 || f.class(i) != 0 ||
@@ -595,6 +596,13 @@ func (f *featurizer) markPolishCases(labels []uint8) {
 			}
 			fl := f.gaz.Flags(base + e[1])
 			if fl&(Given|Surname) != 0 && fl&Common == 0 && lexicon[base+e[1]] == 0 {
+				if !polish {
+					// Most texts have no such word and are never read for Polish letters.
+					if !strings.ContainsAny(f.text, polishLetters) {
+						return
+					}
+					polish = true
+				}
 				labels[i] = B
 				if i > 0 && labels[i-1] != O && f.info[i].gap == 0 {
 					labels[i] = I
