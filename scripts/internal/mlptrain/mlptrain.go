@@ -66,10 +66,11 @@ type Result struct {
 	Deep           *textclass.Deep
 	PlattA, PlattB float64
 	// Held are the held-back examples' indices; the losses are their weighted mean log loss
-	// with the linear head alone (calibrated as in Config), with the float network, and with
-	// the quantized network and the new calibration.
-	Held                                 []int
-	LinearLoss, FloatLoss, QuantizedLoss float64
+	// with the linear head alone (calibrated as in Config), with the float network, with the
+	// quantized network and the new calibration, and, to compare with that, with the linear head
+	// alone calibrated the same way on the same examples.
+	Held                                               []int
+	LinearLoss, FloatLoss, QuantizedLoss, RecalLinLoss float64
 	// Epoch is the (1-based) epoch kept.
 	Epoch int
 }
@@ -288,6 +289,14 @@ func Train(ex []Example, cfg Config) (*Result, error) {
 		res.QuantizedLoss += e.Weight * logLoss(res.PlattA*e.Z+res.PlattB, e.Label)
 	}
 	res.QuantizedLoss /= wHeld
+	for k, i := range held {
+		sc[k].Z = ex[i].Z
+	}
+	la, lb := lrtrain.Platt(sc)
+	for _, e := range sc {
+		res.RecalLinLoss += e.Weight * logLoss(la*e.Z+lb, e.Label)
+	}
+	res.RecalLinLoss /= wHeld
 	return res, nil
 }
 

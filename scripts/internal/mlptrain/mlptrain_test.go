@@ -55,7 +55,7 @@ func TestTrainLearnsInteraction(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !(res.QuantizedLoss < 0.2 && res.LinearLoss > 0.6) {
+			if !(res.QuantizedLoss < 0.2 && res.LinearLoss > 0.6 && res.RecalLinLoss > 0.6) {
 				t.Fatalf("held-back loss %.4f quantized, %.4f float, %.4f linear: the network did not learn XOR", res.QuantizedLoss, res.FloatLoss, res.LinearLoss)
 			}
 			for _, c := range []struct {
