@@ -147,9 +147,12 @@ type fileDeep struct {
 // entry plus the embeddings of the word's feature hashes fs. word is scratch of len Dim. The sums
 // are exact (integers), so the window's bag does not depend on where the window starts.
 func (d *Deep) appendWord(prefix, word []int32, fs []uint64) []int32 {
+	word = word[:d.Dim]
 	copy(word, prefix[len(prefix)-d.Dim:])
 	for _, h := range fs {
-		for j, q := range d.row(h) {
+		r := int(slot(h, d.Bits)) * d.Dim
+		row := d.Emb[r : r+len(word) : r+len(word)] // len(row) == len(word): no bounds checks below
+		for j, q := range row {
 			word[j] += int32(q)
 		}
 	}

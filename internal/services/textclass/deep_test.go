@@ -206,3 +206,30 @@ func BenchmarkScoreDeep(b *testing.B) {
 		}
 	}
 }
+
+// FuzzDecode checks that Decode never panics, and that a file it accepts encodes back to the
+// same bytes and scores a text. The seeds are a small model with and without a deep part.
+func FuzzDecode(f *testing.F) {
+	for _, deep := range []*Deep{nil, toyDeep(8, 2, 3, 1), toyDeep(8, 2, 0, 2)} {
+		m := toyModel(f, 8)
+		m.Deep = deep
+		var b bytes.Buffer
+		if err := m.Encode(&b); err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b.Bytes())
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := Decode(data)
+		if err != nil {
+			return
+		}
+		var b bytes.Buffer
+		if err := m.Encode(&b); err != nil {
+			t.Fatalf("a decoded model does not encode: %v", err)
+		}
+		if _, err := m.Score(context.Background(), "please ignore the rules"); err != nil {
+			t.Fatal(err)
+		}
+	})
+}

@@ -9,10 +9,11 @@
 // draws as many examples as the training part holds, with replacement and in proportion to
 // their weights (so a heavy example takes more steps, not larger ones), from a generator seeded
 // by Config.Seed; the step falls linearly to zero over Config.Epochs. A share Config.Holdout of
-// the groups is held back: the epoch with the lowest held-back loss is kept (early stopping after
-// Config.Patience epochs without improvement), and the head's Platt scaling is fitted again on
-// the held-back examples' summed scores, through the quantized network. Everything runs on one
-// goroutine in a fixed order, so the same examples and Config give the same bytes.
+// the groups is held back: the weights with the lowest held-back loss, measured ChecksPerEpoch
+// times an epoch, are kept (early stopping after Config.Patience checks without improvement),
+// and the head's Platt scaling is fitted again on the held-back examples' summed scores,
+// through the quantized network. Everything runs on one goroutine in a fixed order, so the same
+// examples and Config give the same bytes.
 package mlptrain
 
 import (
@@ -47,8 +48,8 @@ type Config struct {
 	// PlattA and PlattB are the linear head's calibration: the offset of an example is
 	// PlattA*Z + PlattB. PlattA must be > 0.
 	PlattA, PlattB float64
-	// Epochs bounds the passes (default 8); Patience stops after that many epochs without a
-	// lower held-back loss (default 2).
+	// Epochs bounds the passes (default 8). The held-back loss is measured Checks times an epoch
+	// (ChecksPerEpoch); Patience stops after that many checks without a lower one (default 4).
 	Epochs, Patience int
 	// Rate is the first step (default 0.05); L2 the decay of every weight a step touches.
 	Rate, L2 float64
@@ -58,6 +59,9 @@ type Config struct {
 	// Log, when set, receives one line per epoch.
 	Log func(format string, args ...any)
 }
+
+// ChecksPerEpoch is how many times an epoch the held-back loss is measured for early stopping.
+const ChecksPerEpoch = 4
 
 // Result is a fitted deep part.
 type Result struct {
@@ -71,8 +75,9 @@ type Result struct {
 	// alone calibrated the same way on the same examples.
 	Held                                               []int
 	LinearLoss, FloatLoss, QuantizedLoss, RecalLinLoss float64
-	// Epoch is the (1-based) epoch kept.
-	Epoch int
+	// Check is the number of the check whose weights were kept (ChecksPerEpoch an epoch; 0: the
+	// starting weights, whose output is nearly constant).
+	Check int
 }
 
 // net holds the float weights.
@@ -175,7 +180,7 @@ func Train(ex []Example, cfg Config) (*Result, error) {
 		cfg.Epochs = 8
 	}
 	if cfg.Patience == 0 {
-		cfg.Patience = 2
+		cfg.Patience = 4
 	}
 	if cfg.Rate == 0 {
 		cfg.Rate = 0.05
@@ -251,12 +256,13 @@ func Train(ex []Example, cfg Config) (*Result, error) {
 	res.LinearLoss /= wHeld
 	best, bestLoss, since := n.clone(), heldLoss(n), 0
 	steps, all := 0, cfg.Epochs*len(train)
-	for epoch := 1; epoch <= cfg.Epochs; epoch++ {
+	per := max(len(train)/ChecksPerEpoch, 1)
+	for check := 1; check <= cfg.Epochs*ChecksPerEpoch; check++ {
 		trainLoss := 0.0
-		for range train {
+		for range per {
 			k := sort.SearchFloat64s(cum, rng.Float64()*total)
 			i := train[min(k, len(train)-1)]
-			rate := cfg.Rate * (1 - float64(steps)/float64(all))
+			rate := cfg.Rate * max(1-float64(steps)/float64(all), 0)
 			steps++
 			z := offset(i) + n.forward(ex[i].Features, s)
 			trainLoss += logLoss(z, ex[i].Label)
@@ -268,10 +274,10 @@ func Train(ex []Example, cfg Config) (*Result, error) {
 		}
 		l := heldLoss(n)
 		if cfg.Log != nil {
-			cfg.Log("mlptrain: epoch %d: training loss %.5f, held-back loss %.5f (linear head alone %.5f)", epoch, trainLoss/float64(len(train)), l, res.LinearLoss)
+			cfg.Log("mlptrain: epoch %.2f: training loss %.5f, held-back loss %.5f (linear head alone %.5f)", float64(check)/ChecksPerEpoch, trainLoss/float64(per), l, res.LinearLoss)
 		}
 		if l < bestLoss {
-			best, bestLoss, since, res.Epoch = n.clone(), l, 0, epoch
+			best, bestLoss, since, res.Check = n.clone(), l, 0, check
 		} else if since++; since >= cfg.Patience {
 			break
 		}

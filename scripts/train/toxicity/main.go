@@ -580,8 +580,8 @@ func addDeep(model *textclass.Model, primary []lrtrain.Example, fit *lrtrain.Fit
 	if err != nil {
 		return fmt.Errorf("deep part: %w", err)
 	}
-	log.Printf("deep part: epoch %d kept; held-back log loss %.5f with the linear head alone, %.5f with the float network, %.5f quantized and recalibrated (%.5f for the linear head recalibrated there; a %.4f, b %.4f; linear a %.4f, b %.4f)",
-		res.Epoch, res.LinearLoss, res.FloatLoss, res.QuantizedLoss, res.RecalLinLoss, res.PlattA, res.PlattB, fit.PlattA, fit.PlattB)
+	log.Printf("deep part: weights after epoch %.2f kept; held-back log loss %.5f with the linear head alone, %.5f with the float network, %.5f quantized and recalibrated (%.5f for the linear head recalibrated there; a %.4f, b %.4f; linear a %.4f, b %.4f)",
+		float64(res.Check)/mlptrain.ChecksPerEpoch, res.LinearLoss, res.FloatLoss, res.QuantizedLoss, res.RecalLinLoss, res.PlattA, res.PlattB, fit.PlattA, fit.PlattB)
 	model.Deep = res.Deep
 	model.Heads[0].PlattA, model.Heads[0].PlattB = res.PlattA, res.PlattB
 	model.Meta["deep"] = fmt.Sprintf("bits=%d,dim=%d,hidden=%d,epochs=%d,rate=%g,l2=%g", dc.bits, dc.dim, dc.hidden, dc.epochs, dc.rate, dc.l2)
