@@ -53,6 +53,10 @@ type Config struct {
 	Epochs, Patience int
 	// Rate is the first step (default 0.05); L2 the decay of every weight a step touches.
 	Rate, L2 float64
+	// MinCount, when above 0, leaves the embedding row of a slot at 0 unless at least MinCount
+	// training windows hold a feature in it: rare features (most character n-grams of one text)
+	// are how a network memorizes its training examples.
+	MinCount int
 	// Holdout is the share of groups held back (default 0.2).
 	Holdout float64
 	Seed    uint64
@@ -84,6 +88,7 @@ type Result struct {
 type net struct {
 	bits, dim, hidden int
 	emb               []float32 // (1<<bits)*dim
+	frozen            []bool    // rows left at 0 (Config.MinCount); nil: none
 	w1, b1, w2        []float64
 	b2                float64
 }
@@ -165,7 +170,11 @@ func (n *net) step(fs []textclass.Feature, s *state, g, rate, l2 float64) {
 		}
 	}
 	for _, f := range fs {
-		r := int(f.ID(n.bits)) * n.dim
+		id := int(f.ID(n.bits))
+		if n.frozen != nil && n.frozen[id] {
+			continue
+		}
+		r := id * n.dim
 		v := float64(f.Value)
 		row := n.emb[r : r+n.dim]
 		for j := range row {
@@ -195,8 +204,8 @@ func Train(ex []Example, cfg Config) (*Result, error) {
 		return nil, fmt.Errorf("mlptrain: dim %d or hidden %d out of range", cfg.Dim, cfg.Hidden)
 	case !(cfg.PlattA > 0) || math.IsInf(cfg.PlattA, 0) || math.IsNaN(cfg.PlattB):
 		return nil, fmt.Errorf("mlptrain: calibration %v, %v: want a > 0", cfg.PlattA, cfg.PlattB)
-	case cfg.Epochs < 1 || cfg.Patience < 1 || !(cfg.Rate > 0) || !(cfg.L2 >= 0) || !(cfg.Holdout > 0 && cfg.Holdout < 1):
-		return nil, errors.New("mlptrain: epochs, patience and rate must be > 0, L2 >= 0, holdout in (0, 1)")
+	case cfg.Epochs < 1 || cfg.Patience < 1 || !(cfg.Rate > 0) || !(cfg.L2 >= 0) || !(cfg.Holdout > 0 && cfg.Holdout < 1) || cfg.MinCount < 0:
+		return nil, errors.New("mlptrain: epochs, patience and rate must be > 0, L2 and MinCount >= 0, holdout in (0, 1)")
 	}
 	var train, held []int
 	for i, e := range ex {
@@ -227,6 +236,19 @@ func Train(ex []Example, cfg Config) (*Result, error) {
 	n.w1 = make([]float64, cfg.Hidden*cfg.Dim)
 	for j := range n.w1 {
 		n.w1[j] = rng.NormFloat64() * math.Sqrt(2/float64(cfg.Dim))
+	}
+
+	if cfg.MinCount > 0 {
+		count := make([]int32, 1<<cfg.Bits)
+		for _, i := range train {
+			for _, f := range ex[i].Features {
+				count[f.ID(cfg.Bits)]++
+			}
+		}
+		n.frozen = make([]bool, len(count))
+		for id, c := range count {
+			n.frozen[id] = int(c) < cfg.MinCount
+		}
 	}
 
 	// Draw examples in proportion to their weight: cumulative weights, binary search.

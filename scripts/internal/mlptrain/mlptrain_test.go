@@ -137,12 +137,45 @@ func TestTrainRefuses(t *testing.T) {
 		{"ZeroWeight", func(c *Config, ex []Example) []Example { ex[3].Weight = 0; return ex }},
 		{"NaNScore", func(c *Config, ex []Example) []Example { ex[3].Z = math.NaN(); return ex }},
 		{"NoHoldout", func(c *Config, ex []Example) []Example { c.Holdout = 1e-9; return ex }},
+		{"NegativeMinCount", func(c *Config, ex []Example) []Example { c.MinCount = -1; return ex }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := xorConfig()
 			bad := tc.change(&cfg, append([]Example(nil), ex...))
 			if _, err := Train(bad, cfg); err == nil {
 				t.Fatal("Train accepted a bad input")
+			}
+		})
+	}
+}
+
+func TestTrainMinCount(t *testing.T) {
+	ex := xorData(t, 400)
+	ex[1].Features = window(t, "slur here rareword") // the only window with "rareword"
+	rare := window(t, "rareword")[0]
+	for _, tc := range []struct {
+		name     string
+		minCount int
+		zero     bool
+	}{{"Off", 0, false}, {"Two", 2, true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := xorConfig()
+			cfg.MinCount = tc.minCount
+			cfg.Holdout = 0.01 // keep example 1 in the training part
+			if unit(cfg.Seed, ex[1].Group) < cfg.Holdout {
+				t.Fatal("example 1 is held back: pick another seed")
+			}
+			res, err := Train(ex, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := int(rare.ID(cfg.Bits)) * cfg.Dim
+			zero := true
+			for _, q := range res.Deep.Emb[r : r+cfg.Dim] {
+				zero = zero && q == 0
+			}
+			if zero != tc.zero {
+				t.Fatalf("row of a feature in one window: all zero = %v, want %v", zero, tc.zero)
 			}
 		})
 	}

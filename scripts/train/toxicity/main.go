@@ -67,6 +67,7 @@ func main() {
 	flag.IntVar(&dc.epochs, "deep-epochs", 8, "with -deep: most epochs (early stopping on a held-back fifth of the training groups)")
 	flag.Float64Var(&dc.rate, "deep-rate", 0.05, "with -deep: first SGD step (falls linearly to 0)")
 	flag.Float64Var(&dc.l2, "deep-l2", 1e-5, "with -deep: L2 decay")
+	flag.IntVar(&dc.minCount, "deep-min-count", 0, "with -deep: leave the embedding of a slot at 0 unless this many training windows hold it (0: every slot learns)")
 	seed := flag.Uint64("seed", Seed, "for experiments: the seed of the calibration folds, the holdouts and the misspelt copies (recorded in the model), to see how much a figure moves between trainings")
 	flag.Parse()
 	set := map[string]bool{}
@@ -552,6 +553,7 @@ func lexiconTSV(data string) (string, error) {
 type deepConfig struct {
 	on                        bool
 	bits, dim, hidden, epochs int
+	minCount                  int
 	rate, l2                  float64
 }
 
@@ -576,7 +578,7 @@ func addDeep(model *textclass.Model, primary []lrtrain.Example, fit *lrtrain.Fit
 		ex = append(ex, mlptrain.Example{Features: e.Features, Z: s.Z, Label: e.Label, Weight: e.Weight, Group: e.Group})
 	}
 	res, err := mlptrain.Train(ex, mlptrain.Config{Bits: dc.bits, Dim: dc.dim, Hidden: dc.hidden, PlattA: fit.PlattA, PlattB: fit.PlattB,
-		Epochs: dc.epochs, Rate: dc.rate, L2: dc.l2, Seed: seed, Log: log.Printf})
+		Epochs: dc.epochs, Rate: dc.rate, L2: dc.l2, MinCount: dc.minCount, Seed: seed, Log: log.Printf})
 	if err != nil {
 		return fmt.Errorf("deep part: %w", err)
 	}
@@ -584,6 +586,6 @@ func addDeep(model *textclass.Model, primary []lrtrain.Example, fit *lrtrain.Fit
 		float64(res.Check)/mlptrain.ChecksPerEpoch, res.LinearLoss, res.FloatLoss, res.QuantizedLoss, res.RecalLinLoss, res.PlattA, res.PlattB, fit.PlattA, fit.PlattB)
 	model.Deep = res.Deep
 	model.Heads[0].PlattA, model.Heads[0].PlattB = res.PlattA, res.PlattB
-	model.Meta["deep"] = fmt.Sprintf("bits=%d,dim=%d,hidden=%d,epochs=%d,rate=%g,l2=%g", dc.bits, dc.dim, dc.hidden, dc.epochs, dc.rate, dc.l2)
+	model.Meta["deep"] = fmt.Sprintf("bits=%d,dim=%d,hidden=%d,epochs=%d,rate=%g,l2=%g,min_count=%d", dc.bits, dc.dim, dc.hidden, dc.epochs, dc.rate, dc.l2, dc.minCount)
 	return nil
 }
