@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -232,4 +233,32 @@ func FuzzDecode(f *testing.F) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// TestShippedModelsUnchanged checks that the model files shipped before deep parts existed (the
+// shield's and the toxicity service's) decode without one and encode back to the same bytes, so
+// they are read, and scored, as before.
+func TestShippedModelsUnchanged(t *testing.T) {
+	for _, path := range []string{"../shield/shield.model", "../toxicity/toxicity.model"} {
+		t.Run(path, func(t *testing.T) {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := Decode(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.Deep != nil {
+				t.Fatal("a shipped model decodes with a deep part")
+			}
+			var b bytes.Buffer
+			if err := m.Encode(&b); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(b.Bytes(), data) {
+				t.Fatal("a shipped model encodes to other bytes")
+			}
+		})
+	}
 }
