@@ -586,6 +586,9 @@ func addDeep(model *textclass.Model, primary []lrtrain.Example, fit *lrtrain.Fit
 		float64(res.Check)/mlptrain.ChecksPerEpoch, res.LinearLoss, res.FloatLoss, res.QuantizedLoss, res.RecalLinLoss, res.PlattA, res.PlattB, fit.PlattA, fit.PlattB)
 	model.Deep = res.Deep
 	model.Heads[0].PlattA, model.Heads[0].PlattB = res.PlattA, res.PlattB
-	model.Meta["deep"] = fmt.Sprintf("bits=%d,dim=%d,hidden=%d,epochs=%d,rate=%g,l2=%g,min_count=%d", dc.bits, dc.dim, dc.hidden, dc.epochs, dc.rate, dc.l2, dc.minCount)
+	model.Meta["deep"] = fmt.Sprintf("bits=%d,dim=%d,hidden=%d,epochs=%d,rate=%g,l2=%g", dc.bits, dc.dim, dc.hidden, dc.epochs, dc.rate, dc.l2)
+	if dc.minCount > 0 {
+		model.Meta["deep"] += fmt.Sprintf(",min_count=%d", dc.minCount)
+	}
 	return nil
 }
