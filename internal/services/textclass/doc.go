@@ -39,6 +39,12 @@
 // (a 256-value codebook per head, 0 meaning "unseen"), which keeps the table of a 2^20-slot head
 // at 1 MiB, in memory and in the embedded file alike (stored uncompressed, copied once).
 //
+// Optionally (Model.Deep, "wide and deep"), a small network over the same window features (an
+// embedding bag of int8 rows, a ReLU layer, a linear output) adds z_deep to the primary head's
+// raw score before its Platt scaling; its per-word embedding sums are exact integers kept as
+// prefix sums like the linear weights, so Score stays linear in the text's length. Models
+// without one (every model file without a "deep" header field) score as before.
+//
 // # Using a model in a service
 //
 //	//go:embed shield.model
@@ -68,5 +74,6 @@
 // text, exactly the windows and feature vectors Score will see; lrtrain fits a head on them
 // (deterministic L-BFGS logistic regression with L2 and example weights, Platt calibration on a
 // held-out split); NewHead quantizes its weights; Model.Encode writes the file byte for byte the
-// same for the same inputs. The file format is documented on Encode.
+// same for the same inputs. A deep part is fitted by scripts/internal/mlptrain on the linear
+// head's out-of-fold scores. The file format is documented on Encode.
 package textclass

@@ -26,6 +26,8 @@ type Model struct {
 	Heads []Head
 	// Meta is free-form provenance (training command, data, seed) stored in the file.
 	Meta map[string]string
+	// Deep, when set, is a non-linear part added to the primary head's raw score (see Deep).
+	Deep *Deep
 
 	pool sync.Pool // *scratch
 }
@@ -174,6 +176,7 @@ type fileHeader struct {
 	Spec  Spec              `json:"spec"`
 	Heads []fileHead        `json:"heads"`
 	Meta  map[string]string `json:"meta,omitempty"`
+	Deep  *fileDeep         `json:"deep,omitempty"`
 }
 
 type fileHead struct {
@@ -185,8 +188,11 @@ type fileHead struct {
 }
 
 // Encode writes m: the magic line, a little-endian uint32 length and a JSON header (id, spec,
-// heads' names, bits, biases and calibration, meta), then per head its codebook (Levels
-// little-endian float32) and its codes (one byte per slot). The file is not compressed, so
+// heads' names, bits, biases and calibration, meta, and the deep part's shape and dense weights
+// when there is one), then per head its codebook (Levels little-endian float32) and its codes
+// (one byte per slot), then the deep part's embeddings (one signed byte each), if any. A file
+// without a deep part is byte for byte what it was before deep parts existed; a binary from
+// before them refuses a file with one (its header has a field it does not know). The file is not compressed, so
 // Decode copies the codes instead of inflating megabytes at every cold start
 // (git and the deployment archive compress it anyway). The same model always gives the same
 // bytes.
@@ -197,6 +203,9 @@ func (m *Model) Encode(w io.Writer) error {
 	hdr := fileHeader{ID: m.ID, Spec: m.Spec, Meta: m.Meta}
 	for _, h := range m.Heads {
 		hdr.Heads = append(hdr.Heads, fileHead{h.Name, h.Bits, h.Bias, h.PlattA, h.PlattB})
+	}
+	if d := m.Deep; d != nil {
+		hdr.Deep = &fileDeep{Bits: d.Bits, Dim: d.Dim, Hidden: d.Hidden, Scale: d.Scale, W1: d.W1, B1: d.B1, W2: d.W2, B2: d.B2}
 	}
 	js, err := json.Marshal(hdr)
 	if err != nil {
@@ -209,6 +218,9 @@ func (m *Model) Encode(w io.Writer) error {
 	for _, h := range m.Heads {
 		binary.Write(bw, binary.LittleEndian, h.Codebook[:])
 		bw.Write(h.Codes)
+	}
+	if m.Deep != nil {
+		binary.Write(bw, binary.LittleEndian, m.Deep.Emb)
 	}
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("textclass: encode: %w", err)
@@ -273,6 +285,20 @@ func Decode(data []byte) (*Model, error) {
 		}
 		m.Heads = append(m.Heads, h)
 	}
+	if fd := hdr.Deep; fd != nil {
+		d := &Deep{Bits: fd.Bits, Dim: fd.Dim, Hidden: fd.Hidden, Scale: fd.Scale, W1: fd.W1, B1: fd.B1, W2: fd.W2, B2: fd.B2}
+		if d.Bits < MinDeepBits || d.Bits > MaxDeepBits || d.Dim < 1 || d.Dim > MaxDeepDim {
+			return nil, fmt.Errorf("textclass: decode: deep part of %d bits and dim %d", d.Bits, d.Dim)
+		}
+		if r.Len() != (1<<d.Bits)*d.Dim {
+			return nil, errors.New("textclass: decode: deep part: embeddings truncated or followed by trailing data")
+		}
+		d.Emb = make([]int8, (1<<d.Bits)*d.Dim)
+		if err := binary.Read(r, binary.LittleEndian, d.Emb); err != nil {
+			return nil, fmt.Errorf("textclass: decode deep part: %w", err)
+		}
+		m.Deep = d
+	}
 	if r.Len() != 0 {
 		return nil, errors.New("textclass: decode: trailing data")
 	}
@@ -308,6 +334,12 @@ func (m *Model) check() error {
 			}
 		}
 		seen[h.Name] = true
+	}
+	if m.Deep != nil {
+		if m.Spec.Script {
+			return errors.New("textclass: a deep part does not take script features: unset Spec.Script")
+		}
+		return m.Deep.check()
 	}
 	return nil
 }

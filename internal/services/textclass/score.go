@@ -31,6 +31,9 @@ type scratch struct {
 	counts []int     // prefix sums of feature occurrences per word
 	script []float64 // prefix sums of the primary head's script weights per word (Spec.Script)
 	spans  [][2]int
+	deep   []int32   // prefix sums of the deep part's int8 embeddings per word, Deep.Dim per word
+	word   []int32   // one word's embedding sum
+	bag    []float64 // one window's embedding bag
 }
 
 // Score normalizes text, cuts it into windows (Spec.Window words, Spec.Stride apart; the
@@ -53,6 +56,12 @@ func (m *Model) Score(ctx context.Context, text string) (Result, error) {
 	sc.prefix = append(sc.prefix[:0], 0)
 	sc.counts = append(sc.counts[:0], 0)
 	sc.script = append(sc.script[:0], 0)
+	deep := m.Deep
+	if deep != nil {
+		sc.deep = append(sc.deep[:0], make([]int32, deep.Dim)...)
+		sc.word = append(sc.word[:0], make([]int32, deep.Dim)...)
+		sc.bag = append(sc.bag[:0], make([]float64, deep.Dim)...)
+	}
 	for _, sg := range p.segments {
 		for i := sg.first; i < sg.end; i++ {
 			if i%4096 == 4095 {
@@ -70,6 +79,9 @@ func (m *Model) Score(ctx context.Context, text string) (Result, error) {
 			if m.Spec.Script {
 				sc.script = append(sc.script, sc.script[i]+float64(head.Codebook[head.Codes[slot(scriptHash(p.words.Word(i)), head.Bits)]]))
 			}
+			if deep != nil {
+				sc.deep = deep.appendWord(sc.deep, sc.word, fs)
+			}
 		}
 	}
 	res := Result{P: -1}
@@ -82,6 +94,9 @@ func (m *Model) Score(ctx context.Context, text string) (Result, error) {
 			z := head.Bias + (sc.prefix[sp[1]]-sc.prefix[sp[0]])/m.Spec.divisor(c)
 			if m.Spec.Script && sp[1] > sp[0] {
 				z += (sc.script[sp[1]] - sc.script[sp[0]]) / float64(sp[1]-sp[0])
+			}
+			if deep != nil {
+				z += deep.window(sc.bag, sc.deep, sp, m.Spec.divisor(c))
 			}
 			res.Windows++
 			if pr := head.Probability(z); pr > res.P {
@@ -131,6 +146,9 @@ func (m *Model) HeadProbabilities(r Result) []float64 {
 				s += float64(h.Codebook[h.Codes[slot(scriptHash(w), h.Bits)]])
 			}
 			z += s / float64(len(r.best)-r.context)
+		}
+		if k == 0 && m.Deep != nil {
+			z += m.Deep.window(make([]float64, m.Deep.Dim), m.Deep.appendWord(make([]int32, m.Deep.Dim), make([]int32, m.Deep.Dim), feats), [2]int{0, 1}, m.Spec.divisor(len(feats)))
 		}
 		out[k] = h.Probability(h.Bias + z)
 	}

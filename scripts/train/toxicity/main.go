@@ -25,6 +25,7 @@ import (
 	"github.com/sluice-api/sluice/internal/services/toxicity"
 	"github.com/sluice-api/sluice/scripts/internal/evalkit"
 	"github.com/sluice-api/sluice/scripts/internal/lrtrain"
+	"github.com/sluice-api/sluice/scripts/internal/mlptrain"
 	"github.com/sluice-api/sluice/scripts/train/toxicity/corpus"
 )
 
@@ -58,10 +59,22 @@ func main() {
 	extra := flag.Float64("implicit-extra", defaultImplicitExtra, "with -implicit: when the two readings differ, a document keeps its plain reading (implicit quotes off) at its full weight and adds its implicit reading at this multiple of its weight; excludes -implicit-plain (setting only -implicit-plain makes it 0)")
 	quoteCues := flag.String("quote-cues", defaultQuoteCues, "with -implicit: next to which quote tokens a judgement gets a quote cue: all, implicit (reported speech only, so a quoted passage's frame reads as with -implicit off), or apart (implicit, and a condemning word next to reported speech gets its own token, so reported speech does not retrain the one next to quoted passages); recorded in the model")
 	langsFlag := flag.String("implicit-langs", defaultImplicitLangs, "with -implicit: comma-separated languages whose lines of the reporting list (reporting.txt) are used, or all; the default leaves French reported speech unread; recorded in the model")
+	var dc deepConfig
+	flag.BoolVar(&dc.on, "deep", false, "for experiments (round 13): add a deep part to the primary head, a small network over the same window features trained on what the linear head's out-of-fold scores get wrong (see MODEL.md, \"Round 13\"); off by default")
+	flag.IntVar(&dc.bits, "deep-bits", 15, "with -deep: log2 of the embedding rows")
+	flag.IntVar(&dc.dim, "deep-dim", 8, "with -deep: embedding width")
+	flag.IntVar(&dc.hidden, "deep-hidden", 8, "with -deep: hidden units (0: the bag goes straight through the ReLU)")
+	flag.IntVar(&dc.epochs, "deep-epochs", 8, "with -deep: most epochs (early stopping on a held-back fifth of the training groups)")
+	flag.Float64Var(&dc.rate, "deep-rate", 0.01, "with -deep: first SGD step (falls linearly to 0)")
+	flag.Float64Var(&dc.l2, "deep-l2", 1e-5, "with -deep: L2 decay")
+	flag.IntVar(&dc.minCount, "deep-min-count", 0, "with -deep: leave the embedding of a slot at 0 unless this many training windows hold it (0: every slot learns)")
 	seed := flag.Uint64("seed", Seed, "for experiments: the seed of the calibration folds, the holdouts and the misspelt copies (recorded in the model), to see how much a figure moves between trainings")
 	flag.Parse()
 	set := map[string]bool{}
 	flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if err := checkDeepFlags(set, dc.on); err != nil {
+		log.Fatal(err)
+	}
 	if *implicit == "off" || *implicit == "" {
 		// The defaults of the flags that refine the implicit reading go with it; given
 		// explicitly, they are refused below.
@@ -115,7 +128,7 @@ func main() {
 		log.Fatal("-implicit-extra: want a weight >= 0, -implicit, and no -implicit-plain")
 	}
 	rw := readingWeights{plainShare: *plain, extra: *extra}
-	if err := run(*data, *out, *verbose, *quick, *dev, *l2, sw, aw, kw, mode, cues, langs, rw, *seed); err != nil {
+	if err := run(*data, *out, *verbose, *quick, *dev, *l2, sw, aw, kw, mode, cues, langs, rw, *seed, dc); err != nil {
 		log.Fatal(err)
 	}
 }
@@ -262,7 +275,7 @@ func scaleKinds(docs []corpus.Example, dw []float64, kw map[string]float64) erro
 	return nil
 }
 
-func run(data, out string, verbose, quick, dev bool, l2 float64, sw, aw, kw map[string]float64, mode toxicity.ImplicitMode, cues toxicity.QuoteCues, langs []string, rw readingWeights, seed uint64) error {
+func run(data, out string, verbose, quick, dev bool, l2 float64, sw, aw, kw map[string]float64, mode toxicity.ImplicitMode, cues toxicity.QuoteCues, langs []string, rw readingWeights, seed uint64, dc deepConfig) error {
 	ctx := context.Background()
 	docs, err := corpus.Training(data)
 	if err != nil {
@@ -377,6 +390,11 @@ func run(data, out string, verbose, quick, dev bool, l2 float64, sw, aw, kw map[
 	}
 	if langs != nil {
 		model.Meta[toxicity.MetaImplicitLangs] = strings.Join(langs, ",")
+	}
+	if dc.on {
+		if err := addDeep(model, primary, fit, dc, seed); err != nil {
+			return err
+		}
 	}
 	for _, l := range corpus.AllLabels {
 		lf, err := lrtrain.Train(perLabel[l], lrtrain.Config{Bits: toxicity.LabelBits, L2: toxicity.LabelL2, Holdout: 0.2, Seed: seed, Log: logf})
@@ -529,4 +547,48 @@ func lexiconTSV(data string) (string, error) {
 		fmt.Fprintf(&b, "%s\t%s\n", f, s)
 	}
 	return b.String(), nil
+}
+
+// deepConfig holds the -deep flags.
+type deepConfig struct {
+	on                        bool
+	bits, dim, hidden, epochs int
+	minCount                  int
+	rate, l2                  float64
+}
+
+// checkDeepFlags refuses a -deep-* flag (in set, the flags given) without -deep: the flag
+// would do nothing.
+func checkDeepFlags(set map[string]bool, on bool) error {
+	for _, name := range slices.Sorted(maps.Keys(set)) {
+		if strings.HasPrefix(name, "deep-") && !on {
+			return fmt.Errorf("-%s: needs -deep", name)
+		}
+	}
+	return nil
+}
+
+// addDeep trains a deep part on the primary examples with the linear head's out-of-fold (or
+// held-out, with -quick) scores as its offset, sets it on model and recalibrates the primary
+// head on the deep part's held-back examples. The flags go into the model's meta.
+func addDeep(model *textclass.Model, primary []lrtrain.Example, fit *lrtrain.Fit, dc deepConfig, seed uint64) error {
+	ex := make([]mlptrain.Example, 0, len(fit.Calibration))
+	for _, s := range fit.Calibration {
+		e := primary[s.Index]
+		ex = append(ex, mlptrain.Example{Features: e.Features, Z: s.Z, Label: e.Label, Weight: e.Weight, Group: e.Group})
+	}
+	res, err := mlptrain.Train(ex, mlptrain.Config{Bits: dc.bits, Dim: dc.dim, Hidden: dc.hidden, PlattA: fit.PlattA, PlattB: fit.PlattB,
+		Epochs: dc.epochs, Rate: dc.rate, L2: dc.l2, MinCount: dc.minCount, Seed: seed, Log: log.Printf})
+	if err != nil {
+		return fmt.Errorf("deep part: %w", err)
+	}
+	log.Printf("deep part: weights after epoch %.2f kept; held-back log loss %.5f with the linear head alone, %.5f with the float network, %.5f quantized and recalibrated (%.5f for the linear head recalibrated there; a %.4f, b %.4f; linear a %.4f, b %.4f)",
+		float64(res.Check)/mlptrain.ChecksPerEpoch, res.LinearLoss, res.FloatLoss, res.QuantizedLoss, res.RecalLinLoss, res.PlattA, res.PlattB, fit.PlattA, fit.PlattB)
+	model.Deep = res.Deep
+	model.Heads[0].PlattA, model.Heads[0].PlattB = res.PlattA, res.PlattB
+	model.Meta["deep"] = fmt.Sprintf("bits=%d,dim=%d,hidden=%d,epochs=%d,rate=%g,l2=%g", dc.bits, dc.dim, dc.hidden, dc.epochs, dc.rate, dc.l2)
+	if dc.minCount > 0 {
+		model.Meta["deep"] += fmt.Sprintf(",min_count=%d", dc.minCount)
+	}
+	return nil
 }

@@ -1,10 +1,16 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"fmt"
 	"maps"
 	"slices"
 	"testing"
 
+	"github.com/sluice-api/sluice/internal/services/textclass"
+	"github.com/sluice-api/sluice/internal/services/toxicity"
+	"github.com/sluice-api/sluice/scripts/internal/lrtrain"
 	"github.com/sluice-api/sluice/scripts/train/toxicity/corpus"
 )
 
@@ -139,6 +145,89 @@ func TestReadingWeights(t *testing.T) {
 			i, p := c.rw.split()
 			if i != c.implicit || p != c.plain {
 				t.Errorf("split() = %v, %v; want %v, %v", i, p, c.implicit, c.plain)
+			}
+		})
+	}
+}
+
+func TestCheckDeepFlags(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		set  []string
+		on   bool
+		ok   bool
+	}{
+		{"NoneOff", nil, false, true},
+		{"OtherFlagOff", []string{"seed", "out"}, false, true},
+		{"DeepFlagOff", []string{"seed", "deep-dim"}, false, false},
+		{"DeepFlagOn", []string{"deep", "deep-dim", "deep-bits"}, true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			set := map[string]bool{}
+			for _, s := range tc.set {
+				set[s] = true
+			}
+			if err := checkDeepFlags(set, tc.on); (err == nil) != tc.ok {
+				t.Fatalf("checkDeepFlags(%v, %v) = %v, want ok %v", tc.set, tc.on, err, tc.ok)
+			}
+		})
+	}
+}
+
+// TestAddDeep trains a deep part on a small set through the same linear fit as the trainer
+// (five folds, whose out-of-fold scores are its offset) and checks it lands in the model, which
+// still encodes and decodes.
+func TestAddDeep(t *testing.T) {
+	ctx := context.Background()
+	var primary []lrtrain.Example
+	for i := range 400 {
+		text, toxic := "you are vermin", true
+		switch i % 4 {
+		case 1:
+			text, toxic = "saying they are vermin is disgusting", false
+		case 2:
+			text, toxic = "what a lovely day", false
+		case 3:
+			text, toxic = "they are disgusting vermin", true
+		}
+		ws, err := toxicity.Spec.Windows(ctx, text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		primary = append(primary, lrtrain.Example{Features: ws[0].Features, Label: toxic, Weight: 1, Group: fmt.Sprint(i)})
+	}
+	fit, err := lrtrain.Train(primary, lrtrain.Config{Bits: 12, L2: 1e-3, Folds: 5, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, err := fit.Head(toxicity.HeadToxic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		dc   deepConfig
+	}{
+		{"Hidden", deepConfig{on: true, bits: 10, dim: 4, hidden: 4, epochs: 3, rate: 0.05}},
+		{"NoHidden", deepConfig{on: true, bits: 10, dim: 4, hidden: 0, epochs: 3, rate: 0.05}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := &textclass.Model{ID: "t", Spec: toxicity.Spec, Heads: []textclass.Head{head}, Meta: map[string]string{}}
+			if err := addDeep(m, primary, fit, tc.dc, 1); err != nil {
+				t.Fatal(err)
+			}
+			if m.Deep == nil || m.Deep.Hidden != tc.dc.hidden || m.Meta["deep"] == "" {
+				t.Fatalf("deep part %+v, meta %q", m.Deep, m.Meta["deep"])
+			}
+			if m.Heads[0].PlattA == head.PlattA && m.Heads[0].PlattB == head.PlattB {
+				t.Fatal("the primary head was not recalibrated")
+			}
+			var b bytes.Buffer
+			if err := m.Encode(&b); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := textclass.Decode(b.Bytes()); err != nil {
+				t.Fatal(err)
 			}
 		})
 	}
