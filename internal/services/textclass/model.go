@@ -192,8 +192,8 @@ type fileHead struct {
 // when there is one), then per head its codebook (Levels little-endian float32) and its codes
 // (one byte per slot), then the deep part's embeddings (one signed byte each), if any. A file
 // without a deep part is byte for byte what it was before deep parts existed; a binary from
-// before them refuses a file with one (its header has a field it does not know). The file is not compressed, so
-// Decode copies the codes instead of inflating megabytes at every cold start
+// before them refuses a file with one (its header has a field it does not know). The file is
+// not compressed, so Decode copies the codes instead of inflating megabytes at every cold start
 // (git and the deployment archive compress it anyway). The same model always gives the same
 // bytes.
 func (m *Model) Encode(w io.Writer) error {
