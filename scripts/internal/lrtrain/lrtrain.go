@@ -193,14 +193,21 @@ func Train(ex []Example, cfg Config) (*Fit, error) {
 }
 
 // unit maps (seed, group) to a number in [0, 1).
-func unit(seed uint64, group string) float64 {
+func unit(seed uint64, group string) float64 { return Unit(seed, group) }
+
+// Unit maps a seed and the strings parts, written one after the other, to a number in [0, 1),
+// the same on every machine. Trainers split their examples by it; a trainer that must split
+// apart from lrtrain's folds of the same seed puts its own prefix first (mlptrain does).
+func Unit(seed uint64, parts ...string) float64 {
 	h := fnv.New64a()
 	var b [8]byte
 	for i := range b {
 		b[i] = byte(seed >> (8 * i))
 	}
 	h.Write(b[:])
-	h.Write([]byte(group))
+	for _, p := range parts {
+		h.Write([]byte(p))
+	}
 	x := h.Sum64() // FNV's high bits mix poorly on short inputs: finalize (splitmix64)
 	x ^= x >> 30
 	x *= 0xBF58476D1CE4E5B9

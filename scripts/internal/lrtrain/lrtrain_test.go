@@ -196,3 +196,26 @@ func TestHeadQuantizesTheFit(t *testing.T) {
 		}
 	}
 }
+
+// TestUnitPinned pins Unit to the values the shipped models' splits were made with: a change
+// to it would change which examples calibrate, and so every retrained model's bytes.
+func TestUnitPinned(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		parts []string
+		want  float64
+	}{
+		{"Group", []string{"davidson/123"}, 0.034557983441759421},
+		{"PrefixedGroup", []string{"mlptrain:", "davidson/123"}, 0.47055776157499174},
+		{"PartsJoin", []string{"mlptrain:davidson", "/123"}, 0.47055776157499174},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Unit(12, tc.parts...); got != tc.want {
+				t.Fatalf("Unit(12, %q) = %.17g, want %.17g", tc.parts, got, tc.want)
+			}
+		})
+	}
+	if unit(12, "davidson/123") != Unit(12, "davidson/123") {
+		t.Fatal("unit and Unit differ")
+	}
+}

@@ -19,7 +19,6 @@ package mlptrain
 import (
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -361,23 +360,7 @@ func quantize(n *net, a float64) *textclass.Deep {
 }
 
 // unit maps (seed, group) to a number in [0, 1), apart from lrtrain's folds of the same seed.
-func unit(seed uint64, group string) float64 {
-	h := fnv.New64a()
-	var b [8]byte
-	for i := range b {
-		b[i] = byte(seed >> (8 * i))
-	}
-	h.Write(b[:])
-	h.Write([]byte("mlptrain:"))
-	h.Write([]byte(group))
-	x := h.Sum64()
-	x ^= x >> 30
-	x *= 0xBF58476D1CE4E5B9
-	x ^= x >> 27
-	x *= 0x94D049BB133111EB
-	x ^= x >> 31
-	return float64(x>>11) / (1 << 53)
-}
+func unit(seed uint64, group string) float64 { return lrtrain.Unit(seed, "mlptrain:", group) }
 
 func sigmoid(z float64) float64 {
 	if z >= 0 {
