@@ -90,7 +90,7 @@ type Fit struct {
 }
 
 // Probability is the calibrated probability of raw score z.
-func (f *Fit) Probability(z float64) float64 { return sigmoid(f.PlattA*z + f.PlattB) }
+func (f *Fit) Probability(z float64) float64 { return Sigmoid(f.PlattA*z + f.PlattB) }
 
 // Raw is the raw score of a window under the float weights.
 func (f *Fit) Raw(fs []textclass.Feature) float64 {
@@ -294,8 +294,8 @@ func (d *dataset) objective(use []bool, w []float64, b, l2 float64, gw []float64
 		total += d.c[i]
 		z := d.score(i, w, b)
 		yz := d.y[i] * z
-		loss += d.c[i] * softplus(-yz)
-		g := -d.c[i] * d.y[i] * sigmoid(-yz) // d loss / d z
+		loss += d.c[i] * Softplus(-yz)
+		g := -d.c[i] * d.y[i] * Sigmoid(-yz) // d loss / d z
 		gb += g
 		for k := d.rows[i]; k < d.rows[i+1]; k++ {
 			gw[d.cols[k]] += g * float64(d.vals[k])
@@ -410,7 +410,7 @@ func (d *dataset) fit(use []bool, cfg Config) ([]float64, float64, stats) {
 	return x[:n-1], x[n-1], stats{iter: min(it, cfg.MaxIter), loss: f}
 }
 
-// Platt fits p = sigmoid(A*z + B) to scored examples by weighted maximum likelihood, with
+// Platt fits p = Sigmoid(A*z + B) to scored examples by weighted maximum likelihood, with
 // Platt's smoothed targets ((N+ + 1)/(N+ + 2) for positives, 1/(N- + 2) for negatives, N counting
 // examples), by Newton's method with backtracking (Lin, Lin and Weng, 2007). With no positive or
 // no negative example it returns (1, 0).
@@ -441,8 +441,8 @@ func Platt(s []Scored) (a, b float64) {
 		f := 0.0
 		for i, e := range s {
 			z := a*e.Z + b
-			// -(t log p + (1-t) log(1-p)) = softplus(z) - t z, computed stably
-			f += e.Weight * (softplus(z) - t[i]*z)
+			// -(t log p + (1-t) log(1-p)) = Softplus(z) - t z, computed stably
+			f += e.Weight * (Softplus(z) - t[i]*z)
 		}
 		return f
 	}
@@ -451,7 +451,7 @@ func Platt(s []Scored) (a, b float64) {
 	for range 100 {
 		var h11, h22, h21, g1, g2 float64
 		for i, e := range s {
-			p := sigmoid(a*e.Z + b)
+			p := Sigmoid(a*e.Z + b)
 			d1 := e.Weight * (p - t[i])
 			d2 := e.Weight * p * (1 - p)
 			h11 += e.Z * e.Z * d2
@@ -485,7 +485,8 @@ func Platt(s []Scored) (a, b float64) {
 	return a, b
 }
 
-func sigmoid(z float64) float64 {
+// Sigmoid is 1 / (1 + exp(-z)), computed without overflow.
+func Sigmoid(z float64) float64 {
 	if z >= 0 {
 		return 1 / (1 + math.Exp(-z))
 	}
@@ -493,8 +494,9 @@ func sigmoid(z float64) float64 {
 	return e / (1 + e)
 }
 
-// softplus is log(1 + exp(z)), computed without overflow.
-func softplus(z float64) float64 {
+// Softplus is log(1 + exp(z)), computed without overflow: the log loss of a logit z whose
+// label is false (of -z when it is true).
+func Softplus(z float64) float64 {
 	if z > 0 {
 		return z + math.Log1p(math.Exp(-z))
 	}

@@ -30,7 +30,7 @@ func synthetic(n int, seed uint64) ([]Example, []float64, []uint64) {
 			z += trueW[j] * 0.5
 		}
 		slices.SortFunc(fs, func(a, b textclass.Feature) int { return int(a.Hash>>56) - int(b.Hash>>56) })
-		ex[i] = Example{Features: fs, Label: rng.Float64() < sigmoid(z), Weight: 1, Group: fmt.Sprint(i)}
+		ex[i] = Example{Features: fs, Label: rng.Float64() < Sigmoid(z), Weight: 1, Group: fmt.Sprint(i)}
 	}
 	return ex, trueW, hashes
 }
@@ -139,7 +139,7 @@ func TestPlatt(t *testing.T) {
 	var s []Scored
 	for range 20000 {
 		z := rng.NormFloat64() * 3
-		s = append(s, Scored{Z: z, Label: rng.Float64() < sigmoid(0.5*z-1), Weight: 1})
+		s = append(s, Scored{Z: z, Label: rng.Float64() < Sigmoid(0.5*z-1), Weight: 1})
 	}
 	a, b := Platt(s)
 	if math.Abs(a-0.5) > 0.05 || math.Abs(b+1) > 0.08 {

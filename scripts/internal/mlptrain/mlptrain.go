@@ -291,7 +291,7 @@ func Train(ex []Example, cfg Config) (*Result, error) {
 			if ex[i].Label {
 				y = 1
 			}
-			n.step(ex[i].Features, s, sigmoid(z)-y, rate, cfg.L2)
+			n.step(ex[i].Features, s, lrtrain.Sigmoid(z)-y, rate, cfg.L2)
 		}
 		l := heldLoss(n)
 		if cfg.Log != nil {
@@ -362,21 +362,10 @@ func quantize(n *net, a float64) *textclass.Deep {
 // unit maps (seed, group) to a number in [0, 1), apart from lrtrain's folds of the same seed.
 func unit(seed uint64, group string) float64 { return lrtrain.Unit(seed, "mlptrain:", group) }
 
-func sigmoid(z float64) float64 {
-	if z >= 0 {
-		return 1 / (1 + math.Exp(-z))
-	}
-	e := math.Exp(z)
-	return e / (1 + e)
-}
-
 // logLoss is -log P(label) under logit z, computed without overflow.
 func logLoss(z float64, label bool) float64 {
 	if label {
 		z = -z
 	}
-	if z > 0 {
-		return z + math.Log1p(math.Exp(-z))
-	}
-	return math.Log1p(math.Exp(z))
+	return lrtrain.Softplus(z)
 }
