@@ -404,6 +404,21 @@ var shipPrefixes = hashSet(`uss usns uscgc usnv usat hms hmcs hmas hmnzs rms`)
 var cornerWords = hashSet(`corner intersection junction crossing ecke kreuzung angle carrefour
 	croisement esquina cruce intersección angolo incrocio hoek kruising cruzamento`)
 
+// voiceAssistants are the names of voice assistants, which are also given names; carMakers are
+// makes of car the tagger takes for surnames. They are kept out of the lexicon the tagger's
+// features read, so that the training command still rebuilds the shipped tagger byte for byte.
+var (
+	voiceAssistants = hashSet(`siri alexa cortana bixby`)
+	carMakers       = hashSet(`chevrolet chevy cadillac buick chrysler pontiac lamborghini maserati
+		opel skoda citroën citroen hyundai mazda nissan subaru lexus`)
+)
+
+// product reports whether token k is a product or brand of the lexicon, a car maker or a voice
+// assistant.
+func (f *featurizer) product(k int) bool {
+	return f.class(k)&ClsProduct != 0 || carMakers[f.info[k].lw] || voiceAssistants[f.info[k].lw]
+}
+
 // dropNonPeople applies the rules of this file to the tagger's labels. A name found to be a
 // firm's ("Eberhard Faber GmbH") is taken back wherever else the same words were tagged in the
 // text ("Eberhard Faber also makes…"), since the service redacts every occurrence of a name.
@@ -435,7 +450,7 @@ func dropNonPeople(f *featurizer, labels []uint8) {
 			// given name, and the team after it, wherever else they stand.
 			firms[f.spanHash(i, j)] = true
 			clear(labels[i:j])
-		case i > 0 && f.info[i].gap == 0 && labels[i-1] == O && f.capital(i-1) && f.class(i-1)&ClsProduct != 0:
+		case i > 0 && f.info[i].gap == 0 && labels[i-1] == O && f.capital(i-1) && f.product(i-1):
 			// "the Ford Mustang", "a Chevrolet Corvette": a model of a brand.
 			firms[f.spanHash(i, j)] = true
 			clear(labels[i:j])
@@ -463,6 +478,12 @@ func dropNonPeople(f *featurizer, labels []uint8) {
 			clear(labels[i:j])
 		case j == i+1 && f.roleLabel(i):
 			// "Reviewer: please check": a role that opens a line, not a speaker's name.
+			clear(labels[i:j])
+		case j == i+1 && f.info[i].caps != capLower && (carMakers[f.info[i].lw] ||
+			voiceAssistants[f.info[i].lw] && !(i > 0 && f.greeting(i-1))):
+			// "My Nissan broke down", "Siri didn't understand my request": a car or a voice
+			// assistant. With a surname ("Siri Andersen") or after a greeting ("Hi Alexa,") an
+			// assistant's name is a person's.
 			clear(labels[i:j])
 		case j == i+1 && familyWords[f.info[i].lw]:
 			// "Hallo Mama,", "Ciao Nonna": how one addresses family, not a name.

@@ -39,6 +39,13 @@ func TestDropNonPeople(t *testing.T) {
 		{"FirmEverywhere", "Eberhard Faber GmbH was founded. Eberhard Faber makes pencils", []uint8{B, I, O, O, O, B, I, O, O}, []uint8{O, O, O, O, O, O, O, O, O}},
 		{"FirmNotOtherNames", "Faber GmbH was founded. Eberhard Faber makes pencils", []uint8{B, O, O, O, B, I, O, O}, []uint8{O, O, O, O, B, I, O, O}},
 		{"CornerOnlyThere", "the corner of Main Street and Anna Weber. Anna Weber came", []uint8{O, O, O, O, O, O, B, I, B, I, O}, []uint8{O, O, O, O, O, O, O, O, B, I, O}},
+		// Voice assistants and car makers, kept out of the tagger's lexicon.
+		{"VoiceAssistant", "Siri did not understand", []uint8{B, O, O, O}, []uint8{O, O, O, O}},
+		{"VoiceAssistantGreeted", "Hi Alexa, thanks", []uint8{O, B, O}, []uint8{O, B, O}},
+		{"VoiceAssistantSurname", "Siri Andersen called", []uint8{B, I, O}, []uint8{B, I, O}},
+		{"CarMaker", "My Nissan broke down", []uint8{O, B, O, O}, []uint8{O, O, O, O}},
+		{"ModelOfCarMaker", "drives a Nissan Micra", []uint8{O, O, O, B}, []uint8{O, O, O, O}},
+		{"ModelOfOtherWord", "drives a blue Micra", []uint8{O, O, O, B}, []uint8{O, O, O, B}},
 		// Buildings, institutions and trophies named after people.
 		{"HallAfterWord", "at Carnegie Hall .", []uint8{O, O, B}, []uint8{O, O, O}},
 		{"HouseAfterThe", "The Alfred Phillips House is", []uint8{O, B, I, I, O}, []uint8{O, O, O, O, O}},
