@@ -485,6 +485,13 @@ func dropNonPeople(f *featurizer, labels []uint8) {
 			// assistant. With a surname ("Siri Andersen") or after a greeting ("Hi Alexa,") an
 			// assistant's name is a person's.
 			clear(labels[i:j])
+		case f.info[i].gaz&(Given|Surname) == 0 && f.adverb(i):
+			// "Hierdoor was dit font…", "Kortom, de inboedel…", "Vanaf Wolvertem": an adverb
+			// that opens a sentence is no part of a name.
+			labels[i] = O
+			if j > i+1 {
+				labels[i+1] = B
+			}
 		case j == i+1 && familyWords[f.info[i].lw]:
 			// "Hallo Mama,", "Ciao Nonna": how one addresses family, not a name.
 			clear(labels[i:j])
