@@ -1,6 +1,7 @@
 package names
 
 import (
+	_ "embed"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -304,6 +305,48 @@ func (f *featurizer) ordinaryWords(i, j int) bool {
 	return ordinary && !f.afterCue(i) && (i == 0 || !iAm[f.info[i-1].lw] || !ordinaryNames[f.info[i].lw])
 }
 
+// everydayWords reports whether the name i..j is written all in lower case, in a text whose
+// writer uses capitals (casedText), and is made of words of everyday, words the name lists do not know and
+// common words, at least one of everyday that is no particle ("ti voglio bene", "en una caja",
+// "nella seconda serata"), not after a word that introduces a name and not inside a handle
+// ("anna.bene").
+func (f *featurizer) everydayWords(i, j int) bool {
+	found := false
+	for k := i; k < j; k++ {
+		tk := &f.info[k]
+		switch {
+		case tk.caps != capLower:
+			return false
+		case everyday[tk.lw]:
+			found = found || f.class(k)&ClsParticle == 0
+		case tk.gaz&(Given|Surname) != 0 && tk.gaz&Common == 0:
+			return false
+		}
+	}
+	return found && !f.afterCue(i) && (i == 0 || !iAm[f.info[i-1].lw]) && f.afterSpace(i) && f.casedText()
+}
+
+//go:embed everyday.txt
+var everydayFile string
+
+// everyday holds the everyday words of the eight languages that the name lists also know as
+// names, as ordinary web text writes them in lower case ("caja", "bene", "nella"; see
+// everyday.txt, written by the training command). Unlike ordinaryNames, whose words are kept as
+// words in any text, they count only in text whose writer uses capitals: in chat written all in
+// lower case, any word may be a name.
+var everyday = hashSet(uncomment(everydayFile))
+
+// uncomment drops the lines of text that start with "#".
+func uncomment(text string) string {
+	var b strings.Builder
+	for _, line := range strings.Split(text, "\n") {
+		if !strings.HasPrefix(line, "#") {
+			b.WriteString(line + "\n")
+		}
+	}
+	return b.String()
+}
+
 // iAm are the words for "I am" that the lexicon's cues leave out because they also mean "they
 // are" or "I follow": before an everyday word that is also a name, they introduce the name
 // ("soy esperanza", "sono serena").
@@ -468,7 +511,7 @@ func dropNonPeople(f *featurizer, labels []uint8) {
 			// "Jack lost his jack", "my iban is…": a word in lower case after a possessive is a
 			// noun.
 			clear(labels[i:j])
-		case f.ordinaryWords(i, j):
+		case f.ordinaryWords(i, j), f.everydayWords(i, j):
 			// "la giornata è serena", "sono le otto", "la camisa es blanca": everyday words
 			// that are also given names, written in lower case as words are.
 			clear(labels[i:j])
@@ -987,4 +1030,10 @@ func (f *featurizer) aloneInBlock(labels []uint8, first, last int) bool {
 		}
 	}
 	return false
+}
+
+// casedText reports whether the writer of the text uses capitals: it opens with a capitalised
+// word, or has one inside a sentence.
+func (f *featurizer) casedText() bool {
+	return len(f.info) > 0 && f.isWord(0) && f.info[0].caps == capInit || f.usesCapitals()
 }

@@ -317,3 +317,36 @@ func TestDropNonPeopleStreets(t *testing.T) {
 		{"Person", "with Victor Hugo today", []uint8{O, B, I, O}, []uint8{O, B, I, O}},
 	})
 }
+
+func TestDropNonPeopleEverydayWords(t *testing.T) {
+	b := NewGazetteerBuilder()
+	b.Add("caja", Given)
+	b.Add("nella", Given)
+	b.Add("maria", Given)
+	b.Add("oerle", Surname)
+	checkRule(t, b.Build(), dropNonPeople, []labelCase{
+		{"OneWord", "Lo puse en una caja grande", []uint8{O, O, O, O, B, O}, []uint8{O, O, O, O, O, O}},
+		{"SeveralWords", "Anche nella seconda serata il pubblico", []uint8{O, B, I, I, O, O}, []uint8{O, O, O, O, O, O}},
+		{"TextInLowerCase", "lo puse en una caja grande", []uint8{O, O, O, O, B, O}, []uint8{O, O, O, O, B, O}},
+		{"Capitalised", "Lo puse en Caja Madrid", []uint8{O, O, O, B, I}, []uint8{O, O, O, B, I}},
+		{"WithAName", "Ho visto nella maria ieri", []uint8{O, O, B, I, O}, []uint8{O, O, B, I, O}},
+		{"ParticleOnly", "Ik zag van oerle", []uint8{O, O, B, I}, []uint8{O, O, B, I}},
+		{"ParticleAndUnknownWord", "Ik zag van oerbeek", []uint8{O, O, B, I}, []uint8{O, O, B, I}},
+		{"AfterTitle", "Chiama il signor caja domani", []uint8{O, O, O, B, O}, []uint8{O, O, O, B, O}},
+		{"AfterIAm", "Hola, soy caja", []uint8{O, O, B}, []uint8{O, O, B}},
+		{"InHandle", "Escribe a ana.caja hoy", []uint8{O, O, O, B, O}, []uint8{O, O, O, B, O}},
+	})
+}
+
+func TestEverydayList(t *testing.T) {
+	for _, w := range []string{"caja", "bene", "nella", "tempo"} {
+		if !everyday[fnv(w)] {
+			t.Errorf("%q is not in everyday.txt", w)
+		}
+	}
+	for _, w := range []string{"sam", "kim", "ben", "#"} {
+		if everyday[fnv(w)] {
+			t.Errorf("%q is in everyday.txt", w)
+		}
+	}
+}
