@@ -83,6 +83,7 @@ func TestName(t *testing.T) {
 		{"VoiceAssistants", "Siri didn't understand my request. Can Cortana set a reminder?", nil},
 		{"AssistantNameAsPerson", "My colleague Siri Andersen will join the call.", []string{"Siri Andersen"}},
 		{"StreetNamedAfterPerson", "Livraison au 14 rue Victor Hugo, 75016 Paris; spedire in via Giuseppe Garibaldi 5.", nil},
+		{"PlaceOfNames", "We flew from Hong Kong to Sri Lanka, then to Puerto Rico.", nil},
 		{"ModelOfBrand", "I drive a Ford Mustang and my wife drives a Chevrolet Corvette.", nil},
 		{"Building", "Die Hochzeit ist in der Villa Borghese, das Essen in der Trattoria Mario.", nil},
 		{"PrincessRoyal", "The Princess Royal arrived at Heathrow this morning.", nil},

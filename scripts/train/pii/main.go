@@ -36,17 +36,18 @@ func main() {
 	repeat := flag.Int("corpus-repeat", 5, "how many times each NER corpus text is seen per epoch")
 	dropout := flag.Float64("gaz-dropout", 0.05, "share of words whose name flags are hidden in each epoch")
 	ensemble := flag.Int("ensemble", 5, "train this many taggers (seeds seed, seed+1, ...) and average their weights")
+	everydayHalf := flag.Bool("everyday-half", false, "for measuring: build everyday.txt from the first half of the language-ID sentences only, to count on the second half what it changes")
 	dev := flag.Bool("dev", false, "for choosing settings: leave out the Europeana development blocks (score them with go run ./scripts/eval/pii -dev DIR)")
 	flag.Parse()
 	if *ensemble < 1 {
 		log.Fatalf("-ensemble %d: want 1 or more", *ensemble)
 	}
-	if err := run(*data, *out, *seed, *epochs, *bits, *perLang, *repeat, *dropout, *dev, *ensemble); err != nil {
+	if err := run(*data, *out, *seed, *epochs, *bits, *perLang, *repeat, *dropout, *dev, *ensemble, *everydayHalf); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(data, out string, seed uint64, epochs int, bits uint, perLang, repeat int, dropout float64, dev bool, ensemble int) error {
+func run(data, out string, seed uint64, epochs int, bits uint, perLang, repeat int, dropout float64, dev bool, ensemble int, everydayHalf bool) error {
 	p, err := loadPools(data)
 	if err != nil {
 		return err
@@ -124,6 +125,10 @@ func run(data, out string, seed uint64, epochs int, bits uint, perLang, repeat i
 	}
 	gaz := p.builder.Build()
 	log.Printf("gazetteer: %d words", gaz.Len())
+	everyday, err := everydayWords(data, gaz, everydayHalf)
+	if err != nil {
+		return err
+	}
 
 	neg := append(slices.Clone(banking), filterNamed(clinc, gaz)...)
 	members := make([]*names.Model, ensemble)
@@ -165,6 +170,9 @@ func run(data, out string, seed uint64, epochs int, bits uint, perLang, repeat i
 	if err := write(filepath.Join(out, "gazetteer.bin.gz"), gaz.WriteTo); err != nil {
 		return err
 	}
+	if err := write(filepath.Join(out, "everyday.txt"), everydayList(everyday).WriteTo); err != nil {
+		return err
+	}
 	return write(filepath.Join(out, "tagger.model"), m.WriteTo)
 }
 
@@ -178,4 +186,17 @@ func write(path string, to func(w io.Writer) (int64, error)) error {
 	}
 	log.Printf("wrote %s (%d bytes)", path, buf.Len())
 	return nil
+}
+
+// everydayList is the file of everyday words the names package embeds.
+type everydayList []string
+
+func (l everydayList) WriteTo(w io.Writer) (int64, error) {
+	var b bytes.Buffer
+	b.WriteString("# Everyday words the name lists also know as names, written by go run ./scripts/train/pii\n")
+	b.WriteString("# from the language-ID data's sentences (see everydayWords). One per line, in lower case.\n")
+	for _, word := range l {
+		b.WriteString(word + "\n")
+	}
+	return b.WriteTo(w)
 }

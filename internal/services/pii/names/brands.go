@@ -104,10 +104,14 @@ var brands = phraseSet(brandList)
 
 // inBrand reports whether the name tokens i to j-1 overlap a brand of brandList: "a [Calvin
 // Klein] jacket", "Carolina [Herrera]", "Ben & [Jerry]'s", "my [Charles Schwab card]".
-func (f *featurizer) inBrand(i, j int) bool {
-	for s := max(0, i-maxBrandWords+1); s < j; s++ {
-		for e := max(s+2, i+1); e <= len(f.info) && e-s <= maxBrandWords; e++ {
-			if f.sameLine(s, e) && brands[f.spanHash(s, e)] {
+func (f *featurizer) inBrand(i, j int) bool { return f.inPhrase(brands, maxBrandWords, i, j) }
+
+// inPhrase reports whether the name tokens i to j-1 overlap a phrase of set, of two to maxWords
+// words on one line.
+func (f *featurizer) inPhrase(set map[uint64]bool, maxWords, i, j int) bool {
+	for s := max(0, i-maxWords+1); s < j; s++ {
+		for e := max(s+2, i+1); e <= len(f.info) && e-s <= maxWords; e++ {
+			if f.sameLine(s, e) && set[f.spanHash(s, e)] {
 				return true
 			}
 		}

@@ -1,6 +1,7 @@
 package names
 
 import (
+	_ "embed"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -304,6 +305,48 @@ func (f *featurizer) ordinaryWords(i, j int) bool {
 	return ordinary && !f.afterCue(i) && (i == 0 || !iAm[f.info[i-1].lw] || !ordinaryNames[f.info[i].lw])
 }
 
+// everydayWords reports whether the name i..j is written all in lower case, in a text whose
+// writer uses capitals (casedText), and is made of words of everyday, words the name lists do not know and
+// common words, at least one of everyday that is no particle ("ti voglio bene", "en una caja",
+// "nella seconda serata"), not after a word that introduces a name and not inside a handle
+// ("anna.bene").
+func (f *featurizer) everydayWords(i, j int) bool {
+	found := false
+	for k := i; k < j; k++ {
+		tk := &f.info[k]
+		switch {
+		case tk.caps != capLower:
+			return false
+		case everyday[tk.lw]:
+			found = found || f.class(k)&ClsParticle == 0
+		case tk.gaz&(Given|Surname) != 0 && tk.gaz&Common == 0:
+			return false
+		}
+	}
+	return found && !f.afterCue(i) && (i == 0 || !iAm[f.info[i-1].lw]) && f.afterSpace(i) && f.casedText()
+}
+
+//go:embed everyday.txt
+var everydayFile string
+
+// everyday holds the everyday words of the eight languages that the name lists also know as
+// names, as ordinary web text writes them in lower case ("caja", "bene", "nella"; see
+// everyday.txt, written by the training command). Unlike ordinaryNames, whose words are kept as
+// words in any text, they count only in text whose writer uses capitals: in chat written all in
+// lower case, any word may be a name.
+var everyday = hashSet(uncomment(everydayFile))
+
+// uncomment drops the lines of text that start with "#".
+func uncomment(text string) string {
+	var b strings.Builder
+	for _, line := range strings.Split(text, "\n") {
+		if !strings.HasPrefix(line, "#") {
+			b.WriteString(line + "\n")
+		}
+	}
+	return b.String()
+}
+
 // iAm are the words for "I am" that the lexicon's cues leave out because they also mean "they
 // are" or "I follow": before an everyday word that is also a name, they introduce the name
 // ("soy esperanza", "sono serena").
@@ -404,6 +447,21 @@ var shipPrefixes = hashSet(`uss usns uscgc usnv usat hms hmcs hmas hmnzs rms`)
 var cornerWords = hashSet(`corner intersection junction crossing ecke kreuzung angle carrefour
 	croisement esquina cruce intersección angolo incrocio hoek kruising cruzamento`)
 
+// voiceAssistants are the names of voice assistants, which are also given names; carMakers are
+// makes of car the tagger takes for surnames. They are kept out of the lexicon the tagger's
+// features read, so that the training command still rebuilds the shipped tagger byte for byte.
+var (
+	voiceAssistants = hashSet(`siri alexa cortana bixby`)
+	carMakers       = hashSet(`chevrolet chevy cadillac buick chrysler pontiac lamborghini maserati
+		opel skoda citroën citroen hyundai mazda nissan subaru lexus`)
+)
+
+// product reports whether token k is a product or brand of the lexicon, a car maker or a voice
+// assistant.
+func (f *featurizer) product(k int) bool {
+	return f.class(k)&ClsProduct != 0 || carMakers[f.info[k].lw] || voiceAssistants[f.info[k].lw]
+}
+
 // dropNonPeople applies the rules of this file to the tagger's labels. A name found to be a
 // firm's ("Eberhard Faber GmbH") is taken back wherever else the same words were tagged in the
 // text ("Eberhard Faber also makes…"), since the service redacts every occurrence of a name.
@@ -435,7 +493,7 @@ func dropNonPeople(f *featurizer, labels []uint8) {
 			// given name, and the team after it, wherever else they stand.
 			firms[f.spanHash(i, j)] = true
 			clear(labels[i:j])
-		case i > 0 && f.info[i].gap == 0 && labels[i-1] == O && f.capital(i-1) && f.class(i-1)&ClsProduct != 0:
+		case i > 0 && f.info[i].gap == 0 && labels[i-1] == O && f.capital(i-1) && f.product(i-1):
 			// "the Ford Mustang", "a Chevrolet Corvette": a model of a brand.
 			firms[f.spanHash(i, j)] = true
 			clear(labels[i:j])
@@ -453,7 +511,7 @@ func dropNonPeople(f *featurizer, labels []uint8) {
 			// "Jack lost his jack", "my iban is…": a word in lower case after a possessive is a
 			// noun.
 			clear(labels[i:j])
-		case f.ordinaryWords(i, j):
+		case f.ordinaryWords(i, j), f.everydayWords(i, j):
 			// "la giornata è serena", "sono le otto", "la camisa es blanca": everyday words
 			// that are also given names, written in lower case as words are.
 			clear(labels[i:j])
@@ -464,6 +522,19 @@ func dropNonPeople(f *featurizer, labels []uint8) {
 		case j == i+1 && f.roleLabel(i):
 			// "Reviewer: please check": a role that opens a line, not a speaker's name.
 			clear(labels[i:j])
+		case j == i+1 && f.info[i].caps != capLower && (carMakers[f.info[i].lw] ||
+			voiceAssistants[f.info[i].lw] && !(i > 0 && f.greeting(i-1))):
+			// "My Nissan broke down", "Siri didn't understand my request": a car or a voice
+			// assistant. With a surname ("Siri Andersen") or after a greeting ("Hi Alexa,") an
+			// assistant's name is a person's.
+			clear(labels[i:j])
+		case f.info[i].gaz&(Given|Surname) == 0 && f.adverb(i):
+			// "Hierdoor was dit font…", "Kortom, de inboedel…", "Vanaf Wolvertem": an adverb
+			// that opens a sentence is no part of a name.
+			labels[i] = O
+			if j > i+1 {
+				labels[i+1] = B
+			}
 		case j == i+1 && familyWords[f.info[i].lw]:
 			// "Hallo Mama,", "Ciao Nonna": how one addresses family, not a name.
 			clear(labels[i:j])
@@ -475,6 +546,11 @@ func dropNonPeople(f *featurizer, labels []uint8) {
 			if k < j {
 				labels[k] = B
 			}
+		case f.inPhrase(placePhrases, maxPlaceWords, i, j):
+			// "from Hong Kong", "in Puerto Rico", "Sri Lanka": a country or a city whose words
+			// the name lists know as names, wherever else it stands in the text.
+			firms[f.spanHash(i, j)] = true
+			clear(labels[i:j])
 		case f.inBrand(i, j):
 			// "a Calvin Klein jacket", "my Charles Schwab account": the brand, wherever else it
 			// stands in the text.
@@ -954,4 +1030,10 @@ func (f *featurizer) aloneInBlock(labels []uint8, first, last int) bool {
 		}
 	}
 	return false
+}
+
+// casedText reports whether the writer of the text uses capitals: it opens with a capitalised
+// word, or has one inside a sentence.
+func (f *featurizer) casedText() bool {
+	return len(f.info) > 0 && f.isWord(0) && f.info[0].caps == capInit || f.usesCapitals()
 }

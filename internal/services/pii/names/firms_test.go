@@ -39,6 +39,13 @@ func TestDropNonPeople(t *testing.T) {
 		{"FirmEverywhere", "Eberhard Faber GmbH was founded. Eberhard Faber makes pencils", []uint8{B, I, O, O, O, B, I, O, O}, []uint8{O, O, O, O, O, O, O, O, O}},
 		{"FirmNotOtherNames", "Faber GmbH was founded. Eberhard Faber makes pencils", []uint8{B, O, O, O, B, I, O, O}, []uint8{O, O, O, O, B, I, O, O}},
 		{"CornerOnlyThere", "the corner of Main Street and Anna Weber. Anna Weber came", []uint8{O, O, O, O, O, O, B, I, B, I, O}, []uint8{O, O, O, O, O, O, O, O, B, I, O}},
+		// Voice assistants and car makers, kept out of the tagger's lexicon.
+		{"VoiceAssistant", "Siri did not understand", []uint8{B, O, O, O}, []uint8{O, O, O, O}},
+		{"VoiceAssistantGreeted", "Hi Alexa, thanks", []uint8{O, B, O}, []uint8{O, B, O}},
+		{"VoiceAssistantSurname", "Siri Andersen called", []uint8{B, I, O}, []uint8{B, I, O}},
+		{"CarMaker", "My Nissan broke down", []uint8{O, B, O, O}, []uint8{O, O, O, O}},
+		{"ModelOfCarMaker", "drives a Nissan Micra", []uint8{O, O, O, B}, []uint8{O, O, O, O}},
+		{"ModelOfOtherWord", "drives a blue Micra", []uint8{O, O, O, B}, []uint8{O, O, O, B}},
 		// Buildings, institutions and trophies named after people.
 		{"HallAfterWord", "at Carnegie Hall .", []uint8{O, O, B}, []uint8{O, O, O}},
 		{"HouseAfterThe", "The Alfred Phillips House is", []uint8{O, B, I, I, O}, []uint8{O, O, O, O, O}},
@@ -309,4 +316,37 @@ func TestDropNonPeopleStreets(t *testing.T) {
 		{"EnglishVia", "sent via Anna today", []uint8{O, O, B, O}, []uint8{O, O, B, O}},
 		{"Person", "with Victor Hugo today", []uint8{O, B, I, O}, []uint8{O, B, I, O}},
 	})
+}
+
+func TestDropNonPeopleEverydayWords(t *testing.T) {
+	b := NewGazetteerBuilder()
+	b.Add("caja", Given)
+	b.Add("nella", Given)
+	b.Add("maria", Given)
+	b.Add("oerle", Surname)
+	checkRule(t, b.Build(), dropNonPeople, []labelCase{
+		{"OneWord", "Lo puse en una caja grande", []uint8{O, O, O, O, B, O}, []uint8{O, O, O, O, O, O}},
+		{"SeveralWords", "Anche nella seconda serata il pubblico", []uint8{O, B, I, I, O, O}, []uint8{O, O, O, O, O, O}},
+		{"TextInLowerCase", "lo puse en una caja grande", []uint8{O, O, O, O, B, O}, []uint8{O, O, O, O, B, O}},
+		{"Capitalised", "Lo puse en Caja Madrid", []uint8{O, O, O, B, I}, []uint8{O, O, O, B, I}},
+		{"WithAName", "Ho visto nella maria ieri", []uint8{O, O, B, I, O}, []uint8{O, O, B, I, O}},
+		{"ParticleOnly", "Ik zag van oerle", []uint8{O, O, B, I}, []uint8{O, O, B, I}},
+		{"ParticleAndUnknownWord", "Ik zag van oerbeek", []uint8{O, O, B, I}, []uint8{O, O, B, I}},
+		{"AfterTitle", "Chiama il signor caja domani", []uint8{O, O, O, B, O}, []uint8{O, O, O, B, O}},
+		{"AfterIAm", "Hola, soy caja", []uint8{O, O, B}, []uint8{O, O, B}},
+		{"InHandle", "Escribe a ana.caja hoy", []uint8{O, O, O, B, O}, []uint8{O, O, O, B, O}},
+	})
+}
+
+func TestEverydayList(t *testing.T) {
+	for _, w := range []string{"caja", "bene", "nella", "tempo"} {
+		if !everyday[fnv(w)] {
+			t.Errorf("%q is not in everyday.txt", w)
+		}
+	}
+	for _, w := range []string{"sam", "kim", "ben", "#"} {
+		if everyday[fnv(w)] {
+			t.Errorf("%q is in everyday.txt", w)
+		}
+	}
 }

@@ -216,9 +216,7 @@ var lexiconText = map[Class]string{
 		telegram signal slack zoom teams skype tiktok uber airbnb paypal stripe visa mastercard amex tesla
 		bmw audi mercedes volkswagen vw porsche toyota honda ford fiat renault peugeot volvo ikea lidl aldi
 		zara samsung sony nokia huawei xiaomi dell lenovo intel nvidia oracle sap salesforce github gitlab
-		docker kubernetes python java javascript typescript golang rust kotlin swift postgres mysql redis
-		alexa siri cortana bixby chevrolet chevy cadillac buick chrysler pontiac lamborghini maserati
-		opel skoda citroën citroen hyundai mazda nissan subaru lexus`,
+		docker kubernetes python java javascript typescript golang rust kotlin swift postgres mysql redis`,
 	ClsRole: `manager director president ceo cto cfo founder chairman secretary assistant engineer developer
 		doctor nurse teacher professor student customer client user admin administrator support team staff
 		colleague colleagues friend friends mom mum dad mother father sister brother wife husband son

@@ -338,6 +338,24 @@ func trimTail(f *featurizer, labels []uint8) {
 			labels[j] = O
 		}
 	}
+	trimCommonTail(f, labels)
+}
+
+// trimCommonTail takes lower-case everyday words off the end of a name, in a text whose writer
+// uses capitals: "Lucy both sing", "Dolly Varden fry". A writer who capitalises names does not
+// write the last word of one in lower case; a surname the lists know ("Anna schmidt") stays, and
+// so does a word the lists do not know as an everyday word (OCR's "Gru ber").
+func trimCommonTail(f *featurizer, labels []uint8) {
+	eachName(labels, func(i, j int) {
+		k := j
+		for k > i+1 && f.isWord(k-1) && f.info[k-1].caps == capLower && f.info[k-1].gaz&Common != 0 &&
+			f.info[k-1].gaz&(Given|Surname) == 0 && f.class(k-1)&ClsParticle == 0 {
+			k--
+		}
+		if k < j && f.usesCapitals() {
+			clear(labels[k:j])
+		}
+	})
 }
 
 // cutAfterPossessive ends a name at a word with a possessive 's: what follows is what the person

@@ -355,7 +355,18 @@ func TestTrimTail(t *testing.T) {
 	b.Add("maria", Given)
 	b.Add("samoylova", 0)
 	b.Add("riku", Given)
+	b.Add("both", Common)
+	b.Add("lesson", Common)
+	b.Add("schmidt", Surname|Common)
 	checkRule(t, b.Build(), trimTail, []labelCase{
+		{"CommonWordAfterName", "He and Lucy both sing", []uint8{O, O, B, I, O}, []uint8{O, O, B, O, O}},
+		{"CommonWordsAfterName", "a National Geographic lesson both", []uint8{O, B, I, I, I}, []uint8{O, B, I, O, O}},
+		{"KnownSurnameAfterName", "Talk to Anna schmidt", []uint8{O, O, B, I}, []uint8{O, O, B, I}},
+		{"UnknownWordAfterName", "Then Gru ber came", []uint8{O, B, I, O}, []uint8{O, B, I, O}},
+		{"CommonWordInLowerCaseName", "tell lucy both", []uint8{O, B, I}, []uint8{O, B, I}},
+		{"LowerCaseNameInCasedText", "Then Anna said tell lucy both", []uint8{O, B, O, O, B, I}, []uint8{O, B, O, O, B, O}},
+		{"LowerCaseSurnameInCasedText", "Then Anna said tell lucy schmidt", []uint8{O, B, O, O, B, I}, []uint8{O, B, O, O, B, I}},
+		{"CommonWordInTextWithoutCapitals", "Lucy both sing", []uint8{B, I, O}, []uint8{B, I, O}},
 		{"RunOnAfterConjunction", "soy maría josé y quería saber", []uint8{O, B, I, I, I, O}, []uint8{O, B, I, O, O, O}},
 		{"RunOnAfterParticles", "c'est Jean Lefèvre de la compta .", []uint8{O, B, I, I, I, I}, []uint8{O, B, I, O, O, O}},
 		{"UnknownSurnameCapitalised", "ask maria de Xyzza now", []uint8{O, B, I, I, O}, []uint8{O, B, I, I, O}},
