@@ -129,8 +129,8 @@ func main() {
 	if *extra < 0 || *extra > 0 && (mode == toxicity.ImplicitOff || *plain > 0) {
 		log.Fatal("-implicit-extra: want a weight >= 0, -implicit, and no -implicit-plain")
 	}
-	if *unaimed < 0 || math.IsNaN(*unaimed) || math.IsInf(*unaimed, 0) {
-		log.Fatal("-unaimed-weight: want a finite number >= 0")
+	if err := checkUnaimedWeight(*unaimed); err != nil {
+		log.Fatal(err)
 	}
 	if *unaimedShow > 0 {
 		if err := showUnaimed(os.Stdout, *data, *unaimedShow, *seed); err != nil {

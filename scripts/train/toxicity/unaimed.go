@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"strings"
 
@@ -241,7 +242,7 @@ func maskedExclaim(word string) bool {
 }
 
 // stripMentions drops retweet attributions ("RT @handle", "RT @handle:") and links from a
-// tweet. It returns false when another @mention remains: the text addresses someone.
+// tweet. It returns s and false when another @mention remains: the text addresses someone.
 func stripMentions(s string) (string, bool) {
 	fields := strings.Fields(s)
 	out := fields[:0]
@@ -252,7 +253,7 @@ func stripMentions(s string) (string, bool) {
 			i++ // the handle goes with it
 		case strings.HasPrefix(f, "http://") || strings.HasPrefix(f, "https://") || strings.HasPrefix(f, "www."):
 		case strings.Contains(f, "@") && isMention(f[strings.Index(f, "@"):]):
-			return "", false
+			return s, false
 		default:
 			out = append(out, f)
 		}
@@ -267,6 +268,14 @@ func isMention(f string) bool {
 
 func isHandle(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_'
+}
+
+// checkUnaimedWeight refuses a -unaimed-weight that is not a finite number >= 0.
+func checkUnaimedWeight(w float64) error {
+	if !(w >= 0) || math.IsInf(w, 0) {
+		return fmt.Errorf("-unaimed-weight: want a finite number >= 0, got %v", w)
+	}
+	return nil
 }
 
 // reweighUnaimed multiplies the weight of every picked example by w and returns how many it
