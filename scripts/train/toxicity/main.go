@@ -68,6 +68,8 @@ func main() {
 	flag.Float64Var(&dc.rate, "deep-rate", 0.01, "with -deep: first SGD step (falls linearly to 0)")
 	flag.Float64Var(&dc.l2, "deep-l2", 1e-5, "with -deep: L2 decay")
 	flag.IntVar(&dc.minCount, "deep-min-count", 0, "with -deep: leave the embedding of a slot at 0 unless this many training windows hold it (0: every slot learns)")
+	unaimed := flag.Float64("unaimed-weight", 1, "for experiments (round 14): multiplies the weight of the outside training examples (Davidson) whose only offence is profanity aimed at no one (see unaimed.go); 0 leaves them out; 1, the default, changes nothing")
+	unaimedShow := flag.Int("unaimed-show", 0, "for experiments (round 14): print how many training examples -unaimed-weight reweighs and this many of them, drawn with the seed, then exit without training")
 	seed := flag.Uint64("seed", Seed, "for experiments: the seed of the calibration folds, the holdouts and the misspelt copies (recorded in the model), to see how much a figure moves between trainings")
 	flag.Parse()
 	set := map[string]bool{}
@@ -127,8 +129,17 @@ func main() {
 	if *extra < 0 || *extra > 0 && (mode == toxicity.ImplicitOff || *plain > 0) {
 		log.Fatal("-implicit-extra: want a weight >= 0, -implicit, and no -implicit-plain")
 	}
+	if err := checkUnaimedWeight(*unaimed); err != nil {
+		log.Fatal(err)
+	}
+	if *unaimedShow > 0 {
+		if err := showUnaimed(os.Stdout, *data, *unaimedShow, *seed); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
 	rw := readingWeights{plainShare: *plain, extra: *extra}
-	if err := run(*data, *out, *verbose, *quick, *dev, *l2, sw, aw, kw, mode, cues, langs, rw, *seed, dc); err != nil {
+	if err := run(*data, *out, *verbose, *quick, *dev, *l2, sw, aw, kw, mode, cues, langs, rw, *seed, dc, *unaimed); err != nil {
 		log.Fatal(err)
 	}
 }
@@ -275,7 +286,7 @@ func scaleKinds(docs []corpus.Example, dw []float64, kw map[string]float64) erro
 	return nil
 }
 
-func run(data, out string, verbose, quick, dev bool, l2 float64, sw, aw, kw map[string]float64, mode toxicity.ImplicitMode, cues toxicity.QuoteCues, langs []string, rw readingWeights, seed uint64, dc deepConfig) error {
+func run(data, out string, verbose, quick, dev bool, l2 float64, sw, aw, kw map[string]float64, mode toxicity.ImplicitMode, cues toxicity.QuoteCues, langs []string, rw readingWeights, seed uint64, dc deepConfig, unaimed float64) error {
 	ctx := context.Background()
 	docs, err := corpus.Training(data)
 	if err != nil {
@@ -314,6 +325,15 @@ func run(data, out string, verbose, quick, dev bool, l2 float64, sw, aw, kw map[
 	dw := weights(docs, sw)
 	if err := scaleKinds(docs, dw, kw); err != nil {
 		return err
+	}
+	if unaimed != 1 {
+		det, err := newUnaimedDetector(toxicity.GroupsFile, toxicity.PolarityFile, lex)
+		if err != nil {
+			return err
+		}
+		var n int
+		docs, dw, n = reweighUnaimed(det, docs, dw, unaimed)
+		log.Printf("unaimed: %d examples of %v whose only offence is profanity aimed at no one, weight times %g", n, slices.Sorted(maps.Keys(unaimedSources)), unaimed)
 	}
 	// A document's key groups its windows for the calibration folds; a misspelt copy shares its
 	// original's, so the two never fall on different sides of a fold.
