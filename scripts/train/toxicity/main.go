@@ -70,6 +70,7 @@ func main() {
 	flag.IntVar(&dc.minCount, "deep-min-count", 0, "with -deep: leave the embedding of a slot at 0 unless this many training windows hold it (0: every slot learns)")
 	unaimed := flag.Float64("unaimed-weight", 1, "for experiments (round 14): multiplies the weight of the outside training examples (Davidson) whose only offence is profanity aimed at no one (see unaimed.go); 0 leaves them out; 1, the default, changes nothing")
 	unaimedShow := flag.Int("unaimed-show", 0, "for experiments (round 14): print how many training examples -unaimed-weight reweighs and this many of them, drawn with the seed, then exit without training")
+	maskSources := flag.String("mask-curses", "", "for experiments: sources (davidson,...) whose examples lose the curse words that can be exclamations, unless an address follows (see mask.go)")
 	seed := flag.Uint64("seed", Seed, "for experiments: the seed of the calibration folds, the holdouts and the misspelt copies (recorded in the model), to see how much a figure moves between trainings")
 	flag.Parse()
 	set := map[string]bool{}
@@ -139,7 +140,13 @@ func main() {
 		return
 	}
 	rw := readingWeights{plainShare: *plain, extra: *extra}
-	if err := run(*data, *out, *verbose, *quick, *dev, *l2, sw, aw, kw, mode, cues, langs, rw, *seed, dc, *unaimed); err != nil {
+	masked := map[string]bool{}
+	for _, src := range strings.Split(*maskSources, ",") {
+		if src != "" {
+			masked[src] = true
+		}
+	}
+	if err := run(*data, *out, *verbose, *quick, *dev, *l2, sw, aw, kw, mode, cues, langs, rw, *seed, dc, *unaimed, masked); err != nil {
 		log.Fatal(err)
 	}
 }
@@ -286,7 +293,7 @@ func scaleKinds(docs []corpus.Example, dw []float64, kw map[string]float64) erro
 	return nil
 }
 
-func run(data, out string, verbose, quick, dev bool, l2 float64, sw, aw, kw map[string]float64, mode toxicity.ImplicitMode, cues toxicity.QuoteCues, langs []string, rw readingWeights, seed uint64, dc deepConfig, unaimed float64) error {
+func run(data, out string, verbose, quick, dev bool, l2 float64, sw, aw, kw map[string]float64, mode toxicity.ImplicitMode, cues toxicity.QuoteCues, langs []string, rw readingWeights, seed uint64, dc deepConfig, unaimed float64, masked map[string]bool) error {
 	ctx := context.Background()
 	docs, err := corpus.Training(data)
 	if err != nil {
@@ -300,6 +307,9 @@ func run(data, out string, verbose, quick, dev bool, l2 float64, sw, aw, kw map[
 			}
 		}
 		docs = kept
+	}
+	if len(masked) > 0 {
+		log.Printf("mask-curses: %d examples lost a curse word", maskCurses(docs, masked))
 	}
 	lex, err := lexiconTSV(data)
 	if err != nil {
