@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"sort"
 	"strings"
 	"unicode"
@@ -213,18 +212,16 @@ func init() {
 // many such words, and only English, German, French and Dutch text marks them common in the
 // gazetteer. chatNames are left out.
 func everydayWords(data string, gaz *names.Gazetteer, half bool) ([]string, error) {
-
 	lower, capitals := vocabulary{}, vocabulary{}
 	for _, lang := range everydayLanguages {
 		path, err := evalkit.Require(data, "langid", "lingua-testdata", "sentences", lang+".txt")
 		if err != nil {
 			return nil, err
 		}
-		b, err := os.ReadFile(path)
+		lines, err := evalkit.ReadLines(path)
 		if err != nil {
 			return nil, err
 		}
-		lines := strings.Split(string(b), "\n")
 		if half {
 			lines = lines[:len(lines)/2]
 		}

@@ -79,10 +79,7 @@ func newUnaimedDetector(groups, polarity, lexicon string) (*unaimedDetector, err
 		if len(line) != 2 {
 			return nil, fmt.Errorf("unaimed: groups: want lang and form, got %q", line)
 		}
-		if f := toxicity.NormalForm(line[1]); f != "" {
-			d.groups[f] = true
-			d.maxGroup = max(d.maxGroup, strings.Count(f, " ")+1)
-		}
+		addPhrase(d.groups, &d.maxGroup, line[1])
 	}
 	for _, line := range listLines(polarity) {
 		if len(line) != 3 {
@@ -109,15 +106,21 @@ func newUnaimedDetector(groups, polarity, lexicon string) (*unaimedDetector, err
 		if len(line) != 2 {
 			return nil, fmt.Errorf("unaimed: lexicon: want form and strength, got %q", line)
 		}
-		if f := toxicity.NormalForm(line[0]); f != "" {
-			d.lexicon[f] = true
-			d.maxLex = max(d.maxLex, strings.Count(f, " ")+1)
-		}
+		addPhrase(d.lexicon, &d.maxLex, line[0])
 	}
 	if len(d.groups) == 0 || len(d.lexicon) == 0 {
 		return nil, fmt.Errorf("unaimed: empty group list or lexicon")
 	}
 	return d, nil
+}
+
+// addPhrase adds the normal form of a list entry to set, and keeps in longest the word count of
+// the longest entry.
+func addPhrase(set map[string]bool, longest *int, form string) {
+	if f := toxicity.NormalForm(form); f != "" {
+		set[f] = true
+		*longest = max(*longest, strings.Count(f, " ")+1)
+	}
 }
 
 func listLines(s string) [][]string {
