@@ -83,8 +83,8 @@ captain morgan
 jose cuervo
 holland barrett`
 
-// maxBrandWords is the most words a brand of brandList has.
-const maxBrandWords = 4
+// maxPhraseWords is the most words a phrase of brandList or placeList has.
+const maxPhraseWords = 4
 
 // phraseSet hashes every line of list, a phrase of words, as spanHash hashes its tokens.
 func phraseSet(list string) map[uint64]bool {
@@ -100,18 +100,16 @@ func phraseSet(list string) map[uint64]bool {
 	return set
 }
 
-var brands = phraseSet(brandList)
+// knownPhrases holds the brands of brandList and the places of placeList.
+var knownPhrases = phraseSet(brandList + "\n" + placeList)
 
-// inBrand reports whether the name tokens i to j-1 overlap a brand of brandList: "a [Calvin
-// Klein] jacket", "Carolina [Herrera]", "Ben & [Jerry]'s", "my [Charles Schwab card]".
-func (f *featurizer) inBrand(i, j int) bool { return f.inPhrase(brands, maxBrandWords, i, j) }
-
-// inPhrase reports whether the name tokens i to j-1 overlap a phrase of set, of two to maxWords
-// words on one line.
-func (f *featurizer) inPhrase(set map[uint64]bool, maxWords, i, j int) bool {
-	for s := max(0, i-maxWords+1); s < j; s++ {
-		for e := max(s+2, i+1); e <= len(f.info) && e-s <= maxWords; e++ {
-			if f.sameLine(s, e) && set[f.spanHash(s, e)] {
+// inKnownPhrase reports whether the name tokens i to j-1 overlap, on one line, a brand of
+// brandList or a place of placeList: "a [Calvin Klein] jacket", "Carolina [Herrera]", "Ben &
+// [Jerry]'s", "my [Charles Schwab card]", "Puerto [Rico]".
+func (f *featurizer) inKnownPhrase(i, j int) bool {
+	for s := max(0, i-maxPhraseWords+1); s < j; s++ {
+		for e := max(s+2, i+1); e <= len(f.info) && e-s <= maxPhraseWords; e++ {
+			if f.sameLine(s, e) && knownPhrases[f.spanHash(s, e)] {
 				return true
 			}
 		}

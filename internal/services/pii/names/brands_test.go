@@ -34,13 +34,13 @@ func TestDropNonPeoplePlaces(t *testing.T) {
 }
 
 // TestPhraseListsHaveTwoWords checks that every line of the phrase lists has two words or more:
-// inPhrase only looks at spans of two or more tokens, so a one-word line would never match.
+// inKnownPhrase only looks at spans of two or more tokens, so a one-word line would never match.
 func TestPhraseListsHaveTwoWords(t *testing.T) {
 	for name, list := range map[string]string{"brandList": brandList, "placeList": placeList} {
 		t.Run(name, func(t *testing.T) {
 			for _, line := range strings.Split(list, "\n") {
-				if n := len(Tokenize(line)); n < 2 {
-					t.Errorf("%q: %d tokens, want 2 or more", line, n)
+				if n := len(Tokenize(line)); n < 2 || n > maxPhraseWords {
+					t.Errorf("%q: %d tokens, want 2 to %d", line, n, maxPhraseWords)
 				}
 			}
 		})

@@ -546,14 +546,10 @@ func dropNonPeople(f *featurizer, labels []uint8) {
 			if k < j {
 				labels[k] = B
 			}
-		case f.inPhrase(placePhrases, maxPlaceWords, i, j):
-			// "from Hong Kong", "in Puerto Rico", "Sri Lanka": a country or a city whose words
-			// the name lists know as names, wherever else it stands in the text.
-			firms[f.spanHash(i, j)] = true
-			clear(labels[i:j])
-		case f.inBrand(i, j):
-			// "a Calvin Klein jacket", "my Charles Schwab account": the brand, wherever else it
-			// stands in the text.
+		case f.inKnownPhrase(i, j):
+			// "a Calvin Klein jacket", "my Charles Schwab account", "from Hong Kong", "in Puerto
+			// Rico": a brand, or a country or city whose words the name lists know as names,
+			// wherever else it stands in the text.
 			firms[f.spanHash(i, j)] = true
 			clear(labels[i:j])
 		case f.afterCommonCapital(i, j):

@@ -60,8 +60,3 @@ santa lucia
 saint lucia
 saint kitts
 trinidad and tobago`
-
-// maxPlaceWords is the most words a place of placeList has.
-const maxPlaceWords = 4
-
-var placePhrases = phraseSet(placeList)
