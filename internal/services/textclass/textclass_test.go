@@ -336,8 +336,10 @@ func TestScriptFeature(t *testing.T) {
 	}
 }
 
-func TestEncodeDecode(t *testing.T) {
-	m := toyModel(t, 10)
+// roundTrip encodes m, decodes it and checks that the decoded model encodes to the same bytes.
+// It returns the decoded model and the encoding.
+func roundTrip(t *testing.T, m *Model) (*Model, []byte) {
+	t.Helper()
 	var a, b bytes.Buffer
 	if err := m.Encode(&a); err != nil {
 		t.Fatal(err)
@@ -352,6 +354,12 @@ func TestEncodeDecode(t *testing.T) {
 	if !bytes.Equal(a.Bytes(), b.Bytes()) {
 		t.Fatal("a decoded model encodes to different bytes")
 	}
+	return d, a.Bytes()
+}
+
+func TestEncodeDecode(t *testing.T) {
+	m := toyModel(t, 10)
+	d, good := roundTrip(t, m)
 	if d.ID != "toy" || d.Spec != m.Spec || len(d.Heads) != 2 || d.Meta["seed"] != "1" || d.Head("random") != 1 || d.Head("none") != -1 {
 		t.Fatalf("decoded model = %+v", d)
 	}
@@ -361,7 +369,6 @@ func TestEncodeDecode(t *testing.T) {
 		}
 	}
 
-	good := a.Bytes()
 	t.Run("GzipStillReads", func(t *testing.T) {
 		z, err := Decode(regzip(t, good))
 		if err != nil {
