@@ -306,10 +306,11 @@ func (f *featurizer) ordinaryWords(i, j int) bool {
 }
 
 // everydayWords reports whether the name i..j is written all in lower case, in a text whose
-// writer uses capitals (casedText), and is made of words of everyday, words the name lists do not know and
-// common words, at least one of everyday that is no particle ("ti voglio bene", "en una caja",
-// "nella seconda serata"), not after a word that introduces a name and not inside a handle
-// ("anna.bene").
+// writer uses capitals (casedText), and is made of words of everyday, words the name lists do
+// not know and common words, at least one of everyday that is no particle ("ti voglio bene", "en
+// una caja", "nella seconda serata"), not after a word that introduces a name and not inside a
+// handle ("anna.bene"). It is ordinaryWords for the longer, data-built list, with the conditions
+// that list needs.
 func (f *featurizer) everydayWords(i, j int) bool {
 	found := false
 	for k := i; k < j; k++ {
