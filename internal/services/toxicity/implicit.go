@@ -385,11 +385,19 @@ func (r *reporting) implicitSpans(ctx context.Context, s string, explicit [][4]i
 	// First pass: does the text hold a construct? Most texts hold none. The last
 	// maxRepPhrase words are kept (folded, with the boundary before each) so that a construct
 	// is checked where its last word is found.
+	// The last words and the phrase live on the stack: a scanned word holds at most
+	// maxFormBytes bytes and one more rune, so they never grow.
+	const wordCap = maxFormBytes + utf8.UTFMax
 	var sc repScanner
 	sc.reset(s, explicit)
+	var lastBufs [maxRepPhrase][wordCap]byte
 	var last [maxRepPhrase][]byte
+	for k := range last {
+		last[k] = lastBufs[k][:0]
+	}
 	var lastBrk [maxRepPhrase]int
-	var phrase []byte
+	var phraseBuf [maxRepPhrase * (wordCap + 1)]byte
+	phrase := phraseBuf[:0]
 	found := false
 	for n := 0; sc.next(); n++ {
 		if n%4096 == 4095 {
