@@ -221,20 +221,42 @@ func (f *featurizer) appendWord(dst []uint64, word []byte, h0, h1, h2 uint64, lo
 	}
 	f.marked = append(append(append(f.marked[:0], '<'), word...), '>')
 	if isASCII(word) {
-		// Every character is one byte: the n-grams are byte ranges.
-		m := f.marked
-		for a := range m {
-			h := uint64(fnvOffset ^ seedChar)
-			for b := a; b < min(len(m), a+s.CharMax); b++ {
-				h ^= uint64(m[b])
-				h *= fnvPrime
-				if b-a+1 >= s.CharMin {
-					dst = append(dst, finalize(h))
-				}
-			}
-		}
-		return dst
+		return f.appendCharASCII(dst)
 	}
+	return f.appendCharRunes(dst)
+}
+
+// appendCharASCII appends the character n-gram hashes of f.marked, which holds only ASCII
+// bytes: every character is one byte, so the n-grams are byte ranges. For each start it hashes
+// the first CharMin-1 bytes, then emits one feature per further byte up to CharMax: the same
+// features in the same order as appendCharRunes, with fewer steps.
+func (f *featurizer) appendCharASCII(dst []uint64) []uint64 {
+	s := f.spec
+	m := f.marked
+	n := len(m)
+	if n >= s.CharMin {
+		dst = slices.Grow(dst, (n-s.CharMin+1)*(s.CharMax-s.CharMin+1))
+	}
+	for a := 0; a+s.CharMin <= n; a++ {
+		h := uint64(fnvOffset ^ seedChar)
+		b := a
+		for ; b < a+s.CharMin-1; b++ {
+			h ^= uint64(m[b])
+			h *= fnvPrime
+		}
+		for end := min(n, a+s.CharMax); b < end; b++ {
+			h ^= uint64(m[b])
+			h *= fnvPrime
+			dst = append(dst, finalize(h))
+		}
+	}
+	return dst
+}
+
+// appendCharRunes appends the character n-gram hashes of f.marked, any UTF-8: n-grams of
+// CharMin to CharMax code points, by start, then by length.
+func (f *featurizer) appendCharRunes(dst []uint64) []uint64 {
+	s := f.spec
 	f.starts = f.starts[:0]
 	for i := 0; i < len(f.marked); {
 		f.starts = append(f.starts, i)

@@ -1,7 +1,6 @@
 package textclass
 
 import (
-	"bytes"
 	"context"
 
 	"github.com/sluice-api/sluice/internal/services/textnorm"
@@ -107,8 +106,17 @@ func (m *Model) Score(ctx context.Context, text string) (Result, error) {
 	from := max(bestSpan[0]-2, bestSeg.first)
 	res.context = bestSpan[0] - from
 	res.long = bestSeg.long(m.Spec)
+	// The best window's words are copied into one buffer (p's words are reused by the next
+	// call): one allocation instead of one per word.
+	var buf []byte
+	if bestSpan[1] > from {
+		buf = make([]byte, 0, p.words.Ends[bestSpan[1]-1]-p.words.Start(from))
+	}
+	res.best = make([][]byte, 0, bestSpan[1]-from)
 	for i := from; i < bestSpan[1]; i++ {
-		res.best = append(res.best, bytes.Clone(p.words.Word(i)))
+		start := len(buf)
+		buf = append(buf, p.words.Word(i)...)
+		res.best = append(res.best, buf[start:len(buf):len(buf)])
 		if i >= bestSpan[0] {
 			res.Flags |= p.words.Flags[i]
 		}

@@ -650,3 +650,32 @@ func TestNormKnee(t *testing.T) {
 		}
 	}
 }
+
+// TestCharNgramsASCIIFastPath checks that the byte-range loop for ASCII words gives the same
+// character n-gram hashes, in the same order, as the code-point loop, for every n-gram range a
+// Spec allows and words shorter and longer than the n-grams.
+func TestCharNgramsASCIIFastPath(t *testing.T) {
+	words := []string{"a", "ab", "abc", "idiot", "f*ck", "dont", "zquotox", "abcdefghijklmnopqrstuvwxyz0123456789"}
+	for lo := 1; lo <= 8; lo++ {
+		for hi := lo; hi <= 8; hi++ {
+			t.Run(fmt.Sprintf("%d-%d", lo, hi), func(t *testing.T) {
+				f := featurizer{spec: Spec{CharMin: lo, CharMax: hi}}
+				for _, w := range words {
+					f.marked = append(append(append(f.marked[:0], '<'), w...), '>')
+					fast := f.appendCharASCII([]uint64{7})
+					general := f.appendCharRunes([]uint64{7})
+					if !slices.Equal(fast, general) {
+						t.Errorf("%q: fast path %d hashes, code-point path %d, or they differ", w, len(fast), len(general))
+					}
+					want := 1 // the hash already in dst
+					for n := lo; n <= hi; n++ {
+						want += max(0, len(w)+2-n+1) // n-grams of "<" + w + ">"
+					}
+					if len(fast) != want {
+						t.Errorf("%q: %d hashes, want %d", w, len(fast), want)
+					}
+				}
+			})
+		}
+	}
+}

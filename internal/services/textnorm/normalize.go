@@ -114,8 +114,14 @@ func Normalize(ctx context.Context, s string, w *Words, extra Flag) error {
 					flags |= FlagInvisible
 				}
 				pendingInvisible = false
-				w.raw = append(w.raw, c)
-				runes++
+				// Take the whole run of ASCII word bytes at once, up to the word's cap.
+				j, stop := i, min(len(s), i-1+MaxWordRunes-runes)
+				for j < stop && s[j] < utf8.RuneSelf && asciiWord[s[j]] {
+					j++
+				}
+				w.raw = append(w.raw, s[i-1:j]...)
+				runes += j - (i - 1)
+				i = j
 				if runes >= MaxWordRunes {
 					w.flush(flags | extra)
 					flags, runes = 0, 0
@@ -195,11 +201,14 @@ func (w *Words) flush(flags Flag) {
 	if !w.needNFKC && asciiLetters(raw) {
 		// The common word, ASCII letters only: folding only lowers it (what foldRunes does
 		// to such a word, without decoding it rune by rune).
-		if len(w.Text) > 0 {
+		n := len(w.Text)
+		if n > 0 {
 			w.Text = append(w.Text, ' ')
+			n++
 		}
-		for _, c := range raw {
-			w.Text = append(w.Text, c|0x20) // 'A'..'Z' to 'a'..'z'; 'a'..'z' stay
+		w.Text = append(w.Text, raw...)
+		for k, c := range w.Text[n:] {
+			w.Text[n+k] = c | 0x20 // 'A'..'Z' to 'a'..'z'; 'a'..'z' stay
 		}
 		w.Ends = append(w.Ends, len(w.Text))
 		w.Flags = append(w.Flags, flags)

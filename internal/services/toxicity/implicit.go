@@ -251,19 +251,29 @@ func (sc *repScanner) next() bool {
 		}
 		if isWordRune(r) {
 			sc.start = sc.i
-			for sc.i < len(s) && (len(sc.skip) == 0 || sc.i < sc.skip[0][2]) {
-				r, n := rune(s[sc.i]), 1
-				if r >= utf8.RuneSelf {
-					r, n = utf8.DecodeRuneInString(s[sc.i:])
+			limit := len(s) // the word ends at the next skipped passage at the latest
+			if len(sc.skip) > 0 {
+				limit = min(limit, sc.skip[0][2])
+			}
+			for sc.i < limit {
+				if c := s[sc.i]; c < utf8.RuneSelf { // ASCII: what isWordRune and foldRune do, inline
+					if !asciiWordByte[c] {
+						break
+					}
+					if !sc.long {
+						sc.buf = append(sc.buf, asciiLower(c))
+						sc.long = len(sc.buf) > maxFormBytes
+					}
+					sc.i++
+					continue
 				}
+				r, n := utf8.DecodeRuneInString(s[sc.i:])
 				if !isWordRune(r) {
 					break
 				}
 				if !sc.long {
 					sc.buf = foldRune(sc.buf, r)
-					if len(sc.buf) > maxFormBytes {
-						sc.long = true
-					}
+					sc.long = len(sc.buf) > maxFormBytes
 				}
 				sc.i += n
 			}
@@ -307,6 +317,22 @@ func (sc *repScanner) next() bool {
 func firstRune(s string) rune {
 	r, _ := utf8.DecodeRuneInString(s)
 	return r
+}
+
+// asciiWordByte marks the ASCII bytes isWordRune accepts.
+var asciiWordByte = func() (t [utf8.RuneSelf]bool) {
+	for c := range utf8.RuneSelf {
+		t[c] = isWordRune(rune(c))
+	}
+	return t
+}()
+
+// asciiLower lower-cases an ASCII letter, as foldRune does.
+func asciiLower(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
 }
 
 func isWordRune(r rune) bool {
@@ -359,11 +385,19 @@ func (r *reporting) implicitSpans(ctx context.Context, s string, explicit [][4]i
 	// First pass: does the text hold a construct? Most texts hold none. The last
 	// maxRepPhrase words are kept (folded, with the boundary before each) so that a construct
 	// is checked where its last word is found.
+	// The last words and the phrase live on the stack: a scanned word holds at most
+	// maxFormBytes bytes and one more rune, so they never grow.
+	const wordCap = maxFormBytes + utf8.UTFMax
 	var sc repScanner
 	sc.reset(s, explicit)
+	var lastBufs [maxRepPhrase][wordCap]byte
 	var last [maxRepPhrase][]byte
+	for k := range last {
+		last[k] = lastBufs[k][:0]
+	}
 	var lastBrk [maxRepPhrase]int
-	var phrase []byte
+	var phraseBuf [maxRepPhrase * (wordCap + 1)]byte
+	phrase := phraseBuf[:0]
 	found := false
 	for n := 0; sc.next(); n++ {
 		if n%4096 == 4095 {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/sluice-api/sluice/internal/services/textnorm"
@@ -54,6 +55,17 @@ type Preparer struct {
 	// quoteCues says next to which quote tokens a judgement gets a quote cue (see
 	// WithQuoteCues).
 	quoteCues QuoteCues
+	// scratch pools the working memory of prepare (*prepScratch). Copies of the preparer
+	// share it: what it holds is only ever used within one call.
+	scratch *sync.Pool
+}
+
+// prepScratch is the working memory of one prepare call.
+type prepScratch struct {
+	words textnorm.Words
+	items []item
+	// counts holds the prefix counts of prepare, five slices of len(items)+1 one after another.
+	counts []int
 }
 
 // QuoteCues says, for a preparer that reads implicit quotes, next to which quote tokens a
@@ -213,7 +225,8 @@ var quoteCueTokens = [...][2]string{
 // "lang<TAB>class<TAB>form", see polarity.txt) and the lexicon (lines "form<TAB>strong|mild");
 // lines starting with # are comments. Forms are normalized.
 func NewPreparer(groups, polarity, lexicon string) (*Preparer, error) {
-	p := &Preparer{groups: map[string]bool{}, lexicon: map[string]string{}, polarity: map[string]cue{}}
+	p := &Preparer{groups: map[string]bool{}, lexicon: map[string]string{}, polarity: map[string]cue{},
+		scratch: &sync.Pool{New: func() any { return new(prepScratch) }}}
 	err := eachLine(groups, func(f []string) error {
 		if len(f) != 2 {
 			return fmt.Errorf("want lang and form")
@@ -359,11 +372,15 @@ func (p *Preparer) Prepare(ctx context.Context, text string, score ScoreFunc) (s
 }
 
 func (p *Preparer) prepare(ctx context.Context, text string) (string, error) {
-	var w textnorm.Words
-	if err := textnorm.Normalize(ctx, scrub(text), &w, 0); err != nil {
+	sc := p.scratch.Get().(*prepScratch)
+	defer p.scratch.Put(sc)
+	w := &sc.words
+	w.Reset()
+	if err := textnorm.Normalize(ctx, scrub(text), w, 0); err != nil {
 		return "", err
 	}
-	items := make([]item, 0, w.Len())
+	items := sc.items[:0]
+	defer func() { sc.items = items[:0] }()
 	for i := 0; i < w.Len(); {
 		if i%4096 == 4095 {
 			if err := ctx.Err(); err != nil {
@@ -371,39 +388,38 @@ func (p *Preparer) prepare(ctx context.Context, text string) (string, error) {
 			}
 		}
 		lens := p.starts[string(w.Word(i))] // one lookup dismisses a word that starts no form
-		if k := p.matchGroup(&w, i, lens); k > 0 {
-			items = append(items, item{text: TokenGroup, group: true})
+		if k := p.matchGroup(w, i, lens); k > 0 {
+			items = append(items, item{tok: TokenGroup, group: true})
 			i += k
 			continue
 		}
 		if p.quoteCues != QuoteCuesAll {
 			switch string(w.Word(i)) {
 			case tokenImplicitQuote:
-				items = append(items, item{text: TokenQuote, implicitQuote: true})
+				items = append(items, item{tok: TokenQuote, implicitQuote: true})
 				i++
 				continue
 			case tokenImplicitQuoteToxic:
-				items = append(items, item{text: TokenQuoteToxic, implicitQuote: true})
+				items = append(items, item{tok: TokenQuoteToxic, implicitQuote: true})
 				i++
 				continue
 			}
 		}
-		kl, tok := p.matchLexicon(&w, i, lens)
-		kc, c := p.matchCue(&w, i, lens)
+		kl, tok := p.matchLexicon(w, i, lens)
+		kc, c := p.matchCue(w, i, lens)
 		k := max(kl, kc, 1)
-		items = append(items, item{text: string(w.Text[w.Start(i):w.Ends[i+k-1]]), lex: tok, cue: c})
+		items = append(items, item{from: w.Start(i), to: w.Ends[i+k-1], lex: tok, cue: c})
 		i += k
 	}
 	// Prefix counts of negation words, group names and "you", so every window is O(1).
-	nots := make([]int, len(items)+1)
-	groups := make([]int, len(items)+1)
-	yous := make([]int, len(items)+1)
-	quotes := make([]int, len(items)+1)
+	n := len(items) + 1
+	sc.counts = append(sc.counts[:0], make([]int, 5*n)...)
+	nots, groups, yous, quotes := sc.counts[:n], sc.counts[n:2*n], sc.counts[2*n:3*n], sc.counts[3*n:4*n]
 	// cueQuotes counts the quote tokens a judgement next to gets a quote cue: every one, or
 	// with QuoteCuesImplicit and QuoteCuesApart those of reported speech only.
 	cueQuotes := quotes
 	if p.quoteCues != QuoteCuesAll {
-		cueQuotes = make([]int, len(items)+1)
+		cueQuotes = sc.counts[4*n:]
 	}
 	for i, it := range items {
 		nots[i+1], groups[i+1], yous[i+1], quotes[i+1] = nots[i], groups[i], yous[i], quotes[i]
@@ -420,7 +436,7 @@ func (p *Preparer) prepare(ctx context.Context, text string) (string, error) {
 			yous[i+1]++
 		case it.group:
 			groups[i+1]++
-		case it.text == TokenQuote || it.text == TokenQuoteToxic:
+		case it.isQuote(w):
 			quotes[i+1]++
 		}
 	}
@@ -440,7 +456,14 @@ func (p *Preparer) prepare(ctx context.Context, text string) (string, error) {
 		b.WriteString(s)
 	}
 	for i, it := range items {
-		emit(it.text)
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		if it.tok != "" {
+			b.WriteString(it.tok)
+		} else {
+			b.Write(w.Text[it.from:it.to])
+		}
 		if it.lex != "" {
 			emit(it.lex)
 		}
@@ -495,14 +518,26 @@ func (p *Preparer) prepare(ctx context.Context, text string) (string, error) {
 	return b.String(), nil
 }
 
-// item is a word or phrase of the prepared text with what the lists say about it.
+// item is a word or phrase of the prepared text with what the lists say about it: the token
+// tok that replaces it, or else the words' bytes [from, to) of the normalized text.
 type item struct {
-	text  string
-	group bool
-	lex   string // TokenStrong, TokenMild or ""
-	cue   cue
+	tok      string
+	from, to int
+	group    bool
+	lex      string // TokenStrong, TokenMild or ""
+	cue      cue
 	// implicitQuote marks the token of reported speech (not with QuoteCuesAll).
 	implicitQuote bool
+}
+
+// isQuote reports whether it is the token of a quoted passage: one prepare put there, or the
+// word Prepare wrote in place of the passage (w is the normalized text it indexes).
+func (it item) isQuote(w *textnorm.Words) bool {
+	if it.tok != "" {
+		return it.tok == TokenQuote || it.tok == TokenQuoteToxic
+	}
+	word := string(w.Text[it.from:it.to])
+	return word == TokenQuote || word == TokenQuoteToxic
 }
 
 // matchCue returns the length and cue of the longest polarity phrase starting at word i; failing
