@@ -149,6 +149,14 @@ func TestLoadReadsCurseToken(t *testing.T) {
 				if has := strings.Contains(got, TokenCurse); has != c.want {
 					t.Errorf("prepared %q: curse token %v, want %v", got, has, c.want)
 				}
+				// An address after the curse keeps the lexicon's token, also in a service
+				// built again from one that reads the curse token.
+				if got, err = s.Prepared(context.Background(), "fuck him"); err != nil {
+					t.Fatal(err)
+				}
+				if want := "fuck zlexa him"; got != want {
+					t.Errorf("prepared %q, want %q", got, want)
+				}
 			}
 		})
 	}
@@ -168,4 +176,48 @@ func TestEmbeddedHasNoCurseToken(t *testing.T) {
 	if strings.Contains(got, TokenCurse) {
 		t.Fatalf("prepared %q has the curse token", got)
 	}
+}
+
+// dropStrength removes the lexicon's strength tokens, TokenCurse among them, from a prepared
+// text.
+func dropStrength(s string) string {
+	words := strings.Fields(s)
+	kept := words[:0]
+	for _, w := range words {
+		if w != TokenStrong && w != TokenMild && w != TokenCurse {
+			kept = append(kept, w)
+		}
+	}
+	return strings.Join(kept, " ")
+}
+
+// FuzzPrepareCurses checks that the curse token changes nothing but the strength tokens of a
+// prepared text, quoted passages and reported speech included.
+func FuzzPrepareCurses(f *testing.F) {
+	plain, curses := cursePreparers(f)
+	// The score of a passage must not depend on its strength tokens, or a passage could turn
+	// toxic by the curse token alone.
+	score := func(_ context.Context, prepared string) (float64, error) {
+		return float64(len(dropStrength(prepared))%10) / 10, nil
+	}
+	for _, s := range []string{
+		"shit, I forgot my keys", "fuck you", "fuck him", "what the hell, porca miseria",
+		`He said "fuck this shit, I quit" and left.`, "Scheiße, der Zug ist weg", "zlexc shit zlexa",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+		got, err := curses.Prepare(context.Background(), s, score)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := plain.Prepare(context.Background(), s, score)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if dropStrength(got) != dropStrength(want) {
+			t.Fatalf("%q: with the curse token %q, without %q: more differs than strength tokens", s, got, want)
+		}
+	})
 }

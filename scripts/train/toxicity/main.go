@@ -320,10 +320,9 @@ func run(data, out string, verbose, quick, dev bool, l2 float64, sw, aw, kw map[
 	if err != nil {
 		return err
 	}
-	if curses {
-		if prep, err = prep.WithCurses(toxicity.CursesFile); err != nil {
-			return err
-		}
+	meta := map[string]string{}
+	if prep, err = curseReading(prep, meta, curses); err != nil {
+		return err
 	}
 	plainPrep := prep
 	if prep, err = prep.WithImplicitQuotes(mode, toxicity.ReportingForLangs(toxicity.ReportingFile, langs)); err != nil {
@@ -427,9 +426,7 @@ func run(data, out string, verbose, quick, dev bool, l2 float64, sw, aw, kw map[
 	if langs != nil {
 		model.Meta[toxicity.MetaImplicitLangs] = strings.Join(langs, ",")
 	}
-	if curses {
-		model.Meta[toxicity.MetaCurseToken] = "on"
-	}
+	maps.Copy(model.Meta, meta)
 	if dc.on {
 		if err := addDeep(model, primary, fit, dc, seed); err != nil {
 			return err
@@ -456,6 +453,17 @@ func run(data, out string, verbose, quick, dev bool, l2 float64, sw, aw, kw map[
 	}
 	log.Printf("wrote %s (%d bytes): %s", file, buf.Len(), strings.Join(headNames(model), ", "))
 	return nil
+}
+
+// curseReading returns prep with the curse token when on (round 16, -curse-token), and records
+// it in the model's metadata meta, so the service reads the model as it was trained; when off
+// it returns prep and leaves meta alone, so the model file is what it was without the flag.
+func curseReading(prep *toxicity.Preparer, meta map[string]string, on bool) (*toxicity.Preparer, error) {
+	if !on {
+		return prep, nil
+	}
+	meta[toxicity.MetaCurseToken] = "on"
+	return prep.WithCurses(toxicity.CursesFile)
 }
 
 // featurize turns documents into training windows for the primary head and, for the toxic
