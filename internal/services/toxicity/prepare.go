@@ -119,8 +119,7 @@ func (p *Preparer) curseAimed(w *textnorm.Words, i int) bool {
 	if i >= w.Len() {
 		return false
 	}
-	next := string(w.Word(i))
-	return curseAddress[next] || p.polarity[next] == cueYou
+	return curseAddress[string(w.Word(i))] || p.polarity[string(w.Word(i))] == cueYou
 }
 
 // QuoteCues says, for a preparer that reads implicit quotes, next to which quote tokens a
