@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"maps"
 	"strings"
 	"unicode/utf8"
 
@@ -90,10 +91,7 @@ var curseAddress = map[string]bool{"off": true, "him": true, "her": true, "them"
 // you", "shit head") still matches first. The copy shares p's other read-only lists.
 func (p *Preparer) WithCurses(list string) (*Preparer, error) {
 	q := *p
-	q.lexicon = make(map[string]string, len(p.lexicon))
-	for form, tok := range p.lexicon {
-		q.lexicon[form] = tok
-	}
+	q.lexicon = maps.Clone(p.lexicon)
 	q.curseLex = map[string]string{}
 	err := eachLine(list, func(f []string) error {
 		if len(f) != 2 {
