@@ -73,6 +73,12 @@ var PolarityFile string
 //go:embed reporting.txt
 var ReportingFile string
 
+// CursesFile is the embedded list of curse words that can be exclamations (curses.txt), for
+// models trained with the curse token (MetaCurseToken).
+//
+//go:embed curses.txt
+var CursesFile string
+
 //go:embed lexicon.tsv
 var lexiconFile string
 
@@ -153,8 +159,8 @@ func build(m *textclass.Model, prep *Preparer) (*Service, error) {
 }
 
 // buildWith is build with the implicit-quote mode given rather than read from the model. The
-// quote cues (MetaQuoteCues) and the languages of the reporting list (MetaImplicitLangs) always
-// come from the model.
+// quote cues (MetaQuoteCues), the languages of the reporting list (MetaImplicitLangs) and the
+// curse token (MetaCurseToken) always come from the model.
 func buildWith(m *textclass.Model, prep *Preparer, mode ImplicitMode) (*Service, error) {
 	cues, err := ParseQuoteCues(m.Meta[MetaQuoteCues])
 	if err != nil {
@@ -169,6 +175,15 @@ func buildWith(m *textclass.Model, prep *Preparer, mode ImplicitMode) (*Service,
 		return nil, fmt.Errorf("toxicity: %w", err)
 	}
 	prep = prep.WithQuoteCues(cues)
+	curses, err := ParseCurseToken(m.Meta[MetaCurseToken])
+	if err != nil {
+		return nil, fmt.Errorf("toxicity: model: %w", err)
+	}
+	if curses && prep.curseLex == nil {
+		if prep, err = prep.WithCurses(CursesFile); err != nil {
+			return nil, fmt.Errorf("toxicity: %w", err)
+		}
+	}
 	s := &Service{model: m, prep: prep}
 	for _, l := range Labels {
 		i := m.Head(l)

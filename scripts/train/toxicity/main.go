@@ -71,6 +71,7 @@ func main() {
 	unaimed := flag.Float64("unaimed-weight", 1, "for experiments (round 14): multiplies the weight of the outside training examples (Davidson) whose only offence is profanity aimed at no one (see unaimed.go); 0 leaves them out; 1, the default, changes nothing")
 	unaimedShow := flag.Int("unaimed-show", 0, "for experiments (round 14): print how many training examples -unaimed-weight reweighs and this many of them, drawn with the seed, then exit without training")
 	maskSources := flag.String("mask-curses", "", "for experiments: sources (davidson,...) whose examples lose the curse words that can be exclamations, unless an address follows (see mask.go)")
+	curses := flag.Bool("curse-token", false, "for experiments (round 16): follow the curse words that can be exclamations (curses.txt of the toxicity package) with a strength token of their own instead of the lexicon's, unless an address follows; recorded in the model; off by default")
 	seed := flag.Uint64("seed", Seed, "for experiments: the seed of the calibration folds, the holdouts and the misspelt copies (recorded in the model), to see how much a figure moves between trainings")
 	flag.Parse()
 	set := map[string]bool{}
@@ -146,7 +147,7 @@ func main() {
 			masked[src] = true
 		}
 	}
-	if err := run(*data, *out, *verbose, *quick, *dev, *l2, sw, aw, kw, mode, cues, langs, rw, *seed, dc, *unaimed, masked); err != nil {
+	if err := run(*data, *out, *verbose, *quick, *dev, *l2, sw, aw, kw, mode, cues, langs, rw, *seed, dc, *unaimed, masked, *curses); err != nil {
 		log.Fatal(err)
 	}
 }
@@ -293,7 +294,7 @@ func scaleKinds(docs []corpus.Example, dw []float64, kw map[string]float64) erro
 	return nil
 }
 
-func run(data, out string, verbose, quick, dev bool, l2 float64, sw, aw, kw map[string]float64, mode toxicity.ImplicitMode, cues toxicity.QuoteCues, langs []string, rw readingWeights, seed uint64, dc deepConfig, unaimed float64, masked map[string]bool) error {
+func run(data, out string, verbose, quick, dev bool, l2 float64, sw, aw, kw map[string]float64, mode toxicity.ImplicitMode, cues toxicity.QuoteCues, langs []string, rw readingWeights, seed uint64, dc deepConfig, unaimed float64, masked map[string]bool, curses bool) error {
 	ctx := context.Background()
 	docs, err := corpus.Training(data)
 	if err != nil {
@@ -317,6 +318,10 @@ func run(data, out string, verbose, quick, dev bool, l2 float64, sw, aw, kw map[
 	}
 	prep, err := toxicity.NewPreparer(toxicity.GroupsFile, toxicity.PolarityFile, lex)
 	if err != nil {
+		return err
+	}
+	meta := map[string]string{}
+	if prep, err = curseReading(prep, meta, curses); err != nil {
 		return err
 	}
 	plainPrep := prep
@@ -421,6 +426,7 @@ func run(data, out string, verbose, quick, dev bool, l2 float64, sw, aw, kw map[
 	if langs != nil {
 		model.Meta[toxicity.MetaImplicitLangs] = strings.Join(langs, ",")
 	}
+	maps.Copy(model.Meta, meta)
 	if dc.on {
 		if err := addDeep(model, primary, fit, dc, seed); err != nil {
 			return err
@@ -447,6 +453,17 @@ func run(data, out string, verbose, quick, dev bool, l2 float64, sw, aw, kw map[
 	}
 	log.Printf("wrote %s (%d bytes): %s", file, buf.Len(), strings.Join(headNames(model), ", "))
 	return nil
+}
+
+// curseReading returns prep with the curse token when on (round 16, -curse-token), and records
+// it in the model's metadata meta, so the service reads the model as it was trained; when off
+// it returns prep and leaves meta alone, so the model file is what it was without the flag.
+func curseReading(prep *toxicity.Preparer, meta map[string]string, on bool) (*toxicity.Preparer, error) {
+	if !on {
+		return prep, nil
+	}
+	meta[toxicity.MetaCurseToken] = "on"
+	return prep.WithCurses(toxicity.CursesFile)
 }
 
 // featurize turns documents into training windows for the primary head and, for the toxic

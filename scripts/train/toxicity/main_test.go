@@ -5,7 +5,10 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/sluice-api/sluice/internal/services/textclass"
@@ -228,6 +231,67 @@ func TestAddDeep(t *testing.T) {
 			}
 			if _, err := textclass.Decode(b.Bytes()); err != nil {
 				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// TestCurseReading checks the round trip of -curse-token: the preparer the trainer trains with
+// and the service reading the model file it writes give the curse token or not alike, and
+// without the flag the metadata is left as it was.
+func TestCurseReading(t *testing.T) {
+	dir := filepath.Join("..", "..", "..", "internal", "services", "toxicity")
+	file, err := os.ReadFile(filepath.Join(dir, toxicity.ModelFileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lex, err := os.ReadFile(filepath.Join(dir, toxicity.LexiconFileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const text = "shit, I forgot my keys"
+	for _, c := range []struct {
+		name string
+		on   bool
+	}{{"off", false}, {"on", true}} {
+		t.Run(c.name, func(t *testing.T) {
+			prep, err := toxicity.NewPreparer(toxicity.GroupsFile, toxicity.PolarityFile, string(lex))
+			if err != nil {
+				t.Fatal(err)
+			}
+			meta := map[string]string{}
+			if prep, err = curseReading(prep, meta, c.on); err != nil {
+				t.Fatal(err)
+			}
+			if !c.on && len(meta) > 0 {
+				t.Fatalf("without the flag the metadata got %v", meta)
+			}
+			trained, err := prep.Prepare(context.Background(), text, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if has := strings.Contains(trained, toxicity.TokenCurse); has != c.on {
+				t.Fatalf("trained on %q: curse token %v, want %v", trained, has, c.on)
+			}
+			m, err := textclass.Decode(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			maps.Copy(m.Meta, meta)
+			var buf bytes.Buffer
+			if err := m.Encode(&buf); err != nil {
+				t.Fatal(err)
+			}
+			s, err := toxicity.Load(buf.Bytes(), string(lex))
+			if err != nil {
+				t.Fatal(err)
+			}
+			served, err := s.Prepared(context.Background(), text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if served != trained {
+				t.Fatalf("service prepares %q, trainer %q", served, trained)
 			}
 		})
 	}
