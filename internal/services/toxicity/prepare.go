@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -443,7 +444,7 @@ func (p *Preparer) prepare(ctx context.Context, text string) (string, error) {
 	if err := textnorm.Normalize(ctx, scrub(text), w, 0); err != nil {
 		return "", err
 	}
-	items := sc.items[:0]
+	items := slices.Grow(sc.items[:0], w.Len()) // one allocation at most: a word gives at most one item
 	defer func() { sc.items = items[:0] }()
 	for i := 0; i < w.Len(); {
 		if i%4096 == 4095 {
