@@ -327,7 +327,7 @@ var asciiWordByte = func() (t [utf8.RuneSelf]bool) {
 	return t
 }()
 
-// asciiLower lower-cases an ASCII letter, as foldRune does.
+// asciiLower lower-cases an ASCII letter; other bytes stay as they are.
 func asciiLower(c byte) byte {
 	if 'A' <= c && c <= 'Z' {
 		return c + 'a' - 'A'
@@ -346,10 +346,7 @@ func isWordRune(r rune) bool {
 // dropped).
 func foldRune(buf []byte, r rune) []byte {
 	if r < utf8.RuneSelf {
-		if 'A' <= r && r <= 'Z' {
-			r += 'a' - 'A'
-		}
-		return append(buf, byte(r))
+		return append(buf, asciiLower(byte(r)))
 	}
 	if unicode.IsMark(r) {
 		return buf
@@ -384,9 +381,8 @@ func (r *reporting) implicitSpans(ctx context.Context, s string, explicit [][4]i
 	}
 	// First pass: does the text hold a construct? Most texts hold none. The last
 	// maxRepPhrase words are kept (folded, with the boundary before each) so that a construct
-	// is checked where its last word is found.
-	// The last words and the phrase live on the stack: a scanned word holds at most
-	// maxFormBytes bytes and one more rune, so they never grow.
+	// is checked where its last word is found. They and the phrase live on the stack: a scanned
+	// word holds at most maxFormBytes bytes and one more rune, so they never grow.
 	const wordCap = maxFormBytes + utf8.UTFMax
 	var sc repScanner
 	sc.reset(s, explicit)
