@@ -2,12 +2,17 @@ package main
 
 import (
 	"net/http"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/sluice-api/sluice/internal/account"
 )
+
+// anotherLink is the banner's command for another sign-in link (data is an absolute path here).
+var anotherLink = regexp.MustCompile(`Another link later, from this directory:\n  (go run \./scripts/keyctl [^\n]+)\n`)
 
 var bannerLink = regexp.MustCompile(`(http://\S+/dashboard/sign-in\?token=[A-Za-z0-9_-]{43})   \(account (acct_[0-9A-Z]{26})\)`)
 
@@ -39,9 +44,22 @@ func TestBannerSignInLink(t *testing.T) {
 	m := links(first)
 	demo := m[0][2]
 	opens(m[0][1])
-	if !strings.Contains(first.Stdout.String(), "bin/keyctl dashboard-link "+demo+" -base-url "+first.Base) {
-		t.Errorf("the banner does not say how to get another link:\n%s", first.Stdout.String())
+	// The banner's command for another link works as printed, from the repository's root.
+	cmdLine := anotherLink.FindStringSubmatch(first.Stdout.String())
+	if cmdLine == nil || !strings.Contains(cmdLine[1], "dashboard-link "+demo+" -base-url "+first.Base) {
+		t.Fatalf("the banner does not say how to get another link:\n%s", first.Stdout.String())
 	}
+	cmd := exec.Command("bash", "-c", cmdLine[1])
+	cmd.Dir = filepath.Join("..", "..")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the banner's command %q: %v\n%s", cmdLine[1], err, out)
+	}
+	link := regexp.MustCompile(`http://\S+/dashboard/sign-in\?token=[A-Za-z0-9_-]{43}`).FindString(string(out))
+	if link == "" {
+		t.Fatalf("the banner's command printed no link:\n%s", out)
+	}
+	opens(link)
 
 	again := start(t, data)
 	if m := links(again); m[0][2] != demo {
@@ -54,7 +72,7 @@ func TestBannerSignInLink(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	seeded := start(t, "", "-seed-key", key)
+	seeded := seed(t, "", []string{key})
 	if m := links(seeded); len(m) != 1 || m[0][2] == demo {
 		t.Fatalf("with a seeded key: %v", m)
 	} else {

@@ -51,7 +51,7 @@ func testDemoAccount(t *testing.T, b backend) {
 func TestEndToEnd(t *testing.T) { eachBackend(t, testEndToEnd) }
 
 func testEndToEnd(t *testing.T, b backend) {
-	s := start(t, "", append(b.args(t), "-seed-key", keyA, "-seed-key", keyB, "-region", "local")...)
+	s := seed(t, "", []string{keyA, keyB}, append(b.args(t), "-region", "local")...)
 	t.Run("Unauthorized", func(t *testing.T) {
 		for _, key := range []string{"", "nope", keyC} {
 			r := s.run(t, key, runBody("x", `[{"id":"a","service":"governance.pii.redact"}]`))
@@ -297,7 +297,7 @@ func TestSlowClient(t *testing.T) { eachBackend(t, testSlowClient) }
 // deadline), logs it at INFO as a client problem, and closes the connection. The test waits for
 // the server's answer only.
 func testSlowClient(t *testing.T, b backend) {
-	s := start(t, "", append(b.args(t), "-seed-key", keyA, "-read-timeout", "300ms", "-rate-limit", "50")...)
+	s := seed(t, "", []string{keyA}, append(b.args(t), "-read-timeout", "300ms", "-rate-limit", "50")...)
 	body := runBody("Slow "+marker, `[{"id":"a","service":"routing.language.detect"}]`)
 	conn, err := net.Dial("tcp", strings.TrimPrefix(s.Base, "http://"))
 	if err != nil {
@@ -357,7 +357,7 @@ func TestWrongRegionAcrossProcesses(t *testing.T) { eachBackend(t, testWrongRegi
 
 func testWrongRegion(t *testing.T, b backend) {
 	args := b.args(t)
-	home := start(t, "", append(args, "-seed-key", keyA, "-region", "eu-west-1")...)
+	home := seed(t, "", []string{keyA}, append(args, "-region", "eu-west-1")...)
 	if r := home.run(t, keyA, runBody("x", `[{"id":"a","service":"routing.language.detect"}]`)); r.status != 200 {
 		t.Fatalf("home region = %d %s", r.status, r.raw)
 	}
@@ -374,7 +374,7 @@ func (r reply) raw2() string { return string(r.raw) }
 func TestRateLimit(t *testing.T) { eachBackend(t, testRateLimit) }
 
 func testRateLimit(t *testing.T, b backend) {
-	s := start(t, "", append(b.args(t), "-seed-key", keyA, "-rate-limit", "3")...)
+	s := seed(t, "", []string{keyA}, append(b.args(t), "-rate-limit", "3")...)
 	var last reply
 	for i := range 4 {
 		last = s.do(t, http.MethodGet, "/v1/services/security.toxicity.flag", keyA, "")
@@ -399,7 +399,7 @@ func TestAllowanceEndToEnd(t *testing.T) { eachBackend(t, testAllowance) }
 
 func testAllowance(t *testing.T, b backend) {
 	t.Run("HaltThenExhausted", func(t *testing.T) {
-		s := start(t, "", append(b.args(t), "-seed-key", keyA, "-allowance", "50")...)
+		s := seed(t, "", []string{keyA}, append(b.args(t), "-allowance", "50")...)
 		in := "Forty characters of text, exactly here.." // 40
 		r := s.run(t, keyA, runBody(in, `[{"id":"lang","service":"routing.language.detect"},{"id":"tox","service":"security.toxicity.flag"}]`))
 		if r.status != 200 || r.body["status"] != "halted" || r.body["halted_at"] != "lang" || r.body["halt_reason"] != "allowance" {
@@ -412,7 +412,7 @@ func testAllowance(t *testing.T, b backend) {
 	t.Run("NeverExceededUnderConcurrency", func(t *testing.T) {
 		const allowance, size, n = 1000, 45, 40
 		args := b.args(t)
-		s := start(t, "", append(args, "-seed-key", keyA, "-allowance", "1000")...)
+		s := seed(t, "", []string{keyA}, append(args, "-allowance", "1000")...)
 		text := strings.Repeat("x", size)
 		var wg sync.WaitGroup
 		var mu sync.Mutex

@@ -69,6 +69,12 @@ func start(t *testing.T, data string, args ...string) *server {
 	return &server{localserver.Start(t, binary, data, args...)}
 }
 
+// seed is start with API keys seeded through the environment, as make run passes SLUICE_KEY.
+func seed(t *testing.T, data string, keys []string, args ...string) *server {
+	t.Helper()
+	return &server{localserver.Run(t, binary, localserver.Options{Data: data, SeedKeys: keys, Args: args})}
+}
+
 type reply struct {
 	status int
 	header http.Header

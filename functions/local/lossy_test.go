@@ -18,8 +18,8 @@ import (
 func TestLostDynamoAnswers(t *testing.T) {
 	proxy := faultproxy.StartT(t, dynamoEndpoint, faultproxy.Config{Share: 0.15, Seed: 2026})
 	prefix := fmt.Sprintf("lossy%d_", tablePrefixSeq.Add(1))
-	s := start(t, "", "-store", "dynamodb", "-dynamodb-endpoint", proxy.URL(), "-table-prefix", prefix,
-		"-seed-key", keyA, "-rate-limit", "100000", "-allowance", "100000000")
+	s := seed(t, "", []string{keyA}, "-store", "dynamodb", "-dynamodb-endpoint", proxy.URL(), "-table-prefix", prefix,
+		"-rate-limit", "100000", "-allowance", "100000000")
 
 	const clients, runsEach = 4, 24
 	type tally struct {

@@ -11,7 +11,6 @@ import (
 	"net/http/pprof"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
@@ -20,17 +19,13 @@ import (
 	"github.com/sluice-api/sluice/internal/services/builtin"
 )
 
-type keyList []string
-
-func (k *keyList) String() string     { return strings.Join(*k, ",") }
-func (k *keyList) Set(v string) error { *k = append(*k, v); return nil }
-
 func main() {
-	var seeds keyList
 	cfg := local.Config{Out: os.Stdout, RequestTimeout: 29 * time.Second}
 	flag.StringVar(&cfg.Addr, "addr", "127.0.0.1:8080", "listen address")
 	flag.StringVar(&cfg.DataDir, "data", ".data", "data directory (SQLite file and locally generated secrets)")
-	flag.Var(&seeds, "seed-key", "make sure an account exists for this API key (repeatable)")
+	flag.Func("seed-key", "removed: it showed the key to every local user through ps; set "+local.SeedKeysEnv+" instead", func(string) error {
+		return local.ErrSeedKeyFlag
+	})
 	flag.Int64Var(&cfg.RateLimit, "rate-limit", account.DefaultRateLimit, "requests per 60-second window for seeded and demo accounts")
 	flag.Int64Var(&cfg.Allowance, "allowance", account.DefaultAllowance, "monthly characters for seeded and demo accounts")
 	flag.StringVar(&cfg.Region, "region", "local", "region this server plays")
@@ -41,6 +36,11 @@ func main() {
 	flag.DurationVar(&cfg.RequestTimeout, "request-timeout", cfg.RequestTimeout, "deadline of each request's handling, counted from the moment its body has been read (API Gateway's integration timeout)")
 	pprofAddr := flag.String("pprof", "", "serve Go's profiler (net/http/pprof) on this address, e.g. 127.0.0.1:6060; off by default")
 	flag.Parse()
+	seeds, err := local.SeedKeys(os.Getenv(local.SeedKeysEnv))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "sluice:", err)
+		os.Exit(2)
+	}
 	cfg.SeedKeys = seeds
 	if *pprofAddr != "" {
 		go servePprof(*pprofAddr)

@@ -5,15 +5,19 @@ import (
 	"net"
 	"net/http"
 	"net/textproto"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/sluice-api/sluice/internal/account"
+	"github.com/sluice-api/sluice/internal/secrets"
 )
 
 // TestListAndDocumentRoutes covers the extensions beyond the interface: the service list and the
 // OpenAPI document, both behind the key like every route.
 func TestListAndDocumentRoutes(t *testing.T) {
-	s := start(t, "", "-seed-key", keyA)
+	s := seed(t, "", []string{keyA})
 	t.Run("Services", func(t *testing.T) {
 		r := s.do(t, http.MethodGet, "/v1/services", keyA, "")
 		list, _ := r.body["services"].([]any)
@@ -52,7 +56,7 @@ func TestListAndDocumentRoutes(t *testing.T) {
 // interface names them (X-RateLimit-*, not Go's canonical X-Ratelimit-*), and JSON bodies end
 // with a newline. Go's HTTP client canonicalizes names, so this test reads the bytes itself.
 func TestHeaderSpellingOnTheWire(t *testing.T) {
-	s := start(t, "", "-seed-key", keyA)
+	s := seed(t, "", []string{keyA})
 	for _, key := range []string{keyA, ""} { // a served request and a 401
 		conn, err := net.Dial("tcp", strings.TrimPrefix(s.Base, "http://"))
 		if err != nil {
@@ -97,15 +101,40 @@ func TestHeaderSpellingOnTheWire(t *testing.T) {
 // TestBanner checks what the start-up banner says in each case: a seeded key is acknowledged
 // without being printed in full, and no flag that was already given is suggested.
 func TestBanner(t *testing.T) {
-	seeded := start(t, "", "-seed-key", keyA).Stdout.String()
+	seeded := seed(t, "", []string{keyA}).Stdout.String()
 	if strings.Contains(seeded, keyA) || !strings.Contains(seeded, "sluice_live_…"+keyA[len(keyA)-4:]) {
-		t.Errorf("banner with -seed-key should name the key by its last four characters only:\n%s", seeded)
+		t.Errorf("banner with a seeded key should name the key by its last four characters only:\n%s", seeded)
 	}
 	if strings.Contains(seeded, "-seed-key") || !strings.Contains(seeded, "curl") {
-		t.Errorf("banner with -seed-key suggests the flag again or has no example:\n%s", seeded)
+		t.Errorf("banner with a seeded key suggests the flag again or has no example:\n%s", seeded)
 	}
-	again := start(t, start(t, "", "-seed-key", keyA).Data).Stdout.String()
+	first := seed(t, "", []string{keyA})
+	again := start(t, first.Data).Stdout.String()
 	if strings.Contains(again, "sluice_live_A") || !strings.Contains(again, "SLUICE_KEY") {
 		t.Errorf("banner on existing data should say how to get a key, and print none:\n%s", again)
+	}
+
+	// A seeded key that was rotated away: the banner says it will not work and how to get one
+	// that does, and the key stays refused.
+	st := backends[0].open(t, first, nil)
+	k, err := st.KeyByHash(t.Context(), hashFromData(t, first.Data, keyA))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sec, err := secrets.File{Path: filepath.Join(first.Data, "secrets.json")}.Load(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := account.NewManager(st, sec.Pepper, nil).RotateKey(t.Context(), k.Account); err != nil {
+		t.Fatal(err)
+	}
+	rotated := seed(t, first.Data, []string{keyA})
+	out := rotated.Stdout.String()
+	if !strings.Contains(out, "sluice_live_…AAAA was revoked or rotated away") || !strings.Contains(out, "create one under Keys") ||
+		strings.Contains(out, "An account exists for each seeded key") {
+		t.Errorf("banner with a rotated seed key should say it is revoked and how to get a working key:\n%s", out)
+	}
+	if r := rotated.run(t, keyA, runBody("x", `[{"id":"p","service":"governance.pii.redact"}]`)); r.status != http.StatusUnauthorized {
+		t.Errorf("the rotated seed key answers %d, want 401", r.status)
 	}
 }

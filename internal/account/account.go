@@ -211,7 +211,9 @@ func (m *Manager) CreateWithKey(ctx context.Context, s Settings, key string) (st
 }
 
 // Ensure makes sure key belongs to an account with settings s: it creates the account when the
-// key is unknown and updates its settings when they differ.
+// key is unknown and updates its settings when they differ. A key that was revoked (or rotated
+// away) stays revoked: Ensure returns its account with ErrKeyRevoked, and a disabled account is
+// returned with ErrDisabled, so a caller can say why the key will not work.
 func (m *Manager) Ensure(ctx context.Context, s Settings, key string) (store.Account, error) {
 	if err := s.Validate(); err != nil {
 		return store.Account{}, err
@@ -235,11 +237,17 @@ func (m *Manager) Ensure(ctx context.Context, s Settings, key string) (store.Acc
 	if err != nil {
 		return store.Account{}, fmt.Errorf("account: get account: %w", err)
 	}
+	if !k.Active() {
+		return a, ErrKeyRevoked
+	}
 	if a.Region != s.Region || a.Tier != s.Tier || a.RateLimit != s.RateLimit || a.Allowance != s.Allowance {
 		a.Region, a.Tier, a.RateLimit, a.Allowance = s.Region, s.Tier, s.RateLimit, s.Allowance
 		if err := m.store.UpdateAccount(ctx, a); err != nil {
 			return store.Account{}, fmt.Errorf("account: update account: %w", err)
 		}
+	}
+	if a.Disabled {
+		return a, ErrDisabled
 	}
 	return a, nil
 }

@@ -125,6 +125,30 @@ func TestEnsure(t *testing.T) {
 	if _, err := m.Ensure(ctx, settings, "sluice_live_bad"); err == nil {
 		t.Fatal("a malformed seed key was accepted")
 	}
+
+	// A key rotated away stays revoked; Ensure says so instead of pretending it was seeded.
+	if _, _, err := m.RotateKey(ctx, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := m.Ensure(ctx, settings, key); !errors.Is(err, ErrKeyRevoked) || c.ID != a.ID {
+		t.Fatalf("Ensure of a rotated key = %+v, %v; want its account and ErrKeyRevoked", c, err)
+	}
+	if _, err := m.Authenticate(ctx, "Bearer "+key); err == nil {
+		t.Fatal("Ensure revived a rotated key")
+	}
+
+	// A key of a disabled account: ErrDisabled.
+	other := KeyPrefix + strings.Repeat("R", 32)
+	d, err := m.Ensure(ctx, settings, other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Disable(ctx, d.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Ensure(ctx, settings, other); !errors.Is(err, ErrDisabled) {
+		t.Fatalf("Ensure of a disabled account's key: %v, want ErrDisabled", err)
+	}
 }
 
 func TestSettingsValidate(t *testing.T) {

@@ -87,10 +87,11 @@ func dashboardAccounts(ctx context.Context, cfg Config, st store.Store, pepper [
 	return []string{id}, nil
 }
 
-// dashboardBanner issues and prints one sign-in link per account.
-func dashboardBanner(ctx context.Context, w io.Writer, st store.Store, pepper []byte, base string, ids []string, now time.Time) error {
+// dashboardBanner issues and prints one sign-in link per account, and the command that makes
+// another link later.
+func dashboardBanner(ctx context.Context, w io.Writer, st store.Store, pepper []byte, base string, ids []string, now time.Time, cfg Config) error {
 	if len(ids) == 0 {
-		fmt.Fprintf(w, "\nDashboard: %s%s/ (sign in with a link from: bin/keyctl dashboard-link ACCOUNT -base-url %s)\n", base, dashboard.Mount, base)
+		fmt.Fprintf(w, "\nDashboard: %s%s/ (sign in with a link from, in this directory:\n  %s)\n", base, dashboard.Mount, linkCommand(cfg, "ACCOUNT", base))
 		return nil
 	}
 	fmt.Fprintf(w, "\nDashboard: open a sign-in link within %d minutes; each works once:\n\n", int(dashboard.DefaultLinkTTL/time.Minute))
@@ -101,6 +102,29 @@ func dashboardBanner(ctx context.Context, w io.Writer, st store.Store, pepper []
 		}
 		fmt.Fprintf(w, "  %s   (account %s)\n", l.URL, id)
 	}
-	fmt.Fprintf(w, "\nAnother link later: bin/keyctl dashboard-link %s -base-url %s\n", ids[0], base)
+	fmt.Fprintf(w, "\nAnother link later, from this directory:\n  %s\n", linkCommand(cfg, ids[0], base))
 	return nil
+}
+
+// linkCommand is the keyctl command that prints a new sign-in link for account, runnable as
+// printed from the repository's root in a fresh clone (go run builds keyctl), against the same
+// store and data directory as this server.
+func linkCommand(cfg Config, account, base string) string {
+	args := []string{"go run ./scripts/keyctl", "-data", shellQuote(cfg.DataDir)}
+	if cfg.Store == StoreDynamoDB {
+		args = append(args, "-store", StoreDynamoDB, "-table-prefix", shellQuote(cfg.TablePrefix))
+		if cfg.DynamoEndpoint != "" {
+			args = append(args, "-dynamodb-endpoint", shellQuote(cfg.DynamoEndpoint))
+		}
+	}
+	args = append(args, "dashboard-link", account, "-base-url", base)
+	return strings.Join(args, " ")
+}
+
+// shellQuote quotes s for a POSIX shell when it holds anything but safe characters.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./:=@%+,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -89,21 +89,21 @@ func Run(ctx context.Context, cfg Config) error {
 		return fmt.Errorf("local: listen: %w", err)
 	}
 	base := "http://" + ln.Addr().String()
-	demoKey, err := seed(ctx, cfg, st, accounts)
+	seeded, err := seed(ctx, cfg, st, accounts)
 	if err != nil {
 		ln.Close()
 		return err
 	}
 	var dashText strings.Builder
-	ids, err := dashboardAccounts(ctx, cfg, st, sec.Pepper, demoKey)
+	ids, err := dashboardAccounts(ctx, cfg, st, sec.Pepper, seeded.demoKey)
 	if err == nil {
-		err = dashboardBanner(ctx, &dashText, st, sec.Pepper, base, ids, time.Now())
+		err = dashboardBanner(ctx, &dashText, st, sec.Pepper, base, ids, time.Now(), cfg)
 	}
 	if err != nil {
 		ln.Close()
 		return err
 	}
-	banner(cfg.Out, base, demoKey, dashText.String(), cfg)
+	banner(cfg.Out, base, seeded, dashText.String(), cfg)
 
 	hs := newHTTPServer(withDashboard(NewGateway(srv, cfg.RequestTimeout), dash, cfg.RequestTimeout), cfg)
 	errc := make(chan error, 1)
@@ -170,57 +170,93 @@ func newHTTPServer(h http.Handler, cfg Config) *http.Server {
 	}
 }
 
+// seeding is what seed did: the demo key it created (shown once), and the seed keys that exist
+// but cannot call the API, with why.
+type seeding struct {
+	demoKey  string
+	unusable map[string]string // seed key -> reason
+}
+
 // seed makes sure the seed keys have accounts with the configured settings. With no seed key and
-// no account at all it creates a demo account and returns its key, to be shown once.
+// no account at all it creates a demo account and returns its key, to be shown once. A seed key
+// that was revoked or rotated away, or whose account is disabled, stays so: it is reported, not
+// revived.
 func seed(ctx context.Context, cfg Config, st interface {
 	HasAccounts(context.Context) (bool, error)
-}, accounts *account.Manager) (string, error) {
+}, accounts *account.Manager) (seeding, error) {
 	settings := account.Settings{
 		Region: cfg.Region, Tier: account.DefaultTier, RateLimit: cfg.RateLimit, Allowance: cfg.Allowance,
 	}
 	if err := settings.Validate(); err != nil {
-		return "", fmt.Errorf("local: %w", err)
+		return seeding{}, fmt.Errorf("local: %w", err)
 	}
+	var done seeding
 	for _, k := range cfg.SeedKeys {
-		if _, err := accounts.Ensure(ctx, settings, k); err != nil {
-			return "", fmt.Errorf("local: seed key: %w", err)
+		_, err := accounts.Ensure(ctx, settings, k)
+		switch {
+		case errors.Is(err, account.ErrKeyRevoked):
+			done.note(k, "was revoked or rotated away")
+		case errors.Is(err, account.ErrDisabled):
+			done.note(k, "belongs to a disabled account")
+		case err != nil:
+			return seeding{}, fmt.Errorf("local: seed key: %w", err)
 		}
 	}
 	if len(cfg.SeedKeys) > 0 {
-		return "", nil
+		return done, nil
 	}
 	any, err := st.HasAccounts(ctx)
 	if err != nil || any {
-		return "", err
+		return done, err
 	}
 	_, key, err := accounts.Create(ctx, settings)
 	if err != nil {
-		return "", fmt.Errorf("local: demo account: %w", err)
+		return seeding{}, fmt.Errorf("local: demo account: %w", err)
 	}
-	return key, nil
+	done.demoKey = key
+	return done, nil
+}
+
+func (s *seeding) note(key, reason string) {
+	if s.unusable == nil {
+		s.unusable = map[string]string{}
+	}
+	s.unusable[key] = reason
 }
 
 // banner prints where the server listens, the demo key (once), the dashboard's sign-in links
 // (dash) and, last, the curl examples.
-func banner(w io.Writer, base, demoKey, dash string, cfg Config) {
+func banner(w io.Writer, base string, seeded seeding, dash string, cfg Config) {
 	where := "data in " + cfg.DataDir
 	if cfg.Store == StoreDynamoDB {
 		where = "DynamoDB tables " + cfg.TablePrefix + "*"
 	}
 	fmt.Fprintf(w, "Sluice is listening on %s (region %q, %s)\n", base, cfg.Region, where)
 	switch {
-	case demoKey != "":
-		fmt.Fprintf(w, "\nA demo account was created. Its API key is shown only this once, so keep it:\n\n  export SLUICE_KEY=%s\n", demoKey)
+	case seeded.demoKey != "":
+		fmt.Fprintf(w, "\nA demo account was created. Its API key is shown only this once, so keep it:\n\n  export SLUICE_KEY=%s\n", seeded.demoKey)
 		fmt.Fprintf(w, "\nNext time, start with that key in SLUICE_KEY (make run does) and it is seeded again if the data is gone.\n")
 	case len(cfg.SeedKeys) > 0:
-		masked := make([]string, len(cfg.SeedKeys))
-		for i, k := range cfg.SeedKeys {
-			masked[i] = maskKey(k)
+		var good []string
+		for _, k := range cfg.SeedKeys {
+			if _, bad := seeded.unusable[k]; !bad {
+				good = append(good, maskKey(k))
+			}
 		}
-		fmt.Fprintf(w, "\nAn account exists for each seeded key (%s); the examples use it as $SLUICE_KEY.\n", strings.Join(masked, ", "))
+		if len(good) > 0 {
+			fmt.Fprintf(w, "\nAn account exists for each seeded key (%s); the examples use it as $SLUICE_KEY.\n", strings.Join(good, ", "))
+		}
+		for _, k := range cfg.SeedKeys {
+			if reason, bad := seeded.unusable[k]; bad {
+				fmt.Fprintf(w, "\nThe key %s %s: calls with it answer 401 invalid_api_key, and it is not revived.\n"+
+					"To get a working key, open the dashboard link below and create one under Keys (then export\n"+
+					"SLUICE_KEY=<the new key>), or start from scratch with a new data directory and SLUICE_KEY unset:\n"+
+					"  unset SLUICE_KEY; make run ARGS=\"-data .data-new\"\n", maskKey(k), reason)
+			}
+		}
 	default:
 		fmt.Fprintf(w, "\nThe accounts in %s already have keys: use the one printed when it was first used, create one\n"+
-			"with bin/keyctl, or start again with SLUICE_KEY=sluice_live_... set (make run seeds it).\n", where)
+			"with keyctl (make keyctl; bin/keyctl -h), or start again with SLUICE_KEY=sluice_live_... set (make run seeds it).\n", where)
 	}
 	fmt.Fprint(w, dash)
 	key := "$SLUICE_KEY"

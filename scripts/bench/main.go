@@ -26,6 +26,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sluice-api/sluice/internal/local"
 	"github.com/sluice-api/sluice/internal/services/servicetest"
 )
 
@@ -262,7 +263,8 @@ func loadTests(w io.Writer, tmp string, maxDur time.Duration) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	srv := exec.CommandContext(ctx, server, "-addr", "127.0.0.1:0", "-data", filepath.Join(tmp, "data"),
-		"-seed-key", key, "-rate-limit", "100000000", "-allowance", "1000000000000")
+		"-rate-limit", "100000000", "-allowance", "1000000000000")
+	srv.Env = append(os.Environ(), local.SeedKeysEnv+"="+key)
 	srv.Stderr = io.Discard
 	stdout, err := srv.StdoutPipe()
 	if err != nil {

@@ -58,15 +58,30 @@ type Server struct {
 
 var listening = regexp.MustCompile(`listening on (http://\S+)`)
 
+// Options are what a test chooses about the server it starts.
+type Options struct {
+	Data     string   // data directory ("" = a new temporary directory)
+	SeedKeys []string // API keys to seed, passed in the environment (SLUICE_SEED_KEYS), never as arguments
+	Args     []string // more flags
+}
+
 // Start runs binary with -addr 127.0.0.1:0, -data data ("" = a new temporary directory) and args,
 // waits until it listens, and stops it (interrupt, then kill) when the test ends.
 func Start(t testing.TB, binary, data string, args ...string) *Server {
 	t.Helper()
+	return Run(t, binary, Options{Data: data, Args: args})
+}
+
+// Run starts binary as Start does, with the seed keys of o in its environment.
+func Run(t testing.TB, binary string, o Options) *Server {
+	t.Helper()
+	data := o.Data
 	if data == "" {
 		data = t.TempDir()
 	}
 	s := &Server{Data: data, Stdout: &SyncBuffer{}, Stderr: &SyncBuffer{}}
-	cmd := exec.Command(binary, append([]string{"-addr", "127.0.0.1:0", "-data", data}, args...)...)
+	cmd := exec.Command(binary, append([]string{"-addr", "127.0.0.1:0", "-data", data}, o.Args...)...)
+	cmd.Env = append(os.Environ(), "SLUICE_SEED_KEYS="+strings.Join(o.SeedKeys, ","))
 	cmd.Stderr = s.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {

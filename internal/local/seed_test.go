@@ -1,0 +1,36 @@
+package local
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestSeedKeys(t *testing.T) {
+	const a, b = "sluice_live_0123456789abcdefghijABCDEFGHIJ01", "sluice_live_ZYXWVUTSRQ0123456789abcdefghijkl"
+	for _, tc := range []struct {
+		name, env string
+		want      []string
+		err       bool
+	}{
+		{"Empty", "", nil, false},
+		{"Blank", " \n\t", nil, false},
+		{"One", a, []string{a}, false},
+		{"CommaAndSpace", a + ", " + b + "\n", []string{a, b}, false},
+		{"Malformed", a + ",sluice_live_short", nil, true},
+		{"NoPrefix", "0123456789abcdefghijABCDEFGHIJ01", nil, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := SeedKeys(tc.env)
+			if (err != nil) != tc.err {
+				t.Fatalf("SeedKeys(%q) error = %v, want error %v", tc.env, err, tc.err)
+			}
+			if err != nil && strings.Contains(err.Error(), "sluice_live_short") {
+				t.Errorf("the error quotes the key: %v", err)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("SeedKeys(%q) = %q, want %q", tc.env, got, tc.want)
+			}
+		})
+	}
+}
