@@ -828,7 +828,13 @@ func TestLeastPrivilege(t *testing.T) {
 					"secret": secret,
 				},
 				"dashboard": {
-					tn("accounts"):                       {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"},
+					tn("accounts"): {"dynamodb:GetItem"},
+					// Its writes, each limited to one item prefix and, for updates, to the
+					// attributes it changes: an account's key ids, a key's revocation.
+					tn("accounts") + ` if {"ForAllValues:StringEquals":{"dynamodb:Attributes":["pk","key_ids"]},"ForAllValues:StringLike":{"dynamodb:LeadingKeys":["account#*"]}}`:         {"dynamodb:UpdateItem"},
+					tn("accounts") + ` if {"ForAllValues:StringLike":{"dynamodb:LeadingKeys":["key#*"]}}`:                                                                                  {"dynamodb:PutItem"},
+					tn("accounts") + ` if {"ForAllValues:StringEquals":{"dynamodb:Attributes":["pk","revoked_ms","key_id"]},"ForAllValues:StringLike":{"dynamodb:LeadingKeys":["key#*"]}}`: {"dynamodb:UpdateItem"},
+					tn("accounts") + ` if {"ForAllValues:StringLike":{"dynamodb:LeadingKeys":["keyid#*"]}}`:                                                                                {"dynamodb:PutItem", "dynamodb:DeleteItem"},
 					tn("accounts") + "/index/by_account": {"dynamodb:Query"},
 					tn("usage"):                          {"dynamodb:GetItem", "dynamodb:UpdateItem"},
 					tn("rate_windows"):                   {"dynamodb:UpdateItem"},
@@ -1003,5 +1009,52 @@ func TestRemoveRegionSteps(t *testing.T) {
 		if rep.(map[string]any)["DeletionProtectionEnabled"] != true {
 			t.Errorf("replica %v without deletion protection: the steps would not need to turn it off", rep)
 		}
+	}
+}
+
+// TestDashboardKeyWritesOneStatementEach: the dashboard's writes to the accounts table are one
+// statement per action and item prefix (TestLeastPrivilege checks which), each conditioned on
+// its prefix, and no statement of the dashboard's role writes that table without a condition.
+func TestDashboardKeyWritesOneStatementEach(t *testing.T) {
+	var role string
+	for _, f := range resources(primaryT, "AWS::Lambda::Function") {
+		if strings.HasSuffix(props(f)["FunctionName"].(string), "-dashboard") {
+			role = props(f)["Role"].(map[string]any)["Fn::GetAtt"].([]any)[0].(string)
+		}
+	}
+	if role == "" {
+		t.Fatal("no dashboard function")
+	}
+	sids := map[string]string{}
+	for _, pol := range resources(primaryT, "AWS::IAM::Policy") {
+		p := props(pol)
+		if js(p["Roles"]) != `[{"Ref":"`+role+`"}]` {
+			continue
+		}
+		for _, st := range p["PolicyDocument"].(map[string]any)["Statement"].([]any) {
+			st := st.(map[string]any)
+			actions := js(st["Action"])
+			if !strings.Contains(js(st["Resource"]), "Accounts") || strings.Contains(js(st["Resource"]), "/index/") {
+				continue
+			}
+			writes := strings.Contains(actions, "Put") || strings.Contains(actions, "Update") || strings.Contains(actions, "Delete")
+			if !writes {
+				continue
+			}
+			if _, ok := st["Action"].(string); !ok {
+				t.Errorf("statement %v writes with several actions: %s", st["Sid"], actions)
+			}
+			if !strings.Contains(js(st["Condition"]), `"dynamodb:LeadingKeys"`) {
+				t.Errorf("statement %v writes the accounts table without an item condition", st["Sid"])
+			}
+			sids[fmt.Sprint(st["Sid"])] = actions
+		}
+	}
+	want := map[string]string{
+		"AccountKeyIDs": `"dynamodb:UpdateItem"`, "PutKey": `"dynamodb:PutItem"`, "RevokeKey": `"dynamodb:UpdateItem"`,
+		"PutKeyID": `"dynamodb:PutItem"`, "DeleteKeyID": `"dynamodb:DeleteItem"`,
+	}
+	if !reflect.DeepEqual(sids, want) {
+		t.Errorf("dashboard write statements = %v, want %v", sids, want)
 	}
 }
