@@ -120,14 +120,18 @@ func TestDashboardWritesFitIAM(t *testing.T) {
 		t.Fatal(err)
 	}
 	steps := []func() error{
-		func() error { return dash.AddKey(ctx, store.Key{ID: "key-2", Account: "acct-1", Hash: "h2", CreatedAt: at}) },
+		func() error {
+			return dash.AddKey(ctx, store.Key{ID: "key-2", Account: "acct-1", Hash: "h2", CreatedAt: at})
+		},
 		func() error { // the hash exists: the key-id reservation is released again
 			if err := dash.AddKey(ctx, store.Key{ID: "key-3", Account: "acct-1", Hash: "h2", CreatedAt: at}); !errors.Is(err, store.ErrExists) {
 				return errors.New("a second key with one hash was accepted")
 			}
 			return nil
 		},
-		func() error { return dash.RotateKey(ctx, store.Key{ID: "key-4", Account: "acct-1", Hash: "h4", CreatedAt: at}, at) },
+		func() error {
+			return dash.RotateKey(ctx, store.Key{ID: "key-4", Account: "acct-1", Hash: "h4", CreatedAt: at}, at)
+		},
 		func() error { return dash.RevokeKey(ctx, "key-4", at) },
 		func() error { return dash.RevokeKey(ctx, "key-4", at.Add(time.Hour)) }, // a retry
 		func() error { _, err := dash.ListKeys(ctx, "acct-1"); return err },
