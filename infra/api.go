@@ -106,6 +106,26 @@ var DashboardRoutes = []Route{
 	{"POST", "/dashboard/{proxy+}", FnDashboard},
 }
 
+// DashboardThrottle is the stage throttling of every dashboard route, for all clients together:
+// the routes are public (no authorizer, no usage plan), so this is what bounds a flood of
+// sign-in attempts or page loads before it reaches the dashboard function. A person clicks
+// through a few pages a minute; the whole dashboard of a stage rarely sees more than a request
+// a second.
+var DashboardThrottle = struct{ RatePerSec, Burst float64 }{RatePerSec: 20, Burst: 40}
+
+// dashboardMethodOptions throttles each dashboard route of the stage (keys are
+// "/<resource path>/<method>", as API Gateway's method settings name them).
+func dashboardMethodOptions() *map[string]*awsapigateway.MethodDeploymentOptions {
+	m := map[string]*awsapigateway.MethodDeploymentOptions{}
+	for _, r := range DashboardRoutes {
+		m[r.Path+"/"+r.Method] = &awsapigateway.MethodDeploymentOptions{
+			ThrottlingRateLimit:  jsii.Number(DashboardThrottle.RatePerSec),
+			ThrottlingBurstLimit: jsii.Number(DashboardThrottle.Burst),
+		}
+	}
+	return &m
+}
+
 // accessLogFormat is one JSON line per request: ids, route, status and latencies, never a body.
 const accessLogFormat = `{"requestId":"$context.requestId","time":"$context.requestTimeEpoch","ip":"$context.identity.sourceIp",` +
 	`"method":"$context.httpMethod","resource":"$context.resourcePath","status":"$context.status",` +
@@ -130,6 +150,7 @@ func (s *ServiceStack) api(props *ServiceStackProps) awsapigateway.RestApi {
 			TracingEnabled:       jsii.Bool(props.Tracing),
 			AccessLogDestination: awsapigateway.NewLogGroupLogDestination(accessLogs),
 			AccessLogFormat:      awsapigateway.AccessLogFormat_Custom(jsii.String(accessLogFormat)),
+			MethodOptions:        dashboardMethodOptions(),
 		},
 	})
 

@@ -27,6 +27,13 @@ type ServiceStackProps struct {
 	Tracing    bool     // X-Ray tracing of the API stage and the functions
 	AlarmEmail string   // optional subscriber of the alarm topic
 	DistDir    string   // holds <function>/bootstrap; a missing function gets a placeholder
+	// DashboardConcurrency reserves this many concurrent executions for the dashboard function,
+	// which also caps it, so that a flood of dashboard requests cannot take the concurrency the
+	// API's functions need. 0 (the default) reserves nothing: a reservation lowers the account's
+	// unreserved concurrency, which Lambda keeps at 100 or more and which a new account's quota
+	// (as low as 10) cannot spare, so any default above 0 could fail a deploy. Set it (context
+	// dashboardConcurrency) where the account's quota is at least this plus 100.
+	DashboardConcurrency int
 }
 
 // Function names, as in functions/<name> and dist/<name>/bootstrap.
@@ -278,6 +285,9 @@ func (s *ServiceStack) function(fn string, props *ServiceStackProps) awslambda.F
 	}
 	if props.Tracing {
 		p.Tracing = awslambda.Tracing_ACTIVE
+	}
+	if fn == FnDashboard && props.DashboardConcurrency > 0 {
+		p.ReservedConcurrentExecutions = jsii.Number(props.DashboardConcurrency)
 	}
 	return awslambda.NewFunction(s.Stack, jsii.String(id), p)
 }

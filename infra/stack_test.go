@@ -67,6 +67,7 @@ func TestMain(m *testing.M) {
 		soloOut = filepath.Join(tmp, "solo")
 		soloStacks, err = synth(soloOut, soloDist, map[string]any{
 			CtxStage: "prod", CtxRegions: "ap-southeast-2", CtxAccount: "123456789012", CtxTracing: "false",
+			CtxDashboardConcurrency: "10",
 		})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -195,6 +196,11 @@ func TestConfigFromContext(t *testing.T) {
 		{"BadStage", map[string]any{"stage": "Prod_1"}, Config{}, true},
 		{"BadAccount", map[string]any{"account": "12"}, Config{}, true},
 		{"BadTracing", map[string]any{"tracing": "maybe"}, Config{}, true},
+		{"DashboardConcurrencyNumber", map[string]any{"dashboardConcurrency": float64(25)}, Config{Stage: "dev", Regions: []string{"eu-west-1"}, DashboardConcurrency: 25}, false},
+		{"DashboardConcurrencyString", map[string]any{"dashboardConcurrency": "5"}, Config{Stage: "dev", Regions: []string{"eu-west-1"}, DashboardConcurrency: 5}, false},
+		{"DashboardConcurrencyNegative", map[string]any{"dashboardConcurrency": "-1"}, Config{}, true},
+		{"DashboardConcurrencyFraction", map[string]any{"dashboardConcurrency": 2.5}, Config{}, true},
+		{"DashboardConcurrencyWord", map[string]any{"dashboardConcurrency": "many"}, Config{}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := tc.ctx
@@ -1056,5 +1062,49 @@ func TestDashboardKeyWritesOneStatementEach(t *testing.T) {
 	}
 	if !reflect.DeepEqual(sids, want) {
 		t.Errorf("dashboard write statements = %v, want %v", sids, want)
+	}
+}
+
+// TestDashboardThrottlingAndConcurrency: every stage throttles each dashboard route (public
+// routes, no usage plan); the dashboard function reserves concurrency only when the context asks
+// for it (solo: 10), never by default, so a deploy cannot fail on a low concurrency quota.
+func TestDashboardThrottlingAndConcurrency(t *testing.T) {
+	for name, c := range map[string]struct {
+		tpl     map[string]any
+		reserve any
+	}{"primary": {primaryT, nil}, "replica": {replicaT, nil}, "solo": {soloT, float64(10)}} {
+		t.Run(name, func(t *testing.T) {
+			stages := resources(c.tpl, "AWS::ApiGateway::Stage")
+			if len(stages) != 1 {
+				t.Fatalf("%d stages", len(stages))
+			}
+			got := map[string]string{}
+			for _, st := range stages {
+				settings, _ := props(st)["MethodSettings"].([]any)
+				for _, m := range settings {
+					m := m.(map[string]any)
+					got[m["ResourcePath"].(string)+" "+m["HttpMethod"].(string)] = js([]any{m["ThrottlingRateLimit"], m["ThrottlingBurstLimit"]})
+				}
+			}
+			want := map[string]string{}
+			for _, r := range DashboardRoutes {
+				path := "/" + strings.ReplaceAll(r.Path, "/", "~1") // API Gateway's escaped form
+				want[path+" "+r.Method] = js([]any{DashboardThrottle.RatePerSec, DashboardThrottle.Burst})
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("stage method settings %v, want %v", got, want)
+			}
+			for _, f := range resources(c.tpl, "AWS::Lambda::Function") {
+				p := props(f)
+				reserve, has := p["ReservedConcurrentExecutions"]
+				if strings.HasSuffix(p["FunctionName"].(string), "-dashboard") {
+					if !reflect.DeepEqual(reserve, c.reserve) {
+						t.Errorf("dashboard reserved concurrency %v, want %v", reserve, c.reserve)
+					}
+				} else if has {
+					t.Errorf("%s reserves concurrency %v", p["FunctionName"], reserve)
+				}
+			}
+		})
 	}
 }

@@ -119,19 +119,20 @@ func ValidBaseURL(baseURL string) error {
 	return nil
 }
 
-// Cookie names: __Host- cookies need Secure and Path=/, so plain names are used over http.
-func (h *Handler) sessionCookie() string {
-	if h.cfg.Secure {
-		return "__Host-sluice_session"
-	}
-	return "sluice_session"
-}
+// Cookie names: __Host- cookies need Secure and Path=/, so plain names, with the configured
+// suffix (the local server's port), are used over http.
+func (h *Handler) sessionCookie() string { return h.cookieName("sluice_session") }
 
-func (h *Handler) signInCookie() string {
-	if h.cfg.Secure {
-		return "__Host-sluice_sign_in"
+func (h *Handler) signInCookie() string { return h.cookieName("sluice_sign_in") }
+
+func (h *Handler) cookieName(base string) string {
+	switch {
+	case h.cfg.Secure:
+		return "__Host-" + base
+	case h.cfg.CookieSuffix != "":
+		return base + "_" + h.cfg.CookieSuffix
 	}
-	return "sluice_sign_in"
+	return base
 }
 
 func (h *Handler) setCookie(w http.ResponseWriter, name, value string, maxAge time.Duration) {
@@ -212,16 +213,11 @@ func (h *Handler) signedIn(page func(http.ResponseWriter, *http.Request, *sessio
 }
 
 // changing wraps a state-changing request: it needs a session, a request from this site, and
-// the session's CSRF token in the form. The form is parsed here, with its size bounded.
+// the session's CSRF token in the form. The session is checked from its cookie before the body
+// is read, so a request without one never has its form parsed; the form is then parsed here,
+// with its size bounded.
 func (h *Handler) changing(action func(http.ResponseWriter, *http.Request, *session)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		limit := int64(maxFormBytes)
-		if r.Pattern == "POST "+Mount+"/playground" {
-			limit = maxPlaygroundBytes
-		}
-		if !h.readForm(w, r, limit) {
-			return
-		}
 		s, err := h.session(w, r)
 		if errors.Is(err, errSignedOut) {
 			h.errorPage(w, r, http.StatusForbidden, "You are not signed in, or your session has ended. Sign in again with a new link.")
@@ -229,6 +225,13 @@ func (h *Handler) changing(action func(http.ResponseWriter, *http.Request, *sess
 		}
 		if err != nil {
 			h.unavailable(w, r, err)
+			return
+		}
+		limit := int64(maxFormBytes)
+		if r.Pattern == "POST "+Mount+"/playground" {
+			limit = maxPlaygroundBytes
+		}
+		if !h.readForm(w, r, limit) {
 			return
 		}
 		if !equal(r.PostForm.Get("csrf"), s.csrf) {
@@ -312,9 +315,18 @@ func (h *Handler) readForm(w http.ResponseWriter, r *http.Request, limit int64) 
 		h.errorPage(w, r, http.StatusForbidden, "This request came from another site, so it was refused.")
 		return false
 	}
+	if r.ContentLength > limit { // refused before a byte of it is read
+		h.errorPage(w, r, http.StatusRequestEntityTooLarge, "The form is too large.")
+		return false
+	}
 	r.Body = http.MaxBytesReader(w, r.Body, limit)
 	if err := r.ParseForm(); err != nil {
-		h.errorPage(w, r, http.StatusBadRequest, "The form could not be read (is it too large?).")
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			h.errorPage(w, r, http.StatusRequestEntityTooLarge, "The form is too large.")
+			return false
+		}
+		h.errorPage(w, r, http.StatusBadRequest, "The form could not be read.")
 		return false
 	}
 	return true

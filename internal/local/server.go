@@ -76,19 +76,21 @@ func Run(ctx context.Context, cfg Config) error {
 	accounts := account.NewManager(st, sec.Pepper, time.Now)
 	defer accounts.WaitKeyUse() // before the store closes
 	srv := api.NewServer(engine, st, accounts, sec.TokenKey, api.Config{Region: cfg.Region, Log: cfg.Log})
-	dash, err := dashboard.New(dashboard.Config{
-		Store: st, Accounts: accounts, API: srv, Registry: cfg.Registry, Pepper: sec.Pepper,
-		Region: cfg.Region, Log: cfg.Log,
-	})
-	if err != nil {
-		return fmt.Errorf("local: %w", err)
-	}
 
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("local: listen: %w", err)
 	}
 	base := "http://" + ln.Addr().String()
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	dash, err := dashboard.New(dashboard.Config{
+		Store: st, Accounts: accounts, API: srv, Registry: cfg.Registry, Pepper: sec.Pepper,
+		Region: cfg.Region, Log: cfg.Log, CookieSuffix: port,
+	})
+	if err != nil {
+		ln.Close()
+		return fmt.Errorf("local: %w", err)
+	}
 	seeded, err := seed(ctx, cfg, st, accounts)
 	if err != nil {
 		ln.Close()
