@@ -54,6 +54,12 @@ func limited(retryAfter string) map[string]string {
 	return map[string]string{"Retry-After": retryAfter, "X-RateLimit-Limit": "0", "X-RateLimit-Remaining": "0", "X-RateLimit-Reset": retryAfter}
 }
 
+// jsonSafety are the headers of every JSON answer (internal/api.JSONSafetyHeaders; a test keeps
+// the two equal): no cache keeps an answer, no browser sniffs it as anything but JSON.
+func jsonSafety() map[string]string {
+	return map[string]string{"X-Content-Type-Options": "nosniff", "Cache-Control": "no-store"}
+}
+
 // GatewayResponses maps every error API Gateway can answer itself to Sluice's envelope.
 var GatewayResponses = []GatewayResponse{
 	{"UNAUTHORIZED", "401", "invalid_api_key", quoted("the API key is missing, malformed, unknown or revoked"), noBudget},
@@ -207,6 +213,9 @@ func (s *ServiceStack) api(props *ServiceStackProps) awsapigateway.RestApi {
 
 	for _, gr := range GatewayResponses {
 		headers := map[string]*string{}
+		for k, v := range jsonSafety() {
+			headers[k] = jsii.String("'" + v + "'")
+		}
 		for k, v := range gr.Headers {
 			headers[k] = jsii.String("'" + v + "'")
 		}
@@ -255,7 +264,8 @@ func (s *ServiceStack) api(props *ServiceStackProps) awsapigateway.RestApi {
 // methodNotAllowed answers every other method on a route with 405 method_not_allowed and Allow,
 // without the authorizer (routes are checked before keys), from a mock integration.
 func methodNotAllowed(r awsapigateway.IResource, path, allow string) {
-	headers := map[string]string{"Allow": allow}
+	headers := jsonSafety()
+	headers["Allow"] = allow
 	for k, v := range noBudget {
 		headers[k] = v
 	}

@@ -344,7 +344,9 @@ var tableActions = map[string]map[string][]string{
 		// accounts: GetItem only here; its writes are layout.DashboardWrites, item by item.
 		"accounts":     {"dynamodb:GetItem"},
 		"usage":        {"dynamodb:GetItem", "dynamodb:UpdateItem"},
-		"rate_windows": {"dynamodb:UpdateItem"},
+		// UpdateItem: playground runs' rate window and failed sign-ins; GetItem: whether an
+		// address used up its failed sign-ins.
+		"rate_windows": {"dynamodb:GetItem", "dynamodb:UpdateItem"},
 		"sessions":     {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"},
 	},
 }

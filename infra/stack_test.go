@@ -18,6 +18,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
 	"github.com/aws/jsii-runtime-go"
 
+	"github.com/sluice-api/sluice/internal/api"
 	"github.com/sluice-api/sluice/internal/secrets"
 	"github.com/sluice-api/sluice/internal/timing"
 )
@@ -348,7 +349,8 @@ func TestMethodNotAllowed(t *testing.T) {
 			t.Errorf("%s ANY: passthrough %v, selection pattern %v; want WHEN_NO_MATCH and the default response", path, integ["PassthroughBehavior"], resp["SelectionPattern"])
 		}
 		if p["AuthorizationType"] != "NONE" || p["ApiKeyRequired"] == true || integ["Type"] != "MOCK" || resp["StatusCode"] != "405" ||
-			params["method.response.header.Allow"] != "'"+allow+"'" || params["method.response.header.X-RateLimit-Limit"] != "'0'" {
+			params["method.response.header.Allow"] != "'"+allow+"'" || params["method.response.header.X-RateLimit-Limit"] != "'0'" ||
+			params["method.response.header.X-Content-Type-Options"] != "'nosniff'" || params["method.response.header.Cache-Control"] != "'no-store'" {
 			t.Errorf("%s ANY: %s; want an unauthenticated mock answering 405 with Allow: %s", path, js(p), allow)
 		}
 		body := resp["ResponseTemplates"].(map[string]any)["application/json"].(string)
@@ -420,15 +422,16 @@ func TestGatewayResponses(t *testing.T) {
 				if status, _ := p["StatusCode"].(string); status != tc.status {
 					t.Errorf("status = %q, want %q", status, tc.status)
 				}
+				// Every JSON answer carries the API's safety headers (internal/api).
 				want := map[string]any{}
+				for k, v := range api.JSONSafetyHeaders() {
+					want["gatewayresponse.header."+k] = "'" + v + "'"
+				}
 				for k, v := range tc.headers {
 					want["gatewayresponse.header."+k] = v
 				}
-				got, _ := p["ResponseParameters"].(map[string]any)
-				if len(got) != 0 || len(want) != 0 {
-					if !reflect.DeepEqual(got, want) {
-						t.Errorf("headers = %v, want %v", got, want)
-					}
+				if got, _ := p["ResponseParameters"].(map[string]any); !reflect.DeepEqual(got, want) {
+					t.Errorf("headers = %v, want %v", got, want)
 				}
 				body := p["ResponseTemplates"].(map[string]any)["application/json"].(string)
 				if code := envelopeCode(t, body); code != tc.code {
@@ -843,7 +846,7 @@ func TestLeastPrivilege(t *testing.T) {
 					tn("accounts") + ` if {"ForAllValues:StringLike":{"dynamodb:LeadingKeys":["keyid#*"]}}`:                                                                                {"dynamodb:PutItem", "dynamodb:DeleteItem"},
 					tn("accounts") + "/index/by_account": {"dynamodb:Query"},
 					tn("usage"):                          {"dynamodb:GetItem", "dynamodb:UpdateItem"},
-					tn("rate_windows"):                   {"dynamodb:UpdateItem"},
+					tn("rate_windows"):                   {"dynamodb:GetItem", "dynamodb:UpdateItem"},
 					tn("sessions"):                       {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"},
 					"secret":                             secret,
 				},

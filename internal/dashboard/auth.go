@@ -272,9 +272,15 @@ func (h *Handler) signInPage(w http.ResponseWriter, r *http.Request) {
 		h.render(w, r, http.StatusOK, "signin", page{Title: "Sign in"})
 		return
 	}
+	if refused, err := h.tooManyFailures(w, r); refused || err != nil {
+		if err != nil {
+			h.unavailable(w, r, err)
+		}
+		return
+	}
 	l, err := h.link(r.Context(), token)
 	if errors.Is(err, store.ErrNotFound) {
-		h.render(w, r, http.StatusNotFound, "signin", page{Title: "Sign in", Data: signInData{Invalid: true}})
+		h.invalidLink(w, r)
 		return
 	}
 	if err != nil {
@@ -290,6 +296,15 @@ func (h *Handler) signInPage(w http.ResponseWriter, r *http.Request) {
 	h.render(w, r, http.StatusOK, "signin", page{Title: "Sign in", Data: signInData{
 		Token: token, Account: l.Account, CSRF: csrfToken(h.cfg.Pepper, purposeSignIn, nonce), Expires: l.Expires,
 	}})
+}
+
+// invalidLink answers a link that is unknown, used or expired, counting the failed attempt.
+func (h *Handler) invalidLink(w http.ResponseWriter, r *http.Request) {
+	if err := h.failed(r); err != nil {
+		h.unavailable(w, r, err)
+		return
+	}
+	h.render(w, r, http.StatusNotFound, "signin", page{Title: "Sign in", Data: signInData{Invalid: true}})
 }
 
 type signInData struct {
@@ -344,6 +359,12 @@ func (h *Handler) signIn(w http.ResponseWriter, r *http.Request) {
 		h.errorPage(w, r, http.StatusForbidden, "The sign-in form is out of date. Open your sign-in link again.")
 		return
 	}
+	if refused, err := h.tooManyFailures(w, r); refused || err != nil {
+		if err != nil {
+			h.unavailable(w, r, err)
+		}
+		return
+	}
 	ctx, now := r.Context(), h.cfg.Now()
 	token := r.PostForm.Get("token")
 	l, err := h.link(ctx, token)
@@ -368,7 +389,7 @@ func (h *Handler) signIn(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if errors.Is(err, store.ErrNotFound) {
-		h.render(w, r, http.StatusNotFound, "signin", page{Title: "Sign in", Data: signInData{Invalid: true}})
+		h.invalidLink(w, r)
 		return
 	}
 	if err != nil {

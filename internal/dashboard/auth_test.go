@@ -457,3 +457,45 @@ func TestCookieNamesPerPort(t *testing.T) {
 		})
 	}
 }
+
+// TestFailedSignInsLimited: an address that made signInFailures failed attempts (bad links, on
+// the page or in the form) is refused with 429 and Retry-After until its window ends, even with
+// a valid link; other addresses are not affected, and the store keeps a hash of the address only.
+func TestFailedSignInsLimited(t *testing.T) {
+	f := newFixture(t)
+	a, _ := f.newAccount(t)
+	bad := "/dashboard/sign-in?token=" + strings.Repeat("A", 43)
+	attacker := f.browser()
+	attacker.addr = "203.0.113.7:4711"
+	csrf := ""
+	for i := range signInFailures {
+		if i%2 == 0 {
+			wantStatus(t, "bad link page", attacker.get(t, bad), http.StatusNotFound)
+		} else {
+			page := attacker.get(t, strings.TrimPrefix(f.link(t, a.ID), "http://127.0.0.1:8080"))
+			wantStatus(t, "good link page", page, http.StatusOK) // a good link is no failure
+			csrf = hidden(t, page.body, "csrf")
+			wantStatus(t, "bad token in the form", attacker.post(t, "/dashboard/sign-in",
+				url.Values{"token": {strings.Repeat("B", 43)}, "csrf": {csrf}}), http.StatusNotFound)
+		}
+	}
+	// The same address on another port is the same address.
+	attacker.addr = "203.0.113.7:5000"
+	r := attacker.get(t, strings.TrimPrefix(f.link(t, a.ID), "http://127.0.0.1:8080"))
+	wantStatus(t, "valid link after the failures", r, http.StatusTooManyRequests)
+	if ra := r.header.Get("Retry-After"); ra == "" || ra == "0" {
+		t.Errorf("Retry-After = %q", ra)
+	}
+	wantStatus(t, "sign-in form after the failures", attacker.post(t, "/dashboard/sign-in",
+		url.Values{"token": {strings.Repeat("C", 43)}, "csrf": {csrf}}), http.StatusTooManyRequests)
+
+	other := f.browser()
+	other.addr = "198.51.100.2:1234"
+	other.mustSignIn(t, a.ID)
+
+	if n, err := f.st.Count(t.Context(), "signin#203.0.113.7", f.now().UTC().Truncate(signInWindow)); err != nil || n != 0 {
+		t.Errorf("the store counts under the plain address: %d, %v", n, err)
+	}
+	f.advance(signInWindow)
+	attacker.mustSignIn(t, a.ID)
+}
