@@ -342,8 +342,8 @@ var tableActions = map[string]map[string][]string{
 	},
 	FnDashboard: {
 		// accounts: GetItem only here; its writes are layout.DashboardWrites, item by item.
-		"accounts":     {"dynamodb:GetItem"},
-		"usage":        {"dynamodb:GetItem", "dynamodb:UpdateItem"},
+		"accounts": {"dynamodb:GetItem"},
+		"usage":    {"dynamodb:GetItem", "dynamodb:UpdateItem"},
 		// UpdateItem: playground runs' rate window and failed sign-ins; GetItem: whether an
 		// address used up its failed sign-ins.
 		"rate_windows": {"dynamodb:GetItem", "dynamodb:UpdateItem"},

@@ -80,9 +80,9 @@ type Config struct {
 	// otherwise share, and overwrite, one session cookie.
 	CookieSuffix string
 	SessionIdle  time.Duration // DefaultSessionIdle when 0
-	SessionMax  time.Duration // DefaultSessionMax when 0
-	Now         func() time.Time
-	Log         *slog.Logger // one line per request: route, status, account; never a body
+	SessionMax   time.Duration // DefaultSessionMax when 0
+	Now          func() time.Time
+	Log          *slog.Logger // one line per request: route, status, account; never a body
 }
 
 //go:embed templates/*.html
