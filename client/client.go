@@ -40,6 +40,8 @@ type Client struct {
 	autoKeys  bool
 	sleep     func(ctx context.Context, d time.Duration) error
 	jitter    func(n int64) int64 // uniform in [0, n)
+	// baseErr says why the base URL cannot be used; every call returns it.
+	baseErr error
 }
 
 // Option configures a Client.
@@ -97,6 +99,9 @@ func New(apiKey string, opts ...Option) *Client {
 	for _, o := range opts {
 		o(c)
 	}
+	if u, err := url.Parse(c.base); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		c.baseErr = fmt.Errorf("sluice: the base URL %q is not http(s)://host[/path]", c.base)
+	}
 	return c
 }
 
@@ -138,9 +143,11 @@ func (c *Client) Run(ctx context.Context, req RunRequest) (*RunResponse, error) 
 		resp.Error.RateLimit = ans.rate
 		return &resp, resp.Error
 	case StatusDuplicate:
+		// A key the client made for this call is new: only this call's own earlier attempt can
+		// have used it (net/http may also resend a request under an Idempotency-Key by itself).
 		return &resp, &DuplicateError{
 			TraceID: resp.TraceID, RequestID: resp.RequestID, IdempotencyKey: key,
-			Retried: ans.sentBefore, RateLimit: ans.rate,
+			Retried: ans.sentBefore || req.IdempotencyKey == "", RateLimit: ans.rate,
 		}
 	}
 	return &resp, nil
@@ -221,6 +228,9 @@ type answer struct {
 // and a wait in progress ends with the context); a request that may have reached Sluice is sent
 // again only when it is replayable (see request.replayable).
 func (c *Client) call(ctx context.Context, r request) (*answer, error) {
+	if c.baseErr != nil {
+		return nil, c.baseErr
+	}
 	sentBefore := false
 	for attempt := 0; ; attempt++ {
 		ans, err := c.attempt(ctx, r)

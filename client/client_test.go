@@ -459,6 +459,29 @@ func TestConnectionRefusedIsRetriedWithoutKey(t *testing.T) {
 	}
 }
 
+func TestBadBaseURL(t *testing.T) {
+	for _, u := range []string{"", "127.0.0.1:8080", "ftp://x", "http://"} {
+		c := &clock{}
+		_, err := client.New("k", client.WithBaseURL(u), client.WithClock(c.sleep, noJitter)).Usage(t.Context())
+		if err == nil || !strings.Contains(err.Error(), "base URL") || len(c.recorded()) != 0 {
+			t.Fatalf("base URL %q: %v after waits %v; want the base URL's error at once", u, err, c.recorded())
+		}
+	}
+}
+
+func TestDuplicateOfAnEarlierCall(t *testing.T) {
+	// The caller's key already ran in an earlier call: a duplicate on the first attempt.
+	s := newScripted(t, reply(200, duplicate, "Idempotent-Replayed", "true"))
+	req := pii
+	req.IdempotencyKey = "order-7731"
+	resp, err := newClient(s, &clock{}).Run(t.Context(), req)
+	var d *client.DuplicateError
+	if !errors.As(err, &d) || d.Retried || d.IdempotencyKey != "order-7731" || resp.Status != client.StatusDuplicate ||
+		!strings.Contains(err.Error(), "order-7731 already ran") {
+		t.Fatalf("run = %+v, %v", resp, err)
+	}
+}
+
 func TestBackoffJitterBounds(t *testing.T) {
 	// With the largest jitter, each wait stays below twice its floor, and a Retry-After below
 	// itself plus the base delay.

@@ -74,9 +74,9 @@ type DuplicateError struct {
 	RequestID string
 	// IdempotencyKey is the key the duplicate was answered for.
 	IdempotencyKey string
-	// Retried is true when an earlier attempt of this call was sent under the same key, so the
-	// original run is this call's own first attempt. False means the key was used by an earlier
-	// call (only possible with a key you set).
+	// Retried is true when the original run is an earlier attempt of this very call: always
+	// so under a key the client made, and under your key when this call had sent it before.
+	// False means an earlier call used your key.
 	Retried bool
 	// RateLimit is the account's request budget after this answer.
 	RateLimit RateLimit

@@ -298,15 +298,17 @@ type Param struct {
 	Type  string `json:"type"`            // "string", "number" or "array"
 	Items string `json:"items,omitempty"` // "string" for arrays
 	// Default is the value a step gets when it leaves the param out.
-	Default     json.RawMessage `json:"default"`
-	Allowed     []string        `json:"allowed,omitempty"`
-	Minimum     *float64        `json:"minimum,omitempty"`
-	Maximum     *float64        `json:"maximum,omitempty"`
-	MinLength   *int            `json:"min_length,omitempty"`
-	MaxLength   *int            `json:"max_length,omitempty"`
-	ItemMinLen  *int            `json:"item_min_length,omitempty"`
-	ItemMaxLen  *int            `json:"item_max_length,omitempty"`
-	Description string          `json:"description"`
+	Default json.RawMessage `json:"default"`
+	Allowed []string        `json:"allowed,omitempty"`
+	Minimum *float64        `json:"minimum,omitempty"`
+	Maximum *float64        `json:"maximum,omitempty"`
+	// MinLength and MaxLength bound a string's characters, or an array's items.
+	MinLength *int `json:"min_length,omitempty"`
+	MaxLength *int `json:"max_length,omitempty"`
+	// ItemMinLength and ItemMaxLength bound each item of an array, in characters.
+	ItemMinLength *int   `json:"item_min_length,omitempty"`
+	ItemMaxLength *int   `json:"item_max_length,omitempty"`
+	Description   string `json:"description"`
 }
 
 // Model is the backend model of a service.
