@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -61,7 +62,9 @@ func (w lockedWriter) Write(p []byte) (int, error) {
 	return w.b.Write(p)
 }
 
-func newFixture(t *testing.T, allowance int64, wrap func(store.Store) store.Store) *fixture {
+// newFixture returns a server over an SQLite store with one account and the test services;
+// opts come after the fixture's own engine options (a 2 s step timeout) and so override them.
+func newFixture(t *testing.T, allowance int64, wrap func(store.Store) store.Store, opts ...pipeline.Option) *fixture {
 	t.Helper()
 	f := &fixture{gate: make(chan struct{}), entered: make(chan struct{}, 64), logs: &bytes.Buffer{}, mu: &sync.Mutex{}}
 	reg, err := services.NewRegistry(
@@ -70,6 +73,9 @@ func newFixture(t *testing.T, allowance int64, wrap func(store.Store) store.Stor
 		}),
 		transform("test.double", func(_ context.Context, r services.Request) (services.Result, error) {
 			return services.Result{Payload: services.Payload{Type: "text", Value: r.Payload.Value + r.Payload.Value}, Changes: 1}, nil
+		}),
+		transform("test.fail", func(context.Context, services.Request) (services.Result, error) {
+			return services.Result{}, errors.New("backend exploded at /var/lib/secret/path")
 		}),
 		transform("test.wait", func(ctx context.Context, r services.Request) (services.Result, error) {
 			select {
@@ -88,7 +94,7 @@ func newFixture(t *testing.T, allowance int64, wrap func(store.Store) store.Stor
 		t.Fatal(err)
 	}
 	log := slog.New(slog.NewJSONHandler(lockedWriter{f.mu, f.logs}, nil))
-	engine, err := pipeline.New(reg, pipeline.WithLogger(log), pipeline.WithStepTimeout(2*time.Second))
+	engine, err := pipeline.New(reg, append([]pipeline.Option{pipeline.WithLogger(log), pipeline.WithStepTimeout(2 * time.Second)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,11 +144,16 @@ func (f *fixture) run(t *testing.T, body string, headers ...string) answer {
 
 // try is run for any goroutine: it returns what went wrong instead of failing the test.
 func (f *fixture) try(body string, headers ...string) (answer, error) {
+	return f.tryCtx(context.Background(), body, headers...)
+}
+
+// tryCtx is try under ctx (a deadline, a cancellation).
+func (f *fixture) tryCtx(ctx context.Context, body string, headers ...string) (answer, error) {
 	h := http.Header{HeaderContentType: {"application/json"}}
 	for i := 0; i+1 < len(headers); i += 2 {
 		h.Set(headers[i], headers[i+1])
 	}
-	resp := f.srv.Run(context.Background(), f.acct, Request{Header: h, Body: []byte(body)})
+	resp := f.srv.Run(ctx, f.acct, Request{Header: h, Body: []byte(body)})
 	var m map[string]any
 	if err := json.Unmarshal(resp.Body, &m); err != nil {
 		return answer{}, fmt.Errorf("body is not JSON: %q", resp.Body)
@@ -333,6 +344,113 @@ func TestStepTimeoutReleasesKey(t *testing.T) {
 	if a := f.run(t, body("abc", "test.wait"), key...); a.m["status"] != "completed" {
 		t.Fatalf("retry after timeout = %s", a.Body)
 	}
+}
+
+// TestFailedRunBillsCompletedSteps: a run that fails part-way, whatever ended it (a step error, a
+// step's time budget, the function's deadline, a client that went away), bills every completed
+// step and returns their results; the failed step bills nothing. The usage grows by exactly what
+// the answer bills, and the Idempotency-Key is kept: a repeat is a duplicate, not a free run.
+func TestFailedRunBillsCompletedSteps(t *testing.T) {
+	pipe := func(services ...string) string {
+		var steps []string
+		for i, s := range services {
+			steps = append(steps, fmt.Sprintf(`{"id":"s%d","service":%q}`, i+1, s))
+		}
+		return `{"input":{"type":"text","value":"abc"},"pipeline":[` + strings.Join(steps, ",") + `]}`
+	}
+	for _, tc := range []struct {
+		name string
+		body string
+		// call runs the request; f.gate stays closed, so test.wait waits for its context.
+		call   func(t *testing.T, f *fixture, body string, headers ...string) answer
+		code   string
+		billed map[string]float64 // step id -> characters
+	}{
+		{"StepError", pipe("test.double", "test.echo", "test.fail", "test.echo"), callPlain, errcode.StepFailed,
+			map[string]float64{"s1": 3, "s2": 6}},
+		{"StepTimeout", pipe("test.double", "test.wait", "test.echo"), callPlain, errcode.StepTimeout,
+			map[string]float64{"s1": 3}},
+		{"FunctionDeadline", pipe("test.echo", "test.double", "test.wait"), func(t *testing.T, f *fixture, body string, headers ...string) answer {
+			ctx, cancel := context.WithTimeout(t.Context(), 550*time.Millisecond) // 50 ms for the steps, less than their own budget
+			defer cancel()
+			a, err := f.tryCtx(ctx, body, headers...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return a
+		}, errcode.StepTimeout, map[string]float64{"s1": 3, "s2": 3}},
+		{"ClientWentAway", pipe("test.double", "test.echo", "test.wait"), func(t *testing.T, f *fixture, body string, headers ...string) answer {
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			go func() { <-f.entered; cancel() }() // the client hangs up while the last step runs
+			a, err := f.tryCtx(ctx, body, headers...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return a
+		}, errcode.StepTimeout, map[string]float64{"s1": 3, "s2": 6}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, 1_000_000, nil, pipeline.WithStepTimeout(100*time.Millisecond))
+			key := []string{HeaderIdempotencyKey, "fail-" + tc.name}
+			a := tc.call(t, f, tc.body, key...)
+			if a.Status != 200 || a.m["status"] != "failed" || a.code() != tc.code || a.m["output"] != nil {
+				t.Fatalf("answer = %d %s", a.Status, a.Body)
+			}
+			if bytes.Contains(a.Body, []byte("exploded")) {
+				t.Fatalf("the service's error text reached the client: %s", a.Body)
+			}
+			got, total := map[string]float64{}, 0.0
+			for _, l := range a.m["usage"].(map[string]any)["billed"].([]any) {
+				line := l.(map[string]any)
+				got[line["steps"].([]any)[0].(string)] = line["quantity"].(float64)
+				total += line["quantity"].(float64)
+			}
+			if !maps.Equal(got, tc.billed) {
+				t.Fatalf("billed %v, want %v", got, tc.billed)
+			}
+			results := a.m["results"].(map[string]any)
+			if len(results) != len(tc.billed) {
+				t.Fatalf("results %v, want one per billed step %v", results, tc.billed)
+			}
+			for id := range tc.billed {
+				if r, _ := results[id].(map[string]any); r == nil || r["status"] != "ok" {
+					t.Fatalf("no result for billed step %s: %v", id, results)
+				}
+			}
+			if u := f.usage(t); u.Characters != int64(total) || u.Runs != 1 {
+				t.Fatalf("usage = %+v, want %v characters in one run", u, total)
+			}
+			// The billed failed run keeps its key: a repeat runs nothing and bills nothing.
+			close(f.gate)
+			if dup := f.run(t, tc.body, key...); dup.m["status"] != "duplicate" || dup.m["trace_id"] != a.m["trace_id"] {
+				t.Fatalf("repeat = %s, want a duplicate of %v", dup.Body, a.m["trace_id"])
+			}
+			if u := f.usage(t); u.Characters != int64(total) || u.Runs != 1 {
+				t.Fatalf("usage after the repeat = %+v", u)
+			}
+		})
+	}
+
+	// A run whose first step fails bills nothing, returns no result and releases its key.
+	f := newFixture(t, 1_000_000, nil)
+	key := []string{HeaderIdempotencyKey, "fail-first"}
+	a := f.run(t, pipe("test.fail", "test.echo"), key...)
+	if a.m["status"] != "failed" || a.code() != errcode.StepFailed || len(a.m["results"].(map[string]any)) != 0 ||
+		len(a.m["usage"].(map[string]any)["billed"].([]any)) != 0 {
+		t.Fatalf("first step failed: %s", a.Body)
+	}
+	if u := f.usage(t); u.Characters != 0 || u.Runs != 0 {
+		t.Fatalf("usage = %+v, want nothing", u)
+	}
+	if again := f.run(t, pipe("test.fail", "test.echo"), key...); again.m["status"] != "failed" || again.m["trace_id"] == a.m["trace_id"] {
+		t.Fatalf("the key was not released: %s", again.Body)
+	}
+}
+
+func callPlain(t *testing.T, f *fixture, body string, headers ...string) answer {
+	t.Helper()
+	return f.run(t, body, headers...)
 }
 
 func TestAllowance(t *testing.T) {

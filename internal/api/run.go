@@ -126,12 +126,18 @@ func (r *run) handle(ctx context.Context, req Request) (resp Response, code stri
 	if out.Exhausted {
 		return r.exhausted(ctx), errcode.AllowanceExhausted, nil
 	}
-	if out.Retryable {
-		// The service's own failure (a time budget ran out): bill nothing, release the key.
+	if out.Characters() == 0 {
+		// The first step failed: nothing to bill and no result to return; release the key so
+		// the client can retry with it.
 		r.release(ctx)
 		return r.render(out), out.Error.Code, out
 	}
-	out, resp, code, ok := r.settle(ctx, out, month)
+	// Whatever ended the run (a step error or timeout, the deadline, a client that went away),
+	// every completed step is charged before its result can be returned; the charge must not be
+	// lost because the request's context was cancelled.
+	sctx, scancel := settleContext(ctx)
+	defer scancel()
+	out, resp, code, ok := r.settle(sctx, out, month)
 	if !ok {
 		return resp, code, nil
 	}
@@ -184,6 +190,19 @@ func (r *run) runContext(ctx context.Context) (context.Context, context.CancelFu
 	}
 	return context.WithCancel(ctx)
 }
+
+// settleContext is ctx without its cancellation, under the same deadline (or settleTimeout when
+// it has none): a run is charged for its completed steps even when its client went away.
+func settleContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	base := context.WithoutCancel(ctx)
+	if d, ok := ctx.Deadline(); ok {
+		return context.WithDeadline(base, d)
+	}
+	return context.WithTimeout(base, settleTimeout)
+}
+
+// settleTimeout bounds settling a run whose context has no deadline.
+const settleTimeout = 5 * time.Second
 
 // settle charges the run and completes its idempotency record in one store call. When a
 // concurrent run took part of the allowance meanwhile, the run is cut to what still fits (a halt

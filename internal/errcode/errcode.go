@@ -39,9 +39,10 @@ const (
 
 // Codes inside a failed run (HTTP 200, status failed).
 const (
-	StepFailed    = "step_failed"
-	StepTimeout   = "step_timeout"
-	OutputInvalid = "output_invalid"
+	StepFailed     = "step_failed"
+	StepTimeout    = "step_timeout"
+	OutputInvalid  = "output_invalid"
+	OutputTooLarge = "output_too_large"
 )
 
 var statuses = map[string]int{
@@ -72,6 +73,7 @@ var statuses = map[string]int{
 	StepFailed:            http.StatusOK,
 	StepTimeout:           http.StatusOK,
 	OutputInvalid:         http.StatusOK,
+	OutputTooLarge:        http.StatusOK,
 }
 
 // Error is an error a client may see.

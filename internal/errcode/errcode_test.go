@@ -25,7 +25,7 @@ func TestStatus(t *testing.T) {
 			}
 		})
 	}
-	if len(Codes()) != 27 {
+	if len(Codes()) != 28 {
 		t.Fatalf("Codes() has %d codes; update this test and the README table together", len(Codes()))
 	}
 }

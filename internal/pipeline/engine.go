@@ -48,6 +48,13 @@ const (
 // DefaultStepTimeout bounds one step when the request's own deadline is further away.
 const DefaultStepTimeout = 10 * time.Second
 
+// MaxResultBytes bounds the JSON of all step results of one run together (a tokenize map is the
+// only result that can be large). With the output bound (MaxInputChars code points, at most 6
+// bytes each once escaped) it keeps the largest answer's body under 2.7 MB, so that the Lambda
+// proxy envelope, which carries the body as a JSON string and so at most doubles it, stays under
+// Lambda's 6 MB response limit: an answer that was billed can always be delivered.
+const MaxResultBytes = 2_000_000
+
 // Engine validates and executes pipelines over a registry of services. It is safe for concurrent
 // use.
 type Engine struct {
@@ -129,9 +136,6 @@ type Outcome struct {
 	Error      *errcode.Error
 	// Exhausted: the first step would already cross the budget, so nothing ran.
 	Exhausted bool
-	// Retryable: the run failed for the service's own reasons (a time budget ran out): it
-	// bills nothing and its idempotency claim is released so the client can retry.
-	Retryable bool
 	Steps     []StepRecord // executed steps in order; a failed step is last
 	env       Env
 }
@@ -148,11 +152,9 @@ type StepRecord struct {
 	Duration time.Duration
 }
 
-// Characters is the number of characters the outcome bills: the input of every completed step.
+// Characters is the number of characters the outcome bills: the input of every completed step,
+// also when a later step failed (a failed step, and the steps after it, bill nothing).
 func (o *Outcome) Characters() int64 {
-	if o.Retryable {
-		return 0
-	}
 	var n int64
 	for _, s := range o.Steps {
 		if s.Status == StepOK {
@@ -192,7 +194,7 @@ func (o *Outcome) Within(budget int64) (cut *Outcome, ok bool) {
 func (e *Engine) Execute(ctx context.Context, plan *Plan, env Env) *Outcome {
 	o := &Outcome{Status: StatusCompleted, env: env}
 	payload := plan.Input
-	var billed int64
+	var billed, resultBytes int64
 	for i := range plan.Steps {
 		st := &plan.Steps[i]
 		inChars := int64(utf8.RuneCountInString(payload.Value))
@@ -205,11 +207,17 @@ func (e *Engine) Execute(ctx context.Context, plan *Plan, env Env) *Outcome {
 		}
 		rec := e.runStep(ctx, st, payload, env)
 		rec.InChars = inChars
+		if rec.Status == StepOK {
+			if resultBytes += rec.resultBytes(); resultBytes > MaxResultBytes {
+				rec.Status, rec.Result, rec.Data = StepFailed, services.Result{}, nil
+				rec.err = errcode.New(errcode.OutputTooLarge, "the results of the steps up to %q would exceed %d bytes", st.ID, MaxResultBytes)
+				e.log.Warn("step output rejected", "trace_id", env.TraceID, "step", st.ID, "service", st.Descriptor.Name, "code", rec.err.Code)
+			}
+		}
 		o.Steps = append(o.Steps, rec.StepRecord)
 		if rec.Status != StepOK {
 			o.Status = StatusFailed
 			o.Error = rec.err
-			o.Retryable = rec.Status == StepTimeout
 			return o
 		}
 		billed += inChars
@@ -254,10 +262,14 @@ func (e *Engine) runStep(ctx context.Context, st *Step, in services.Payload, env
 		}
 	}
 	if err != nil || late {
-		if late || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		switch {
+		case late || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled):
 			rec.Status = StepTimeout
 			rec.err = errcode.New(errcode.StepTimeout, "step %q ran past its time budget", st.ID)
-		} else {
+		case errors.Is(err, services.ErrOutputTooLarge):
+			rec.Status = StepFailed
+			rec.err = tooLarge(st)
+		default:
 			rec.Status = StepFailed
 			rec.err = errcode.New(errcode.StepFailed, "step %q failed", st.ID)
 		}
@@ -288,6 +300,7 @@ func (e *Engine) call(ctx context.Context, st *Step, in services.Payload, env En
 	}()
 	return st.Service.Run(ctx, services.Request{
 		Payload: in, Params: st.Params, Account: env.Account, TokenKey: env.TokenKey,
+		MaxOutputChars: MaxInputChars,
 	})
 }
 
@@ -313,6 +326,9 @@ func (e *Engine) check(st *Step, in services.Payload, res *services.Result, rec 
 		}
 		if res.Payload.Type != want || !utf8.ValidString(res.Payload.Value) || res.Changes < 0 {
 			return failed()
+		}
+		if utf8.RuneCountInString(res.Payload.Value) > MaxInputChars {
+			return tooLarge(st)
 		}
 		rec.Out = res.Payload
 	case services.KindClassify:
@@ -348,6 +364,11 @@ func (e *Engine) check(st *Step, in services.Payload, res *services.Result, rec 
 	}
 	rec.OutChars = int64(utf8.RuneCountInString(rec.Out.Value))
 	return nil
+}
+
+// tooLarge is the error of a step whose output would exceed the payload limit.
+func tooLarge(st *Step) *errcode.Error {
+	return errcode.New(errcode.OutputTooLarge, "the output of step %q would exceed %d characters", st.ID, MaxInputChars)
 }
 
 // panicError turns a recovered panic into an error without quoting arbitrary values (which could

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -193,12 +194,16 @@ func TestOutcomeWithin(t *testing.T) {
 func TestExecuteStepTimeout(t *testing.T) {
 	e := testEngine(t, WithStepTimeout(50*time.Millisecond))
 	o := e.Execute(t.Context(), plan(t, e, "ab", `[{"id":"u","service":"test.upper"},{"id":"s","service":"test.slow"}]`), env())
-	if o.Status != StatusFailed || o.Error.Code != errcode.StepTimeout || !o.Retryable || o.Characters() != 0 {
-		t.Fatalf("outcome = %s %v retryable=%v chars=%d", o.Status, o.Error, o.Retryable, o.Characters())
+	if o.Status != StatusFailed || o.Error.Code != errcode.StepTimeout || o.Characters() != 2 {
+		t.Fatalf("outcome = %s %v chars=%d", o.Status, o.Error, o.Characters())
 	}
+	// The completed step bills and shows its result; the step that timed out does neither.
 	m := render(t, o)
-	if got := billed(t, m); len(got) != 0 {
-		t.Fatalf("a timed-out run billed %v", got)
+	if got := billed(t, m); len(got) != 1 || got[0] != "u=2" {
+		t.Fatalf("a run that timed out in its second step billed %v, want u: 2", got)
+	}
+	if res := m["results"].(map[string]any); len(res) != 1 || res["u"] == nil {
+		t.Fatalf("results = %v, want only u", res)
 	}
 	steps := m["audit"].(map[string]any)["steps"].([]any)
 	if len(steps) != 2 || steps[1].(map[string]any)["status"] != StepTimeout {
@@ -211,6 +216,50 @@ func TestExecuteStepTimeout(t *testing.T) {
 	defer cancel()
 	if o := e.Execute(ctx, plan(t, e, "ab", `[{"id":"s","service":"test.slow"}]`), env()); o.Error == nil || o.Error.Code != errcode.StepTimeout {
 		t.Fatalf("deadline: outcome = %+v", o)
+	}
+}
+
+// TestPayloadBound: no payload between steps, and no output, exceeds MaxInputChars, whether the
+// service stops itself (test.grow returns ErrOutputTooLarge) or not (test.double, caught by the
+// engine); the step fails the run with output_too_large and the steps before it bill. The step
+// results together stay within MaxResultBytes the same way.
+func TestPayloadBound(t *testing.T) {
+	e := testEngine(t)
+	for _, tc := range []struct {
+		name, steps string
+		chars       int
+		failedAt    string
+		billed      []string
+	}{
+		{"GrowFirstStep", `[{"id":"g","service":"test.grow"}]`, 50_001, "g", nil},
+		{"GrowExactlyToLimit", `[{"id":"g","service":"test.grow"}]`, 50_000, "", []string{"g=50000"}},
+		{"GrowSecondStep", `[{"id":"u","service":"test.upper"},{"id":"g","service":"test.grow"},{"id":"h","service":"test.grow"}]`, 30_000, "h", []string{"u=30000", "g=30000"}},
+		{"DoubleIgnoresBound", `[{"id":"u","service":"test.upper"},{"id":"d","service":"test.double"}]`, 60_000, "d", []string{"u=60000"}},
+		{"ResultsTooLarge", `[{"id":"a","service":"test.bigmap"},{"id":"b","service":"test.bigmap"},{"id":"c","service":"test.bigmap"},{"id":"d","service":"test.bigmap"}]`, 100_000, "c", []string{"a=100000", "b=100000"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := e.Execute(t.Context(), plan(t, e, strings.Repeat("x", tc.chars), tc.steps), env())
+			m := render(t, o)
+			if got := billed(t, m); !slices.Equal(got, tc.billed) {
+				t.Fatalf("billed %v, want %v", got, tc.billed)
+			}
+			if tc.failedAt == "" {
+				if o.Status != StatusCompleted {
+					t.Fatalf("status %s (%v), want completed", o.Status, o.Error)
+				}
+				return
+			}
+			last := o.Steps[len(o.Steps)-1]
+			if o.Status != StatusFailed || o.Error.Code != errcode.OutputTooLarge || last.Step.ID != tc.failedAt || last.Status != StepFailed {
+				t.Fatalf("outcome %s %v, last step %s %s; want failed output_too_large at %s", o.Status, o.Error, last.Step.ID, last.Status, tc.failedAt)
+			}
+			if res := m["results"].(map[string]any); len(res) != len(tc.billed) {
+				t.Fatalf("%d results for %d billed steps", len(res), len(tc.billed))
+			}
+			if b, _ := json.Marshal(m); len(b) > MaxResultBytes+1<<20 {
+				t.Fatalf("the answer is %d bytes", len(b))
+			}
+		})
 	}
 }
 
@@ -235,8 +284,8 @@ func TestLateSuccessIsTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := e.Execute(t.Context(), plan(t, e, "ab", `[{"id":"s","service":"test.stubborn"}]`), env())
-	if o.Status != StatusFailed || o.Error == nil || o.Error.Code != errcode.StepTimeout || !o.Retryable {
-		t.Fatalf("outcome = %s %v retryable=%v", o.Status, o.Error, o.Retryable)
+	if o.Status != StatusFailed || o.Error == nil || o.Error.Code != errcode.StepTimeout || o.Characters() != 0 {
+		t.Fatalf("outcome = %s %v chars=%d", o.Status, o.Error, o.Characters())
 	}
 	if !bytes.Contains(logs.Bytes(), []byte("ignored its cancelled context")) {
 		t.Fatalf("the late step was not logged: %s", logs.String())

@@ -3,9 +3,11 @@ package pipeline
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/sluice-api/sluice/internal/services"
 )
@@ -38,7 +40,9 @@ func desc(name, kind string, accepts []string, emits string) services.Descriptor
 
 // testRegistry has:
 //   - test.upper (transform): upper-cases, param mode (string, allowed a|b), entities (array)
-//   - test.double (transform): doubles the text
+//   - test.double (transform): doubles the text (ignoring Request.MaxOutputChars)
+//   - test.grow (transform): doubles the text, honouring Request.MaxOutputChars
+//   - test.bigmap (transform): passes the text on with a map of 8 entries, each the whole text
 //   - test.bad (classify): score = share of "bad" words; flag at threshold
 //   - test.count (extract): {"n": code points}
 //   - test.broken (extract): returns data that fails its schema
@@ -60,6 +64,19 @@ func testRegistry(t testing.TB) *services.Registry {
 		}},
 		&fake{desc("test.double", services.KindTransform, []string{"text"}, "same"), func(_ context.Context, r services.Request) (services.Result, error) {
 			return services.Result{Payload: services.Payload{Type: "text", Value: r.Payload.Value + r.Payload.Value}, Changes: 1}, nil
+		}},
+		&fake{desc("test.grow", services.KindTransform, []string{"text"}, "same"), func(_ context.Context, r services.Request) (services.Result, error) {
+			if r.MaxOutputChars > 0 && 2*utf8.RuneCountInString(r.Payload.Value) > r.MaxOutputChars {
+				return services.Result{}, fmt.Errorf("grow: %w", services.ErrOutputTooLarge)
+			}
+			return services.Result{Payload: services.Payload{Type: "text", Value: r.Payload.Value + r.Payload.Value}, Changes: 1}, nil
+		}},
+		&fake{desc("test.bigmap", services.KindTransform, []string{"text"}, "same"), func(_ context.Context, r services.Request) (services.Result, error) {
+			m := map[string]string{}
+			for i := range 8 {
+				m[fmt.Sprintf("[T_%d]", i)] = r.Payload.Value
+			}
+			return services.Result{Payload: r.Payload, Map: m}, nil
 		}},
 		&fake{desc("test.bad", services.KindClassify, []string{"text"}, "same"), func(_ context.Context, r services.Request) (services.Result, error) {
 			words := strings.Fields(r.Payload.Value)

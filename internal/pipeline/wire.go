@@ -83,6 +83,23 @@ func (r StepResult) MarshalJSON() ([]byte, error) {
 	return json.Marshal(w)
 }
 
+// result is a completed step's result in the wire shape.
+func (s *StepRecord) result() StepResult {
+	return StepResult{
+		Kind: s.Step.Descriptor.Kind, Status: StepOK, Changes: s.Result.Changes, Map: s.Result.Map,
+		Verdict: s.Result.Verdict, Score: s.Result.Score, Labels: s.Result.Labels, Data: s.Data,
+	}
+}
+
+// resultBytes is the size of the step's result in the answer's JSON.
+func (s *StepRecord) resultBytes() int64 {
+	b, err := json.Marshal(s.result())
+	if err != nil { // cannot happen: every field marshals
+		return MaxResultBytes + 1
+	}
+	return int64(len(s.Step.ID) + len(b))
+}
+
 // Audit is the trace of a run: no payload content, only types, sizes and hashes.
 type Audit struct {
 	Region     string      `json:"region"`
@@ -173,15 +190,10 @@ func (o *Outcome) Render(requestID string, total time.Duration) Run {
 				changes := s.Result.Changes
 				a.Changes = &changes
 			}
-			r.Results[s.Step.ID] = StepResult{
-				Kind: d.Kind, Status: StepOK, Changes: s.Result.Changes, Map: s.Result.Map,
-				Verdict: s.Result.Verdict, Score: s.Result.Score, Labels: s.Result.Labels, Data: s.Data,
-			}
-			if !o.Retryable {
-				r.Usage.Billed = append(r.Usage.Billed, BillingLine{
-					Unit: "characters", Quantity: s.InChars, Steps: []string{s.Step.ID},
-				})
-			}
+			r.Results[s.Step.ID] = s.result()
+			r.Usage.Billed = append(r.Usage.Billed, BillingLine{
+				Unit: "characters", Quantity: s.InChars, Steps: []string{s.Step.ID},
+			})
 		}
 		r.Audit.Steps = append(r.Audit.Steps, a)
 	}

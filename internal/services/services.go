@@ -7,6 +7,7 @@ package services
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 )
@@ -105,7 +106,14 @@ type Request struct {
 	Account string
 	// TokenKey is the secret key for deterministic tokenization.
 	TokenKey []byte
+	// MaxOutputChars bounds a transform's output in code points (0: no bound). A transform whose
+	// output would be longer stops as soon as it knows and returns ErrOutputTooLarge, so that a
+	// step cannot grow the payload (and the memory it takes) without bound.
+	MaxOutputChars int
 }
+
+// ErrOutputTooLarge is returned by a transform whose output would exceed Request.MaxOutputChars.
+var ErrOutputTooLarge = errors.New("services: the output would exceed the payload limit")
 
 // Result is one step's output. Which fields matter depends on the service's kind.
 type Result struct {

@@ -168,17 +168,31 @@ func checkText(p services.Payload) error {
 }
 
 // replace rebuilds text with each span replaced by repl(span).
-func replace(text string, spans []Span, repl func(Span) string) string {
+//
+// With max > 0 the output may hold at most max code points: replace stops as soon as it would
+// grow past them and returns services.ErrOutputTooLarge, so a long mask or many tokens cannot
+// make the step build an unbounded string.
+func replace(text string, spans []Span, repl func(Span) string, max int) (string, error) {
 	var b strings.Builder
 	b.Grow(len(text))
-	last := 0
+	last, n := 0, 0
+	write := func(s string) bool {
+		b.WriteString(s)
+		if max > 0 {
+			n += utf8.RuneCountInString(s)
+		}
+		return max <= 0 || n <= max
+	}
 	for _, s := range spans {
-		b.WriteString(text[last:s.Start])
-		b.WriteString(repl(s))
+		if !write(text[last:s.Start]) || !write(repl(s)) {
+			return "", services.ErrOutputTooLarge
+		}
 		last = s.End
 	}
-	b.WriteString(text[last:])
-	return b.String()
+	if !write(text[last:]) {
+		return "", services.ErrOutputTooLarge
+	}
+	return b.String(), nil
 }
 
 // Redact is governance.pii.redact: it replaces every detected span with a mask.
@@ -230,7 +244,10 @@ func (*Redact) Run(ctx context.Context, req services.Request) (services.Result, 
 	if err != nil {
 		return services.Result{}, fmt.Errorf("pii: redact: %w", err)
 	}
-	out := replace(req.Payload.Value, spans, func(Span) string { return mask })
+	out, err := replace(req.Payload.Value, spans, func(Span) string { return mask }, req.MaxOutputChars)
+	if err != nil {
+		return services.Result{}, fmt.Errorf("pii: redact: %w", err)
+	}
 	return services.Result{
 		Payload: services.Payload{Type: services.TypeText, Value: out},
 		Changes: len(spans),
@@ -281,14 +298,17 @@ func (*Tokenize) Run(ctx context.Context, req services.Request) (services.Result
 	}
 	m := make(map[string]string, len(spans))
 	mac := hmac.New(sha256.New, req.TokenKey)
-	out := replace(text, spans, func(s Span) string {
+	out, err := replace(text, spans, func(s Span) string {
 		value := text[s.Start:s.End]
 		tok := token(mac, req.Account, s.Type, value)
 		if _, seen := m[tok]; !seen {
 			m[tok] = value
 		}
 		return tok
-	})
+	}, req.MaxOutputChars)
+	if err != nil {
+		return services.Result{}, fmt.Errorf("pii: tokenize: %w", err)
+	}
 	return services.Result{
 		Payload: services.Payload{Type: services.TypeText, Value: out},
 		Changes: len(spans),

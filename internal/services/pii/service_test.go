@@ -166,6 +166,51 @@ func TestRedactErrors(t *testing.T) {
 	}
 }
 
+// TestOutputBound: with Request.MaxOutputChars set, a redact or tokenize step whose output would
+// be longer answers ErrOutputTooLarge (a mask or tokens longer than what they replace grow the
+// text), and an output of exactly the bound is still returned.
+func TestOutputBound(t *testing.T) {
+	redact, err := NewRedact()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok := newTokenize(t)
+	words := strings.Repeat("a ", 49) + "a" // 50 words, 99 characters
+	mask8 := services.Params{"entities": []string{}, "deny": []string{"a"}, "mask": "12345678"}
+	for _, tc := range []struct {
+		name string
+		svc  services.Service
+		req  services.Request
+		max  int
+		want int // output characters; 0: ErrOutputTooLarge
+	}{
+		{"RedactGrowsPastBound", redact, textReq(words, mask8), 400, 0},
+		{"RedactExactlyAtBound", redact, textReq(words, mask8), 50*8 + 49, 50*8 + 49},
+		{"RedactShrinks", redact, textReq(words, services.Params{"entities": []string{}, "deny": []string{"a"}, "mask": ""}), 99, 49},
+		{"RedactUnbounded", redact, textReq(words, mask8), 0, 50*8 + 49},
+		{"TokenizeGrowsPastBound", tok, textReq(words, services.Params{"entities": []string{}, "deny": []string{"a"}}), 500, 0},
+		{"TokenizeUnderBound", tok, textReq(words, services.Params{"entities": []string{}, "deny": []string{"a"}}), 50*17 + 49, 50*17 + 49},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req := tc.req
+			req.MaxOutputChars = tc.max
+			res, err := tc.svc.Run(context.Background(), req)
+			if tc.want == 0 {
+				if !errors.Is(err, services.ErrOutputTooLarge) {
+					t.Fatalf("err = %v, want ErrOutputTooLarge", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := utf8.RuneCountInString(res.Payload.Value); n != tc.want {
+				t.Fatalf("output has %d characters, want %d", n, tc.want)
+			}
+		})
+	}
+}
+
 var tokenRe = regexp.MustCompile(`\[(NAME|EMAIL|IBAN|ID|PHONE|CARD|IP|CUSTOM)_[0-9a-f]{8}\]`)
 
 func TestTokenize(t *testing.T) {
@@ -333,7 +378,7 @@ func checkInvariants(d services.Descriptor, req services.Request, res services.R
 	switch d.Name {
 	case RedactName:
 		mask := req.Params.String("mask")
-		if want := replace(in, spans, func(Span) string { return mask }); res.Payload.Value != want {
+		if want, _ := replace(in, spans, func(Span) string { return mask }, 0); res.Payload.Value != want {
 			return fmt.Errorf("redacted output %q, want %q", res.Payload.Value, want)
 		}
 		var takenBack []Span
@@ -352,9 +397,9 @@ func checkInvariants(d services.Descriptor, req services.Request, res services.R
 			}
 			return tok
 		})
-		want := replace(in, spans, func(s Span) string {
+		want, _ := replace(in, spans, func(s Span) string {
 			return res.Map[Token(req.TokenKey, req.Account, s.Type, in[s.Start:s.End])]
-		})
+		}, 0)
 		if restored != want {
 			return fmt.Errorf("the map restores %q, want %q", restored, want)
 		}
