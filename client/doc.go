@@ -49,6 +49,7 @@
 // Every answer and every *Error carries the account's RateLimit: the requests allowed per
 // one-minute window, those remaining, and the time until the window resets.
 //
-// The API itself is described in docs/api.md and in the OpenAPI document served at
-// GET /v1/openapi.json; these types follow it, and a test keeps them in step.
+// The API itself is described in Sluice's API reference (docs/api.md in the Sluice repository)
+// and in the OpenAPI document served at GET /v1/openapi.json. These types follow that document,
+// and a test in the repository fails when they drift from it.
 package client
