@@ -54,6 +54,12 @@ func limited(retryAfter string) map[string]string {
 	return map[string]string{"Retry-After": retryAfter, "X-RateLimit-Limit": "0", "X-RateLimit-Remaining": "0", "X-RateLimit-Reset": retryAfter}
 }
 
+// jsonSafety are the headers of every JSON answer (internal/api.JSONSafetyHeaders; a test keeps
+// the two equal): no cache keeps an answer, no browser sniffs it as anything but JSON.
+func jsonSafety() map[string]string {
+	return map[string]string{"X-Content-Type-Options": "nosniff", "Cache-Control": "no-store"}
+}
+
 // GatewayResponses maps every error API Gateway can answer itself to Sluice's envelope.
 var GatewayResponses = []GatewayResponse{
 	{"UNAUTHORIZED", "401", "invalid_api_key", quoted("the API key is missing, malformed, unknown or revoked"), noBudget},
@@ -106,6 +112,26 @@ var DashboardRoutes = []Route{
 	{"POST", "/dashboard/{proxy+}", FnDashboard},
 }
 
+// DashboardThrottle is the stage throttling of every dashboard route, for all clients together:
+// the routes are public (no authorizer, no usage plan), so this is what bounds a flood of
+// sign-in attempts or page loads before it reaches the dashboard function. A person clicks
+// through a few pages a minute; the whole dashboard of a stage rarely sees more than a request
+// a second.
+var DashboardThrottle = struct{ RatePerSec, Burst float64 }{RatePerSec: 20, Burst: 40}
+
+// dashboardMethodOptions throttles each dashboard route of the stage (keys are
+// "/<resource path>/<method>", as API Gateway's method settings name them).
+func dashboardMethodOptions() *map[string]*awsapigateway.MethodDeploymentOptions {
+	m := map[string]*awsapigateway.MethodDeploymentOptions{}
+	for _, r := range DashboardRoutes {
+		m[r.Path+"/"+r.Method] = &awsapigateway.MethodDeploymentOptions{
+			ThrottlingRateLimit:  jsii.Number(DashboardThrottle.RatePerSec),
+			ThrottlingBurstLimit: jsii.Number(DashboardThrottle.Burst),
+		}
+	}
+	return &m
+}
+
 // accessLogFormat is one JSON line per request: ids, route, status and latencies, never a body.
 const accessLogFormat = `{"requestId":"$context.requestId","time":"$context.requestTimeEpoch","ip":"$context.identity.sourceIp",` +
 	`"method":"$context.httpMethod","resource":"$context.resourcePath","status":"$context.status",` +
@@ -130,6 +156,7 @@ func (s *ServiceStack) api(props *ServiceStackProps) awsapigateway.RestApi {
 			TracingEnabled:       jsii.Bool(props.Tracing),
 			AccessLogDestination: awsapigateway.NewLogGroupLogDestination(accessLogs),
 			AccessLogFormat:      awsapigateway.AccessLogFormat_Custom(jsii.String(accessLogFormat)),
+			MethodOptions:        dashboardMethodOptions(),
 		},
 	})
 
@@ -186,6 +213,9 @@ func (s *ServiceStack) api(props *ServiceStackProps) awsapigateway.RestApi {
 
 	for _, gr := range GatewayResponses {
 		headers := map[string]*string{}
+		for k, v := range jsonSafety() {
+			headers[k] = jsii.String("'" + v + "'")
+		}
 		for k, v := range gr.Headers {
 			headers[k] = jsii.String("'" + v + "'")
 		}
@@ -234,7 +264,8 @@ func (s *ServiceStack) api(props *ServiceStackProps) awsapigateway.RestApi {
 // methodNotAllowed answers every other method on a route with 405 method_not_allowed and Allow,
 // without the authorizer (routes are checked before keys), from a mock integration.
 func methodNotAllowed(r awsapigateway.IResource, path, allow string) {
-	headers := map[string]string{"Allow": allow}
+	headers := jsonSafety()
+	headers["Allow"] = allow
 	for k, v := range noBudget {
 		headers[k] = v
 	}

@@ -22,6 +22,9 @@ const (
 	CtxAccount    = "account"    // optional AWS account id; else CDK_DEFAULT_ACCOUNT; else environment-agnostic
 	CtxTracing    = "tracing"    // bool, default false: X-Ray tracing of the API stage and the functions
 	CtxAlarmEmail = "alarmEmail" // optional e-mail address subscribed to the alarm topic
+	// CtxDashboardConcurrency is the dashboard function's reserved concurrency, default 0 (none;
+	// see ServiceStackProps.DashboardConcurrency).
+	CtxDashboardConcurrency = "dashboardConcurrency"
 )
 
 // Config is the app's configuration, read from the CDK context.
@@ -31,6 +34,8 @@ type Config struct {
 	Account    string
 	Tracing    bool
 	AlarmEmail string
+	// DashboardConcurrency is ServiceStackProps.DashboardConcurrency.
+	DashboardConcurrency int
 }
 
 var (
@@ -80,6 +85,22 @@ func ConfigFromContext(scope constructs.Construct) (Config, error) {
 	if v, ok := get(CtxAlarmEmail).(string); ok {
 		c.AlarmEmail = v
 	}
+	switch v := get(CtxDashboardConcurrency).(type) {
+	case nil:
+	case float64: // a number in cdk.json
+		c.DashboardConcurrency = int(v)
+		if float64(c.DashboardConcurrency) != v {
+			return Config{}, fmt.Errorf("context %q: %v is not a whole number", CtxDashboardConcurrency, v)
+		}
+	case string: // -c dashboardConcurrency=10
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return Config{}, fmt.Errorf("context %q: %w", CtxDashboardConcurrency, err)
+		}
+		c.DashboardConcurrency = n
+	default:
+		return Config{}, fmt.Errorf("context %q: want a number, got %T", CtxDashboardConcurrency, v)
+	}
 	return c, c.Validate()
 }
 
@@ -103,6 +124,9 @@ func (c Config) Validate() error {
 	}
 	if c.Account != "" && !regexp.MustCompile(`^[0-9]{12}$`).MatchString(c.Account) {
 		return fmt.Errorf("account %q: want 12 digits", c.Account)
+	}
+	if c.DashboardConcurrency < 0 {
+		return fmt.Errorf("context %q: %d is negative (0 reserves nothing)", CtxDashboardConcurrency, c.DashboardConcurrency)
 	}
 	return nil
 }
@@ -134,7 +158,7 @@ func NewServiceApp(app awscdk.App, distDir string) ([]awscdk.Stack, error) {
 				Description: jsii.String(fmt.Sprintf("Sluice %s in %s (%s)", cfg.Stage, region, roleOf(region, cfg.Regions))),
 			},
 			Stage: cfg.Stage, Regions: cfg.Regions, Tracing: cfg.Tracing,
-			AlarmEmail: cfg.AlarmEmail, DistDir: distDir,
+			AlarmEmail: cfg.AlarmEmail, DistDir: distDir, DashboardConcurrency: cfg.DashboardConcurrency,
 		})
 		if len(stacks) > 0 {
 			s.AddDependency(stacks[0], jsii.String("the primary region owns the global accounts table and the secret"))

@@ -14,6 +14,7 @@ import (
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 
+	"github.com/sluice-api/sluice/internal/store/dynamo/layout"
 	"github.com/sluice-api/sluice/internal/timing"
 )
 
@@ -26,6 +27,13 @@ type ServiceStackProps struct {
 	Tracing    bool     // X-Ray tracing of the API stage and the functions
 	AlarmEmail string   // optional subscriber of the alarm topic
 	DistDir    string   // holds <function>/bootstrap; a missing function gets a placeholder
+	// DashboardConcurrency reserves this many concurrent executions for the dashboard function,
+	// which also caps it, so that a flood of dashboard requests cannot take the concurrency the
+	// API's functions need. 0 (the default) reserves nothing: a reservation lowers the account's
+	// unreserved concurrency, which Lambda keeps at 100 or more and which a new account's quota
+	// (as low as 10) cannot spare, so any default above 0 could fail a deploy. Set it (context
+	// dashboardConcurrency) where the account's quota is at least this plus 100.
+	DashboardConcurrency int
 }
 
 // Function names, as in functions/<name> and dist/<name>/bootstrap.
@@ -278,6 +286,9 @@ func (s *ServiceStack) function(fn string, props *ServiceStackProps) awslambda.F
 	if props.Tracing {
 		p.Tracing = awslambda.Tracing_ACTIVE
 	}
+	if fn == FnDashboard && props.DashboardConcurrency > 0 {
+		p.ReservedConcurrentExecutions = jsii.Number(props.DashboardConcurrency)
+	}
 	return awslambda.NewFunction(s.Stack, jsii.String(id), p)
 }
 
@@ -313,7 +324,8 @@ func (s *ServiceStack) code(fn, distDir string) awslambda.Code {
 // idempotency records (Claim reads and puts, marks done and fences with UpdateItem; Settle
 // updates both tables and reads usage); services checks the rate window and reads usage for GET
 // /v1/usage. The dashboard manages its account's keys (AddKey and RevokeKey write account, key
-// and key-id items; ListKeys reads them and queries the by_account index, indexActions), reads
+// and key-id items, each write limited to its items and attributes by layout.DashboardWrites;
+// ListKeys reads them and queries the by_account index, indexActions), reads
 // usage and runs playground pipelines without idempotency keys (rate window, Settle), and
 // keeps its sign-in links and sessions. No function scans, creates or updates accounts: that
 // is the operator's policy (README.md).
@@ -329,11 +341,24 @@ var tableActions = map[string]map[string][]string{
 		"rate_windows": {"dynamodb:UpdateItem"},
 	},
 	FnDashboard: {
-		"accounts":     {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"},
-		"usage":        {"dynamodb:GetItem", "dynamodb:UpdateItem"},
-		"rate_windows": {"dynamodb:UpdateItem"},
+		// accounts: GetItem only here; its writes are layout.DashboardWrites, item by item.
+		"accounts": {"dynamodb:GetItem"},
+		"usage":    {"dynamodb:GetItem", "dynamodb:UpdateItem"},
+		// UpdateItem: playground runs' rate window and failed sign-ins; GetItem: whether an
+		// address used up its failed sign-ins.
+		"rate_windows": {"dynamodb:GetItem", "dynamodb:UpdateItem"},
 		"sessions":     {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"},
 	},
+}
+
+// keyWriteConditions limits a write to items whose partition key starts with prefix and, with
+// attributes, to requests that name no other attribute.
+func keyWriteConditions(prefix string, attributes []string) map[string]any {
+	c := map[string]any{"ForAllValues:StringLike": map[string]any{"dynamodb:LeadingKeys": []string{prefix + "*"}}}
+	if attributes != nil {
+		c["ForAllValues:StringEquals"] = map[string]any{"dynamodb:Attributes": attributes}
+	}
+	return c
 }
 
 // indexActions are the actions a function takes on the accounts table's by_account index.
@@ -341,7 +366,7 @@ var indexActions = map[string][]string{FnDashboard: {"dynamodb:Query"}}
 
 // keyItemsOnly limits the authorizer's writes to key items (partition keys "key#<hash>"): it
 // records when a key was last used and can change nothing else.
-var keyItemsOnly = map[string]any{"ForAllValues:StringLike": map[string]any{"dynamodb:LeadingKeys": []string{"key#*"}}}
+var keyItemsOnly = keyWriteConditions(layout.PrefixKey, nil)
 
 func (s *ServiceStack) grant() {
 	byKind := map[string]awsdynamodb.ITableV2{
@@ -370,6 +395,15 @@ func (s *ServiceStack) grant() {
 				Actions:   jsii.Strings(actions...),
 				Resources: jsii.Strings(*byKind[kind].TableArn()),
 			}))
+		}
+		if fn == FnDashboard {
+			for _, w := range layout.DashboardWrites() {
+				cond := keyWriteConditions(w.Prefix, w.Attributes)
+				s.Functions[fn].AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+					Sid: jsii.String(w.Sid), Actions: jsii.Strings(w.Action), Resources: jsii.Strings(*s.Tables.Accounts.TableArn()),
+					Conditions: &cond,
+				}))
+			}
 		}
 		if actions := indexActions[fn]; len(actions) > 0 {
 			s.Functions[fn].AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{

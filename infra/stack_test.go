@@ -18,6 +18,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
 	"github.com/aws/jsii-runtime-go"
 
+	"github.com/sluice-api/sluice/internal/api"
 	"github.com/sluice-api/sluice/internal/secrets"
 	"github.com/sluice-api/sluice/internal/timing"
 )
@@ -67,6 +68,7 @@ func TestMain(m *testing.M) {
 		soloOut = filepath.Join(tmp, "solo")
 		soloStacks, err = synth(soloOut, soloDist, map[string]any{
 			CtxStage: "prod", CtxRegions: "ap-southeast-2", CtxAccount: "123456789012", CtxTracing: "false",
+			CtxDashboardConcurrency: "10",
 		})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -195,6 +197,11 @@ func TestConfigFromContext(t *testing.T) {
 		{"BadStage", map[string]any{"stage": "Prod_1"}, Config{}, true},
 		{"BadAccount", map[string]any{"account": "12"}, Config{}, true},
 		{"BadTracing", map[string]any{"tracing": "maybe"}, Config{}, true},
+		{"DashboardConcurrencyNumber", map[string]any{"dashboardConcurrency": float64(25)}, Config{Stage: "dev", Regions: []string{"eu-west-1"}, DashboardConcurrency: 25}, false},
+		{"DashboardConcurrencyString", map[string]any{"dashboardConcurrency": "5"}, Config{Stage: "dev", Regions: []string{"eu-west-1"}, DashboardConcurrency: 5}, false},
+		{"DashboardConcurrencyNegative", map[string]any{"dashboardConcurrency": "-1"}, Config{}, true},
+		{"DashboardConcurrencyFraction", map[string]any{"dashboardConcurrency": 2.5}, Config{}, true},
+		{"DashboardConcurrencyWord", map[string]any{"dashboardConcurrency": "many"}, Config{}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := tc.ctx
@@ -342,7 +349,8 @@ func TestMethodNotAllowed(t *testing.T) {
 			t.Errorf("%s ANY: passthrough %v, selection pattern %v; want WHEN_NO_MATCH and the default response", path, integ["PassthroughBehavior"], resp["SelectionPattern"])
 		}
 		if p["AuthorizationType"] != "NONE" || p["ApiKeyRequired"] == true || integ["Type"] != "MOCK" || resp["StatusCode"] != "405" ||
-			params["method.response.header.Allow"] != "'"+allow+"'" || params["method.response.header.X-RateLimit-Limit"] != "'0'" {
+			params["method.response.header.Allow"] != "'"+allow+"'" || params["method.response.header.X-RateLimit-Limit"] != "'0'" ||
+			params["method.response.header.X-Content-Type-Options"] != "'nosniff'" || params["method.response.header.Cache-Control"] != "'no-store'" {
 			t.Errorf("%s ANY: %s; want an unauthenticated mock answering 405 with Allow: %s", path, js(p), allow)
 		}
 		body := resp["ResponseTemplates"].(map[string]any)["application/json"].(string)
@@ -414,15 +422,16 @@ func TestGatewayResponses(t *testing.T) {
 				if status, _ := p["StatusCode"].(string); status != tc.status {
 					t.Errorf("status = %q, want %q", status, tc.status)
 				}
+				// Every JSON answer carries the API's safety headers (internal/api).
 				want := map[string]any{}
+				for k, v := range api.JSONSafetyHeaders() {
+					want["gatewayresponse.header."+k] = "'" + v + "'"
+				}
 				for k, v := range tc.headers {
 					want["gatewayresponse.header."+k] = v
 				}
-				got, _ := p["ResponseParameters"].(map[string]any)
-				if len(got) != 0 || len(want) != 0 {
-					if !reflect.DeepEqual(got, want) {
-						t.Errorf("headers = %v, want %v", got, want)
-					}
+				if got, _ := p["ResponseParameters"].(map[string]any); !reflect.DeepEqual(got, want) {
+					t.Errorf("headers = %v, want %v", got, want)
 				}
 				body := p["ResponseTemplates"].(map[string]any)["application/json"].(string)
 				if code := envelopeCode(t, body); code != tc.code {
@@ -828,10 +837,16 @@ func TestLeastPrivilege(t *testing.T) {
 					"secret": secret,
 				},
 				"dashboard": {
-					tn("accounts"):                       {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"},
+					tn("accounts"): {"dynamodb:GetItem"},
+					// Its writes, each limited to one item prefix and, for updates, to the
+					// attributes it changes: an account's key ids, a key's revocation.
+					tn("accounts") + ` if {"ForAllValues:StringEquals":{"dynamodb:Attributes":["pk","key_ids"]},"ForAllValues:StringLike":{"dynamodb:LeadingKeys":["account#*"]}}`:         {"dynamodb:UpdateItem"},
+					tn("accounts") + ` if {"ForAllValues:StringLike":{"dynamodb:LeadingKeys":["key#*"]}}`:                                                                                  {"dynamodb:PutItem"},
+					tn("accounts") + ` if {"ForAllValues:StringEquals":{"dynamodb:Attributes":["pk","revoked_ms","key_id"]},"ForAllValues:StringLike":{"dynamodb:LeadingKeys":["key#*"]}}`: {"dynamodb:UpdateItem"},
+					tn("accounts") + ` if {"ForAllValues:StringLike":{"dynamodb:LeadingKeys":["keyid#*"]}}`:                                                                                {"dynamodb:PutItem", "dynamodb:DeleteItem"},
 					tn("accounts") + "/index/by_account": {"dynamodb:Query"},
 					tn("usage"):                          {"dynamodb:GetItem", "dynamodb:UpdateItem"},
-					tn("rate_windows"):                   {"dynamodb:UpdateItem"},
+					tn("rate_windows"):                   {"dynamodb:GetItem", "dynamodb:UpdateItem"},
 					tn("sessions"):                       {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"},
 					"secret":                             secret,
 				},
@@ -1003,5 +1018,96 @@ func TestRemoveRegionSteps(t *testing.T) {
 		if rep.(map[string]any)["DeletionProtectionEnabled"] != true {
 			t.Errorf("replica %v without deletion protection: the steps would not need to turn it off", rep)
 		}
+	}
+}
+
+// TestDashboardKeyWritesOneStatementEach: the dashboard's writes to the accounts table are one
+// statement per action and item prefix (TestLeastPrivilege checks which), each conditioned on
+// its prefix, and no statement of the dashboard's role writes that table without a condition.
+func TestDashboardKeyWritesOneStatementEach(t *testing.T) {
+	var role string
+	for _, f := range resources(primaryT, "AWS::Lambda::Function") {
+		if strings.HasSuffix(props(f)["FunctionName"].(string), "-dashboard") {
+			role = props(f)["Role"].(map[string]any)["Fn::GetAtt"].([]any)[0].(string)
+		}
+	}
+	if role == "" {
+		t.Fatal("no dashboard function")
+	}
+	sids := map[string]string{}
+	for _, pol := range resources(primaryT, "AWS::IAM::Policy") {
+		p := props(pol)
+		if js(p["Roles"]) != `[{"Ref":"`+role+`"}]` {
+			continue
+		}
+		for _, st := range p["PolicyDocument"].(map[string]any)["Statement"].([]any) {
+			st := st.(map[string]any)
+			actions := js(st["Action"])
+			if !strings.Contains(js(st["Resource"]), "Accounts") || strings.Contains(js(st["Resource"]), "/index/") {
+				continue
+			}
+			writes := strings.Contains(actions, "Put") || strings.Contains(actions, "Update") || strings.Contains(actions, "Delete")
+			if !writes {
+				continue
+			}
+			if _, ok := st["Action"].(string); !ok {
+				t.Errorf("statement %v writes with several actions: %s", st["Sid"], actions)
+			}
+			if !strings.Contains(js(st["Condition"]), `"dynamodb:LeadingKeys"`) {
+				t.Errorf("statement %v writes the accounts table without an item condition", st["Sid"])
+			}
+			sids[fmt.Sprint(st["Sid"])] = actions
+		}
+	}
+	want := map[string]string{
+		"AccountKeyIDs": `"dynamodb:UpdateItem"`, "PutKey": `"dynamodb:PutItem"`, "RevokeKey": `"dynamodb:UpdateItem"`,
+		"PutKeyID": `"dynamodb:PutItem"`, "DeleteKeyID": `"dynamodb:DeleteItem"`,
+	}
+	if !reflect.DeepEqual(sids, want) {
+		t.Errorf("dashboard write statements = %v, want %v", sids, want)
+	}
+}
+
+// TestDashboardThrottlingAndConcurrency: every stage throttles each dashboard route (public
+// routes, no usage plan); the dashboard function reserves concurrency only when the context asks
+// for it (solo: 10), never by default, so a deploy cannot fail on a low concurrency quota.
+func TestDashboardThrottlingAndConcurrency(t *testing.T) {
+	for name, c := range map[string]struct {
+		tpl     map[string]any
+		reserve any
+	}{"primary": {primaryT, nil}, "replica": {replicaT, nil}, "solo": {soloT, float64(10)}} {
+		t.Run(name, func(t *testing.T) {
+			stages := resources(c.tpl, "AWS::ApiGateway::Stage")
+			if len(stages) != 1 {
+				t.Fatalf("%d stages", len(stages))
+			}
+			got := map[string]string{}
+			for _, st := range stages {
+				settings, _ := props(st)["MethodSettings"].([]any)
+				for _, m := range settings {
+					m := m.(map[string]any)
+					got[m["ResourcePath"].(string)+" "+m["HttpMethod"].(string)] = js([]any{m["ThrottlingRateLimit"], m["ThrottlingBurstLimit"]})
+				}
+			}
+			want := map[string]string{}
+			for _, r := range DashboardRoutes {
+				path := "/" + strings.ReplaceAll(r.Path, "/", "~1") // API Gateway's escaped form
+				want[path+" "+r.Method] = js([]any{DashboardThrottle.RatePerSec, DashboardThrottle.Burst})
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("stage method settings %v, want %v", got, want)
+			}
+			for _, f := range resources(c.tpl, "AWS::Lambda::Function") {
+				p := props(f)
+				reserve, has := p["ReservedConcurrentExecutions"]
+				if strings.HasSuffix(p["FunctionName"].(string), "-dashboard") {
+					if !reflect.DeepEqual(reserve, c.reserve) {
+						t.Errorf("dashboard reserved concurrency %v, want %v", reserve, c.reserve)
+					}
+				} else if has {
+					t.Errorf("%s reserves concurrency %v", p["FunctionName"], reserve)
+				}
+			}
+		})
 	}
 }

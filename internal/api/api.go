@@ -316,6 +316,12 @@ func envelope(traceID string, e *errcode.Error, q account.Quota) Response {
 	return jsonResponse(errcode.Status(e.Code), traceID, errorBody{Error: e, TraceID: traceID}, q)
 }
 
+// JSONSafetyHeaders returns the headers sent with every JSON answer of the API (API Gateway's
+// own answers carry them too, see infra).
+func JSONSafetyHeaders() map[string]string {
+	return map[string]string{"X-Content-Type-Options": "nosniff", "Cache-Control": "no-store"}
+}
+
 func jsonResponse(status int, traceID string, v any, q account.Quota) Response {
 	body, err := json.Marshal(v)
 	if err != nil { // only our own types are marshalled; this is a bug
@@ -325,6 +331,11 @@ func jsonResponse(status int, traceID string, v any, q account.Quota) Response {
 	body = append(body, '\n')
 	h := http.Header{}
 	h.Set("Content-Type", "application/json")
+	// Every answer is one account's, about one request: no cache may keep it, and no browser
+	// may read it as anything but JSON.
+	for k, v := range JSONSafetyHeaders() {
+		h.Set(k, v)
+	}
 	// The interface spells these X-RateLimit-*; http.Header.Set would write Go's canonical
 	// X-Ratelimit-*, so they are stored under their exact names (SetExact).
 	SetExact(h, HeaderRateLimit, strconv.FormatInt(q.Limit, 10))

@@ -189,6 +189,9 @@ func TestRunCompletedHeadersAndShape(t *testing.T) {
 	if exact(a.Header, HeaderRateLimit) != "1000" || exact(a.Header, HeaderRateRemaining) != "999" {
 		t.Errorf("rate headers = %v", a.Header)
 	}
+	if a.Header.Get("X-Content-Type-Options") != "nosniff" || a.Header.Get("Cache-Control") != "no-store" {
+		t.Errorf("a JSON answer without nosniff and no-store: %v", a.Header)
+	}
 	if !strings.HasPrefix(a.m["trace_id"].(string), "sluice_") || len(a.m["trace_id"].(string)) != len("sluice_")+26 {
 		t.Errorf("trace id = %v", a.m["trace_id"])
 	}
@@ -219,6 +222,9 @@ func TestRejectedRequests(t *testing.T) {
 				h[http.CanonicalHeaderKey(tc.headers[0])] = []string{tc.headers[1]}
 			}
 			resp := f.srv.Run(t.Context(), f.acct, Request{Header: h, Body: []byte(tc.body)})
+			if resp.Header.Get("X-Content-Type-Options") != "nosniff" || resp.Header.Get("Cache-Control") != "no-store" {
+				t.Errorf("a rejection without nosniff and no-store: %v", resp.Header)
+			}
 			var m map[string]any
 			if err := json.Unmarshal(resp.Body, &m); err != nil {
 				t.Fatal(err)

@@ -119,19 +119,20 @@ func ValidBaseURL(baseURL string) error {
 	return nil
 }
 
-// Cookie names: __Host- cookies need Secure and Path=/, so plain names are used over http.
-func (h *Handler) sessionCookie() string {
-	if h.cfg.Secure {
-		return "__Host-sluice_session"
-	}
-	return "sluice_session"
-}
+// Cookie names: __Host- cookies need Secure and Path=/, so plain names, with the configured
+// suffix (the local server's port), are used over http.
+func (h *Handler) sessionCookie() string { return h.cookieName("sluice_session") }
 
-func (h *Handler) signInCookie() string {
-	if h.cfg.Secure {
-		return "__Host-sluice_sign_in"
+func (h *Handler) signInCookie() string { return h.cookieName("sluice_sign_in") }
+
+func (h *Handler) cookieName(base string) string {
+	switch {
+	case h.cfg.Secure:
+		return "__Host-" + base
+	case h.cfg.CookieSuffix != "":
+		return base + "_" + h.cfg.CookieSuffix
 	}
-	return "sluice_sign_in"
+	return base
 }
 
 func (h *Handler) setCookie(w http.ResponseWriter, name, value string, maxAge time.Duration) {
@@ -212,16 +213,11 @@ func (h *Handler) signedIn(page func(http.ResponseWriter, *http.Request, *sessio
 }
 
 // changing wraps a state-changing request: it needs a session, a request from this site, and
-// the session's CSRF token in the form. The form is parsed here, with its size bounded.
+// the session's CSRF token in the form. The session is checked from its cookie before the body
+// is read, so a request without one never has its form parsed; the form is then parsed here,
+// with its size bounded.
 func (h *Handler) changing(action func(http.ResponseWriter, *http.Request, *session)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		limit := int64(maxFormBytes)
-		if r.Pattern == "POST "+Mount+"/playground" {
-			limit = maxPlaygroundBytes
-		}
-		if !h.readForm(w, r, limit) {
-			return
-		}
 		s, err := h.session(w, r)
 		if errors.Is(err, errSignedOut) {
 			h.errorPage(w, r, http.StatusForbidden, "You are not signed in, or your session has ended. Sign in again with a new link.")
@@ -229,6 +225,13 @@ func (h *Handler) changing(action func(http.ResponseWriter, *http.Request, *sess
 		}
 		if err != nil {
 			h.unavailable(w, r, err)
+			return
+		}
+		limit := int64(maxFormBytes)
+		if r.Pattern == "POST "+Mount+"/playground" {
+			limit = maxPlaygroundBytes
+		}
+		if !h.readForm(w, r, limit) {
 			return
 		}
 		if !equal(r.PostForm.Get("csrf"), s.csrf) {
@@ -269,9 +272,15 @@ func (h *Handler) signInPage(w http.ResponseWriter, r *http.Request) {
 		h.render(w, r, http.StatusOK, "signin", page{Title: "Sign in"})
 		return
 	}
+	if refused, err := h.tooManyFailures(w, r); refused || err != nil {
+		if err != nil {
+			h.unavailable(w, r, err)
+		}
+		return
+	}
 	l, err := h.link(r.Context(), token)
 	if errors.Is(err, store.ErrNotFound) {
-		h.render(w, r, http.StatusNotFound, "signin", page{Title: "Sign in", Data: signInData{Invalid: true}})
+		h.invalidLink(w, r)
 		return
 	}
 	if err != nil {
@@ -287,6 +296,15 @@ func (h *Handler) signInPage(w http.ResponseWriter, r *http.Request) {
 	h.render(w, r, http.StatusOK, "signin", page{Title: "Sign in", Data: signInData{
 		Token: token, Account: l.Account, CSRF: csrfToken(h.cfg.Pepper, purposeSignIn, nonce), Expires: l.Expires,
 	}})
+}
+
+// invalidLink answers a link that is unknown, used or expired, counting the failed attempt.
+func (h *Handler) invalidLink(w http.ResponseWriter, r *http.Request) {
+	if err := h.failed(r); err != nil {
+		h.unavailable(w, r, err)
+		return
+	}
+	h.render(w, r, http.StatusNotFound, "signin", page{Title: "Sign in", Data: signInData{Invalid: true}})
 }
 
 type signInData struct {
@@ -312,9 +330,18 @@ func (h *Handler) readForm(w http.ResponseWriter, r *http.Request, limit int64) 
 		h.errorPage(w, r, http.StatusForbidden, "This request came from another site, so it was refused.")
 		return false
 	}
+	if r.ContentLength > limit { // refused before a byte of it is read
+		h.errorPage(w, r, http.StatusRequestEntityTooLarge, "The form is too large.")
+		return false
+	}
 	r.Body = http.MaxBytesReader(w, r.Body, limit)
 	if err := r.ParseForm(); err != nil {
-		h.errorPage(w, r, http.StatusBadRequest, "The form could not be read (is it too large?).")
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			h.errorPage(w, r, http.StatusRequestEntityTooLarge, "The form is too large.")
+			return false
+		}
+		h.errorPage(w, r, http.StatusBadRequest, "The form could not be read.")
 		return false
 	}
 	return true
@@ -330,6 +357,12 @@ func (h *Handler) signIn(w http.ResponseWriter, r *http.Request) {
 	nonce, err := r.Cookie(h.signInCookie())
 	if err != nil || !validToken(nonce.Value) || !equal(r.PostForm.Get("csrf"), csrfToken(h.cfg.Pepper, purposeSignIn, nonce.Value)) {
 		h.errorPage(w, r, http.StatusForbidden, "The sign-in form is out of date. Open your sign-in link again.")
+		return
+	}
+	if refused, err := h.tooManyFailures(w, r); refused || err != nil {
+		if err != nil {
+			h.unavailable(w, r, err)
+		}
 		return
 	}
 	ctx, now := r.Context(), h.cfg.Now()
@@ -356,7 +389,7 @@ func (h *Handler) signIn(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if errors.Is(err, store.ErrNotFound) {
-		h.render(w, r, http.StatusNotFound, "signin", page{Title: "Sign in", Data: signInData{Invalid: true}})
+		h.invalidLink(w, r)
 		return
 	}
 	if err != nil {

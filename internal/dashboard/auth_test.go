@@ -2,9 +2,12 @@ package dashboard
 
 import (
 	"errors"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -352,4 +355,147 @@ func TestNewLink(t *testing.T) {
 			}
 		})
 	}
+}
+
+// untouchedBody is a request body that records whether anything read it.
+type untouchedBody struct {
+	io.Reader
+	read *atomic.Bool
+}
+
+func (u untouchedBody) Read(p []byte) (int, error) {
+	u.read.Store(true)
+	return u.Reader.Read(p)
+}
+
+// TestFormLimits: a form without a session is never read past its headers (the dashboard's
+// routes are public on AWS), every form but the playground's is small and refused by its
+// Content-Length before it is read, and an over-long body without one is cut off and refused.
+func TestFormLimits(t *testing.T) {
+	f := newFixture(t)
+	a, _ := f.newAccount(t)
+	signedIn := f.browser()
+	signedIn.mustSignIn(t, a.ID)
+	csrf := signedIn.csrf(t)
+
+	post := func(b *browser, path string, size int, chunked bool) (response, bool) {
+		t.Helper()
+		form := "csrf=" + csrf + "&text=" + strings.Repeat("a", max(0, size-len("csrf=&text=")-len(csrf)))
+		var read atomic.Bool
+		r := httptest.NewRequest(http.MethodPost, path, untouchedBody{strings.NewReader(form), &read})
+		r.ContentLength = int64(len(form))
+		if chunked {
+			r.ContentLength = -1
+		}
+		r.Host = "127.0.0.1:8080"
+		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		r.Header.Set("Sec-Fetch-Site", "same-origin")
+		for k, v := range b.cookies {
+			r.AddCookie(&http.Cookie{Name: k, Value: v})
+		}
+		w := httptest.NewRecorder()
+		f.h.ServeHTTP(w, r)
+		return response{status: w.Code, body: w.Body.String()}, read.Load()
+	}
+	for _, tc := range []struct {
+		name     string
+		b        *browser
+		path     string
+		size     int
+		chunked  bool
+		status   int
+		mustRead bool // false: the body must not be read at all
+	}{
+		{"NoSessionPlayground2MB", f.browser(), "/dashboard/playground", maxPlaygroundBytes, false, http.StatusForbidden, false},
+		{"NoSessionKeys", f.browser(), "/dashboard/keys", 1 << 10, false, http.StatusForbidden, false},
+		{"SignInTooLarge", f.browser(), "/dashboard/sign-in", maxFormBytes + 1, false, http.StatusRequestEntityTooLarge, false},
+		{"SignInTooLargeChunked", f.browser(), "/dashboard/sign-in", maxFormBytes + 1, true, http.StatusRequestEntityTooLarge, true},
+		{"KeysTooLarge", signedIn, "/dashboard/keys", maxFormBytes + 1, false, http.StatusRequestEntityTooLarge, false},
+		{"KeysTooLargeChunked", signedIn, "/dashboard/keys", maxFormBytes + 1, true, http.StatusRequestEntityTooLarge, true},
+		{"PlaygroundTooLarge", signedIn, "/dashboard/playground", maxPlaygroundBytes + 1, false, http.StatusRequestEntityTooLarge, false},
+		{"PlaygroundLargeInput", signedIn, "/dashboard/playground", 256 << 10, false, http.StatusOK, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, read := post(tc.b, tc.path, tc.size, tc.chunked)
+			if r.status != tc.status {
+				t.Fatalf("status %d, want %d\n%.500s", r.status, tc.status, r.body)
+			}
+			if read != tc.mustRead {
+				t.Fatalf("body read: %v, want %v", read, tc.mustRead)
+			}
+		})
+	}
+}
+
+// TestCookieNamesPerPort: over http the cookie names carry the configured suffix (the local
+// server's port), so two local servers on one host keep their own sessions; over https they are
+// the __Host- names whatever the suffix.
+func TestCookieNamesPerPort(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		secure  bool
+		session string
+	}{
+		{"HTTP", false, "sluice_session_8080"},
+		{"HTTPS", true, "__Host-sluice_session"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, func(c *Config) { c.Secure, c.CookieSuffix = tc.secure, "8080" })
+			a, _ := f.newAccount(t)
+			b := f.browser()
+			b.mustSignIn(t, a.ID)
+			if _, ok := b.cookies[tc.session]; !ok || len(b.cookies) != 1 {
+				t.Fatalf("cookies %v, want only %s", b.cookies, tc.session)
+			}
+			wantStatus(t, "overview", b.get(t, "/dashboard/"), http.StatusOK)
+			// Another server's cookie of the same host is not this server's session.
+			other := f.browser()
+			other.cookies["sluice_session_9090"] = b.cookies[tc.session]
+			if r := other.get(t, "/dashboard/"); r.status != http.StatusSeeOther {
+				t.Fatalf("another port's cookie signed in: %d", r.status)
+			}
+		})
+	}
+}
+
+// TestFailedSignInsLimited: an address that made signInFailures failed attempts (bad links, on
+// the page or in the form) is refused with 429 and Retry-After until its window ends, even with
+// a valid link; other addresses are not affected, and the store keeps a hash of the address only.
+func TestFailedSignInsLimited(t *testing.T) {
+	f := newFixture(t)
+	a, _ := f.newAccount(t)
+	bad := "/dashboard/sign-in?token=" + strings.Repeat("A", 43)
+	attacker := f.browser()
+	attacker.addr = "203.0.113.7:4711"
+	csrf := ""
+	for i := range signInFailures {
+		if i%2 == 0 {
+			wantStatus(t, "bad link page", attacker.get(t, bad), http.StatusNotFound)
+		} else {
+			page := attacker.get(t, strings.TrimPrefix(f.link(t, a.ID), "http://127.0.0.1:8080"))
+			wantStatus(t, "good link page", page, http.StatusOK) // a good link is no failure
+			csrf = hidden(t, page.body, "csrf")
+			wantStatus(t, "bad token in the form", attacker.post(t, "/dashboard/sign-in",
+				url.Values{"token": {strings.Repeat("B", 43)}, "csrf": {csrf}}), http.StatusNotFound)
+		}
+	}
+	// The same address on another port is the same address.
+	attacker.addr = "203.0.113.7:5000"
+	r := attacker.get(t, strings.TrimPrefix(f.link(t, a.ID), "http://127.0.0.1:8080"))
+	wantStatus(t, "valid link after the failures", r, http.StatusTooManyRequests)
+	if ra := r.header.Get("Retry-After"); ra == "" || ra == "0" {
+		t.Errorf("Retry-After = %q", ra)
+	}
+	wantStatus(t, "sign-in form after the failures", attacker.post(t, "/dashboard/sign-in",
+		url.Values{"token": {strings.Repeat("C", 43)}, "csrf": {csrf}}), http.StatusTooManyRequests)
+
+	other := f.browser()
+	other.addr = "198.51.100.2:1234"
+	other.mustSignIn(t, a.ID)
+
+	if n, err := f.st.Count(t.Context(), "signin#203.0.113.7", f.now().UTC().Truncate(signInWindow)); err != nil || n != 0 {
+		t.Errorf("the store counts under the plain address: %d, %v", n, err)
+	}
+	f.advance(signInWindow)
+	attacker.mustSignIn(t, a.ID)
 }

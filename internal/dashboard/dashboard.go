@@ -51,8 +51,12 @@ const (
 	// touchEvery: a session's idle expiry is moved forward at most once per this much time, so
 	// browsing costs one store write per few minutes, not one per page.
 	touchEvery = 5 * time.Minute
-	// maxFormBytes bounds every form body; the playground's may hold a whole input.
-	maxFormBytes       = 64 << 10
+	// maxFormBytes bounds every form body but the playground's: sign-in and key forms hold a
+	// token or two. It is checked before the body is read, and before anything else is done
+	// for a request without a session.
+	maxFormBytes = 8 << 10
+	// maxPlaygroundBytes bounds the playground's form, which may hold a whole input; it is read
+	// only for a signed-in session.
 	maxPlaygroundBytes = 2 << 20
 )
 
@@ -70,11 +74,15 @@ type Config struct {
 	Region string
 	// Secure: the dashboard is served over HTTPS, so the session cookie is __Host- prefixed and
 	// Secure. Off for the local server on http://127.0.0.1.
-	Secure      bool
-	SessionIdle time.Duration // DefaultSessionIdle when 0
-	SessionMax  time.Duration // DefaultSessionMax when 0
-	Now         func() time.Time
-	Log         *slog.Logger // one line per request: route, status, account; never a body
+	Secure bool
+	// CookieSuffix, without Secure, is added to the cookie names (the local server passes its
+	// port): browsers send a cookie of 127.0.0.1 to every port, so two local servers would
+	// otherwise share, and overwrite, one session cookie.
+	CookieSuffix string
+	SessionIdle  time.Duration // DefaultSessionIdle when 0
+	SessionMax   time.Duration // DefaultSessionMax when 0
+	Now          func() time.Time
+	Log          *slog.Logger // one line per request: route, status, account; never a body
 }
 
 //go:embed templates/*.html

@@ -164,6 +164,7 @@ type browser struct {
 	cookies map[string]string
 	site    string // Sec-Fetch-Site on POSTs; "" sends none
 	base    string // path prefix set with WithBasePath
+	addr    string // RemoteAddr; "" keeps httptest's
 }
 
 func (f *fixture) browser() *browser {
@@ -191,6 +192,9 @@ func (b *browser) doWith(t *testing.T, method, target string, form url.Values, e
 	}
 	r := httptest.NewRequest(method, target, body)
 	r.Host = "127.0.0.1:8080"
+	if b.addr != "" {
+		r.RemoteAddr = b.addr
+	}
 	if form != nil {
 		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	}

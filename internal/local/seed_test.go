@@ -1,6 +1,8 @@
 package local
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -32,5 +34,27 @@ func TestSeedKeys(t *testing.T) {
 				t.Errorf("SeedKeys(%q) = %q, want %q", tc.env, got, tc.want)
 			}
 		})
+	}
+}
+
+// TestPrivateDir: the data directory (pepper, tokenization key, database) is made 0700, also
+// when it existed with wider permissions.
+func TestPrivateDir(t *testing.T) {
+	for _, before := range []os.FileMode{0, 0o755, 0o700} {
+		dir := filepath.Join(t.TempDir(), "data")
+		if before != 0 {
+			if err := os.Mkdir(dir, before); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chmod(dir, before); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := privateDir(dir); err != nil {
+			t.Fatal(err)
+		}
+		if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o700 {
+			t.Errorf("from %v: mode %v, %v; want 0700", before, fi.Mode().Perm(), err)
+		}
 	}
 }

@@ -57,7 +57,7 @@ const (
 
 // Run starts the server and serves until ctx is done.
 func Run(ctx context.Context, cfg Config) error {
-	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+	if err := privateDir(cfg.DataDir); err != nil {
 		return fmt.Errorf("local: data dir: %w", err)
 	}
 	sec, err := secrets.File{Path: filepath.Join(cfg.DataDir, SecretsFile)}.Load(ctx)
@@ -76,19 +76,21 @@ func Run(ctx context.Context, cfg Config) error {
 	accounts := account.NewManager(st, sec.Pepper, time.Now)
 	defer accounts.WaitKeyUse() // before the store closes
 	srv := api.NewServer(engine, st, accounts, sec.TokenKey, api.Config{Region: cfg.Region, Log: cfg.Log})
-	dash, err := dashboard.New(dashboard.Config{
-		Store: st, Accounts: accounts, API: srv, Registry: cfg.Registry, Pepper: sec.Pepper,
-		Region: cfg.Region, Log: cfg.Log,
-	})
-	if err != nil {
-		return fmt.Errorf("local: %w", err)
-	}
 
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("local: listen: %w", err)
 	}
 	base := "http://" + ln.Addr().String()
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	dash, err := dashboard.New(dashboard.Config{
+		Store: st, Accounts: accounts, API: srv, Registry: cfg.Registry, Pepper: sec.Pepper,
+		Region: cfg.Region, Log: cfg.Log, CookieSuffix: port,
+	})
+	if err != nil {
+		ln.Close()
+		return fmt.Errorf("local: %w", err)
+	}
 	seeded, err := seed(ctx, cfg, st, accounts)
 	if err != nil {
 		ln.Close()
@@ -119,6 +121,22 @@ func Run(ctx context.Context, cfg Config) error {
 		}
 		return nil
 	}
+}
+
+// privateDir makes sure dir exists and only its owner can list or enter it (0700): it holds the
+// key pepper, the tokenization key and the database.
+func privateDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return err
+	}
+	if fi.Mode().Perm()&0o077 != 0 {
+		return os.Chmod(dir, 0o700)
+	}
+	return nil
 }
 
 // Store kinds.

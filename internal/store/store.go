@@ -91,6 +91,8 @@ type RateWindows interface {
 	// limit requests already. It returns the count after the call and whether the request was
 	// admitted. Concurrent hits never admit more than limit.
 	Hit(ctx context.Context, account string, start time.Time, limit int64) (count int64, admitted bool, err error)
+	// Count returns the count of account's window that starts at start: 0 when it has none.
+	Count(ctx context.Context, account string, start time.Time) (int64, error)
 }
 
 // Usage is an account's month-to-date consumption.

@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/sluice-api/sluice/internal/store"
+	"github.com/sluice-api/sluice/internal/store/dynamo/layout"
 )
 
 // Item kinds and key prefixes of the accounts table.
@@ -23,13 +24,13 @@ const (
 	kindKey     = "key"
 	kindKeyID   = "keyid"
 
-	prefixAccount = "account#"
-	prefixKey     = "key#"
-	prefixKeyID   = "keyid#"
+	prefixAccount = layout.PrefixAccount
+	prefixKey     = layout.PrefixKey
+	prefixKeyID   = layout.PrefixKeyID
 
 	// attrKeyIDs is the string set of key ids on the account item: every key of the account
 	// is in it before its key-id and key items are written.
-	attrKeyIDs = "key_ids"
+	attrKeyIDs = layout.KeyIDs
 )
 
 func accountPK(id string) map[string]types.AttributeValue {
@@ -304,7 +305,7 @@ func (s *Store) putKey(ctx context.Context, k store.Key) error {
 
 	item := keyPK(k.Hash)
 	item[attrKind] = attrS(kindKey)
-	item["key_id"] = attrS(k.ID)
+	item[layout.KeyID] = attrS(k.ID)
 	item[attrAcct] = attrS(k.Account)
 	item[attrKOrder] = attrS(keyOrder(k))
 	item["hash"] = attrS(k.Hash)
@@ -350,11 +351,11 @@ func (s *Store) putKey(ctx context.Context, k store.Key) error {
 	return err
 }
 
-const attrRevokedMS = "revoked_ms"
+const attrRevokedMS = layout.RevokedMS
 
 // sameKey reports whether a key item is k: the same id, account and creation time.
 func sameKey(d *decoder, k store.Key) bool {
-	return d.str("key_id") == k.ID && d.str(attrAcct) == k.Account && d.num(attrCreatedMS) == ms(k.CreatedAt)
+	return d.str(layout.KeyID) == k.ID && d.str(attrAcct) == k.Account && d.num(attrCreatedMS) == ms(k.CreatedAt)
 }
 
 // holds reads the item at key (consistent read) and reports whether it exists and ours says it
@@ -403,7 +404,7 @@ func (s *Store) KeyByHash(ctx context.Context, hash string) (store.Key, error) {
 func decodeKey(item map[string]types.AttributeValue) (store.Key, error) {
 	d := decoder{item: item}
 	k := store.Key{
-		ID:        d.str("key_id"),
+		ID:        d.str(layout.KeyID),
 		Account:   d.str(attrAcct),
 		Hash:      d.str("hash"),
 		Prefix:    d.str("prefix"),
@@ -595,7 +596,7 @@ func (s *Store) revoke(ctx context.Context, keyID, hash string, at time.Time) er
 		Key:                      keyPK(hash),
 		UpdateExpression:         aws.String("SET #r = if_not_exists(#r, :at)"),
 		ConditionExpression:      aws.String("attribute_exists(pk) AND #id = :id"),
-		ExpressionAttributeNames: map[string]string{"#r": attrRevokedMS, "#id": "key_id"},
+		ExpressionAttributeNames: map[string]string{"#r": attrRevokedMS, "#id": layout.KeyID},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
 			":at": attrN(ms(at)),
 			":id": attrS(keyID),

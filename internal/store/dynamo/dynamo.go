@@ -214,6 +214,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/sluice-api/sluice/internal/store"
+	"github.com/sluice-api/sluice/internal/store/dynamo/layout"
 )
 
 var _ store.Store = (*Store)(nil)
@@ -260,7 +261,7 @@ func (s *Store) Close() error { return nil }
 
 // Attribute and index names.
 const (
-	attrPK = "pk"
+	attrPK = layout.PK
 	attrSK = "sk"
 	// attrTTL is the TTL attribute of every table with expiring items (epoch seconds).
 	attrTTL = "expires"

@@ -124,6 +124,26 @@ func (s *Store) Hit(ctx context.Context, account string, start time.Time, limit 
 }
 
 // readWindow reads a window's count and whether it holds marker (consistent read).
+// Count returns the count of account's window at start (a consistent read).
+func (s *Store) Count(ctx context.Context, account string, start time.Time) (int64, error) {
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:                aws.String(s.t.RateWindows),
+		Key:                      windowKey(account, start),
+		ConsistentRead:           aws.Bool(true),
+		ProjectionExpression:     aws.String("#c"),
+		ExpressionAttributeNames: map[string]string{"#c": attrCount},
+	})
+	if err != nil {
+		return 0, fmt.Errorf("dynamo: count: %w", err)
+	}
+	d := decoder{item: out.Item}
+	count := d.num(attrCount)
+	if d.err != nil {
+		return 0, fmt.Errorf("dynamo: count: %w", d.err)
+	}
+	return count, nil
+}
+
 func (s *Store) readWindow(ctx context.Context, account string, start time.Time, marker string) (int64, bool, error) {
 	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName:                aws.String(s.t.RateWindows),

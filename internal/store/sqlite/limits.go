@@ -41,6 +41,17 @@ func (s *Store) Hit(ctx context.Context, account string, start time.Time, limit 
 	return count, false, nil
 }
 
+// Count returns the count of account's window at start.
+func (s *Store) Count(ctx context.Context, account string, start time.Time) (int64, error) {
+	var count int64
+	err := s.r.QueryRowContext(ctx, `SELECT count FROM rate_windows WHERE account = ? AND window_start = ?`,
+		account, ms(start)).Scan(&count)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return 0, fmt.Errorf("sqlite: count: %w", err)
+	}
+	return count, nil
+}
+
 // Claim creates an in-flight record for c unless a live record exists, which it returns. The
 // read and the write happen in one IMMEDIATE transaction, so concurrent claims, also from other
 // processes, have exactly one winner.

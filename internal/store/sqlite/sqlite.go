@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"strings"
 	"time"
 
@@ -55,6 +56,9 @@ func Open(path string) (*Store, error) {
 	if path == "" || path == ":memory:" || strings.HasPrefix(path, "file:") || strings.ContainsRune(path, '?') {
 		return nil, fmt.Errorf("sqlite: open %q: want a plain file path", path)
 	}
+	if err := private(path); err != nil {
+		return nil, fmt.Errorf("sqlite: open %q: %w", path, err)
+	}
 	pragmas := url.Values{}
 	pragmas.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()))
 	pragmas.Add("_pragma", "foreign_keys(1)")
@@ -89,6 +93,27 @@ func Open(path string) (*Store, error) {
 		return nil, fmt.Errorf("sqlite: open %q: %w", path, err)
 	}
 	return &Store{w: newPool(w), r: newPool(r)}, nil
+}
+
+// private makes sure the database file exists and only its owner can read or write it (0600):
+// it holds account ids, key hashes and usage. SQLite gives the -wal and -shm files it creates
+// beside it the database file's permissions.
+func private(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if fi.Mode().Perm()&0o077 != 0 {
+		if err := f.Chmod(0o600); err != nil {
+			return fmt.Errorf("make the database private: %w", err)
+		}
+	}
+	return nil
 }
 
 // Close closes the database connections.

@@ -26,14 +26,26 @@ func runRateWindow(t *testing.T, open func(t *testing.T) store.Store) {
 		}
 	}
 
+	count := func(t *testing.T, s store.Store, acct string, start time.Time, want int64) {
+		t.Helper()
+		if got, err := s.Count(t.Context(), acct, start); err != nil || got != want {
+			t.Fatalf("Count(%s, %v) = %d, %v; want %d", acct, start, got, err, want)
+		}
+	}
+
 	t.Run("Sequence", func(t *testing.T) {
 		s := open(t)
+		count(t, s, "acct-1", start, 0)
 		for i := int64(1); i <= 3; i++ {
 			hit(t, s, "acct-1", start, 3, i, true)
+			count(t, s, "acct-1", start, i)
 		}
 		for range 3 {
 			hit(t, s, "acct-1", start, 3, 3, false)
 		}
+		count(t, s, "acct-1", start, 3)
+		count(t, s, "acct-1", start.Add(time.Minute), 0)
+		count(t, s, "acct-2", start, 0)
 	})
 
 	t.Run("NewWindowResets", func(t *testing.T) {

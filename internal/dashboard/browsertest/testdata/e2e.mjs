@@ -69,7 +69,9 @@ try {
   await page.waitForURL(`${base}/dashboard/`);
   check('signed in to the overview', await page.getByRole('heading', { level: 1, name: 'Overview' }).isVisible());
   const cookies = await context.cookies();
-  const session = cookies.find((c) => c.name === 'sluice_session');
+  // Locally the cookie is named after the server's port: a browser sends 127.0.0.1's cookies to
+  // every port.
+  const session = cookies.find((c) => c.name === `sluice_session_${new URL(base).port}`);
   check('session cookie is HttpOnly and SameSite=Strict', session && session.httpOnly && session.sameSite === 'Strict',
     JSON.stringify(cookies));
   await shot(page, '01-overview-empty');
