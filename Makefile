@@ -1,7 +1,9 @@
 # Sluice: `make run` serves the API locally; `make test` checks everything.
 GO       ?= go
 ARGS     ?=
-PKGS     := ./...
+# The Go client (client/) is a module of its own, joined to this one by go.work, so every check
+# names it: ./... stops at a nested module.
+PKGS     := ./... ./client/...
 
 .PHONY: help run keyctl bench fuzz test vet fmt-check lint unit eval eval-% train-% compare-langid train-langid build npm-ci synth diff deploy infra-test cdk-cli browser-check browser-test
 FUNCTIONS := run services authorizer dashboard
@@ -96,11 +98,11 @@ eval-%:
 ## compare-langid: Sluice's language detection side by side with lingua-go (low and high
 ## accuracy) and whatlanggo on the lingua test data (its own Go module; about 6 min, 2.2 GB)
 compare-langid:
-	cd scripts/langid-compare && $(GO) run . $(DATA_FLAG)
+	cd scripts/langid-compare && GOWORK=off $(GO) run . $(DATA_FLAG)
 
 ## train-langid: rebuild the language model from lingua-go v1.4.0's tables in the module cache
 train-langid:
-	cd scripts/langid-compare && $(GO) mod download github.com/pemistahl/lingua-go
+	cd scripts/langid-compare && GOWORK=off $(GO) mod download github.com/pemistahl/lingua-go
 	$(GO) run ./scripts/train/langid
 
 ## train-MODEL: rebuild one model's files from DATA, byte for byte (MODEL.md beside each model

@@ -19,6 +19,7 @@ require (
 	github.com/nyaruka/phonenumbers v1.8.1
 	github.com/oklog/ulid/v2 v2.1.2
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
+	github.com/sluice-api/sluice/client v0.0.0-00010101000000-000000000000
 	golang.org/x/text v0.31.0
 	google.golang.org/protobuf v1.36.11
 	modernc.org/sqlite v1.61.1
@@ -70,3 +71,5 @@ require (
 )
 
 tool honnef.co/go/tools/cmd/staticcheck
+
+replace github.com/sluice-api/sluice/client => ./client

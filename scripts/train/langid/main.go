@@ -111,7 +111,7 @@ func moduleCacheDir() (string, error) {
 	}
 	dir := filepath.Join(strings.TrimSpace(string(out)), filepath.FromSlash(linguaModule), "language-models")
 	if _, err := os.Stat(dir); err != nil {
-		return "", fmt.Errorf("%s is not in the module cache (%w); run `go mod download` in scripts/langid-compare, or pass -lingua", linguaModule, err)
+		return "", fmt.Errorf("%s is not in the module cache (%w); run `GOWORK=off go mod download` in scripts/langid-compare, or pass -lingua", linguaModule, err)
 	}
 	return dir, nil
 }

@@ -1,0 +1,3 @@
+module github.com/sluice-api/sluice/client
+
+go 1.24
