@@ -124,11 +124,51 @@ try {
   let lastUsed = '';
   for (let i = 0; i < 20 && !/\d{4}-\d{2}-\d{2}/.test(lastUsed); i++) {
     await page.goto(`${base}/dashboard/keys`);
-    lastUsed = await page.getByRole('row').filter({ hasText: '…' + last4 }).getByRole('cell').nth(2).innerText();
+    lastUsed = await page.getByRole('row').filter({ hasText: '…' + last4 }).locator('td[data-label="Last used"]').innerText();
     if (!/\d{4}-\d{2}-\d{2}/.test(lastUsed)) await page.waitForTimeout(100);
   }
   check('the used key shows its last-used day', /^\d{4}-\d{2}-\d{2}$/.test(lastUsed), lastUsed);
   check('the rotated key is listed as revoked', /Revoked/.test(await page.getByRole('row').filter({ hasText: '…' + last4 }).innerText()));
+
+  // The key list fits its container at desktop widths, with its widest cells present: several
+  // keys, some revoked (a date in Status), some used (a date in Last used). Two more keys, one
+  // of them revoked through the dialog.
+  for (let i = 0; i < 2; i++) {
+    await page.goto(`${base}/dashboard/keys`);
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await page.getByRole('heading', { name: 'Your new key' }).waitFor();
+  }
+  const extra = (await page.getByLabel(/^API key key_/).inputValue()).slice(-4);
+  await page.goto(`${base}/dashboard/keys`);
+  await page.getByRole('row').filter({ hasText: '…' + extra }).getByRole('button', { name: 'Revoke key' }).click();
+  await dialog.getByRole('button', { name: 'Revoke key' }).click();
+  await page.getByText(/was revoked: requests with it now get 401/).waitFor();
+  check('the key list counts its keys', /^5 keys, 3 active/.test(await page.locator('table.keys caption').innerText()));
+  for (const width of [810, 1280, 1920]) { // 810: just above the narrow layout of cards
+    await page.setViewportSize({ width, height: 900 });
+    await page.goto(`${base}/dashboard/keys`);
+    const fit = await page.getByRole('region', { name: 'Keys', exact: true }).evaluate((box) => {
+      const buttons = [...box.querySelectorAll('td.actions button')].map((el) => {
+        // Scrolled into view vertically only (scrolling sideways would hide the fault).
+        window.scrollTo(0, window.scrollY + el.getBoundingClientRect().top - window.innerHeight / 2);
+        const b = box.getBoundingClientRect();
+        const r = el.getBoundingClientRect();
+        // Fully visible: inside the container and the window, and on top at its left and right
+        // edges (mid-height: hit testing follows the rounded corners).
+        const top = (x) => el.contains(document.elementFromPoint(x, (r.top + r.bottom) / 2));
+        return { name: el.textContent.trim(), visible: r.width > 0 && r.left >= b.left && r.right <= b.right && r.right <= window.innerWidth &&
+          top(r.left + 1) && top(r.right - 1) };
+      });
+      return { scroll: box.scrollWidth, client: box.clientWidth, buttons };
+    });
+    check(`the key list fits its container at ${width} px`, fit.scroll <= fit.client, JSON.stringify(fit));
+    const names = fit.buttons.map((x) => x.name);
+    check(`every Rotate key and Revoke key button is fully visible at ${width} px`,
+      names.filter((n) => n === 'Rotate key').length === 3 && names.filter((n) => n === 'Revoke key').length === 3 &&
+      fit.buttons.every((x) => x.visible), JSON.stringify(fit.buttons));
+    await shot(page, `04b-keys-${width}px`);
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
 
   // Playground: defaults from the descriptor, a two-step pipeline, the bill, the trace, curl.
   await page.getByRole('link', { name: 'Playground' }).click();
