@@ -32,10 +32,12 @@ var pageNames = []string{"overview", "keys", "confirm", "services", "playground"
 
 func (h *Handler) parsePages() (map[string]*template.Template, error) {
 	funcs := template.FuncMap{
-		"num":  formatInt,
-		"date": func(t time.Time) string { return t.UTC().Format("2006-01-02") },
-		"when": func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
-		"join": strings.Join,
+		"num":   formatInt,
+		"date":  func(t time.Time) string { return t.UTC().Format("2006-01-02") },
+		"when":  func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
+		"join":  strings.Join,
+		"count": count,
+		"noun":  noun,
 	}
 	layout, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html")
 	if err != nil {
@@ -83,6 +85,50 @@ type errorData struct {
 
 func (h *Handler) errorPage(w http.ResponseWriter, r *http.Request, status int, msg string) {
 	h.render(w, r, status, "error", page{Title: http.StatusText(status), Data: errorData{Status: status, Message: msg}})
+}
+
+// count writes a number with its noun: {{count 1 "key" "keys"}} is "1 key".
+func count(n any, one, many string) (string, error) {
+	v, err := integer(n)
+	if err != nil {
+		return "", err
+	}
+	return formatInt(v) + " " + plural(v, one, many), nil
+}
+
+// noun is only the noun of count, for a number shown apart: {{noun n "character"
+// "characters"}}. What is not a number (a missing header) takes the plural.
+func noun(n any, one, many string) string {
+	v, err := integer(n)
+	if err != nil {
+		return many
+	}
+	return plural(v, one, many)
+}
+
+// plural returns one when n is 1 (or -1), many otherwise: English counts 0 as plural.
+func plural(n int64, one, many string) string {
+	if n == 1 || n == -1 {
+		return one
+	}
+	return many
+}
+
+// integer reads a template's count: an int, an int64, or a decimal string (a header value).
+func integer(n any) (int64, error) {
+	switch v := n.(type) {
+	case int:
+		return int64(v), nil
+	case int64:
+		return v, nil
+	case string:
+		i, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("dashboard: count %q: %w", v, err)
+		}
+		return i, nil
+	}
+	return 0, fmt.Errorf("dashboard: count of a %T", n)
 }
 
 // formatInt writes n with thousands separators: 1234567 -> "1,234,567".

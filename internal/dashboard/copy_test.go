@@ -1,0 +1,99 @@
+package dashboard
+
+import (
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/sluice-api/sluice/internal/account"
+	"github.com/sluice-api/sluice/internal/store"
+)
+
+// singular1 finds a count of one with a plural noun ("1 keys") in a page.
+var singular1 = regexp.MustCompile(`(?:^|[^\d,.])1 (keys|characters|requests|items|languages|runs|steps)\b`)
+
+// TestCountsAgreeWithTheirNoun: every count a page shows takes the noun's singular for 1 and
+// its plural otherwise. Accounts with one key, one request a minute and an allowance of one
+// character, used up on one day, show a one in every place that counts.
+func TestCountsAgreeWithTheirNoun(t *testing.T) {
+	f := newFixture(t)
+	a, _, err := f.mgr.Create(t.Context(), account.Settings{Region: "local", Tier: account.TierStandard, RateLimit: 1, Allowance: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := f.st.Settle(t.Context(), store.Settlement{Account: a.ID, Month: "2026-11", Day: 3, Characters: 1, Limit: 1, TraceID: "sluice_t1"}); err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	// The API's own refusal of a used-up allowance is not the dashboard's copy: one request a
+	// minute, with characters to spare.
+	oneRequest, _, err := f.mgr.Create(t.Context(), account.Settings{Region: "local", Tier: account.TierStandard, RateLimit: 1, Allowance: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	many, _ := f.newAccount(t) // rate limit 600, allowance 1,000,000
+	if _, _, err := f.mgr.CreateKey(t.Context(), many.ID); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name    string
+		account string
+		target  string
+		form    url.Values // POSTed with the session's CSRF token when set
+		want    []string
+	}{
+		{"OneKey", a.ID, "/dashboard/keys", nil, []string{"<caption>1 key, 1 active, newest first</caption>"}},
+		{"TwoKeys", many.ID, "/dashboard/keys", nil, []string{"<caption>2 keys, 2 active, newest first</caption>"}},
+		{"OneCharacter", a.ID, "/dashboard/", nil, []string{
+			"of 1 character left", "Nov 3: 1 character</title>", "1 character in all this month", "1 character billed in November 2026",
+		}},
+		{"NoCharacters", many.ID, "/dashboard/", nil, []string{"of 1,000,000 characters left", "0 characters in all this month", "0 characters billed in"}},
+		{"OneRequest", oneRequest.ID, "/dashboard/playground", url.Values{"text": {"x"}, "service1": {"test.upper"}}, []string{"of 1 request left"}},
+		{"ManyRequests", many.ID, "/dashboard/playground", url.Values{"text": {"x"}, "service1": {"test.upper"}}, []string{"of 600 requests left"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := f.browser()
+			b.mustSignIn(t, tc.account)
+			var r response
+			if tc.form != nil {
+				tc.form.Set("csrf", b.csrf(t))
+				r = b.post(t, tc.target, tc.form)
+			} else {
+				r = b.get(t, tc.target)
+			}
+			wantStatus(t, tc.target, r, http.StatusOK)
+			for _, want := range tc.want {
+				if !strings.Contains(r.body, want) {
+					t.Errorf("%s lacks %q", tc.target, want)
+				}
+			}
+			if m := singular1.FindString(r.body); m != "" {
+				t.Errorf("%s says %q", tc.target, strings.TrimSpace(m))
+			}
+		})
+	}
+}
+
+func TestCount(t *testing.T) {
+	for _, tc := range []struct {
+		n          any
+		count, one string
+	}{
+		{0, "0 keys", "keys"}, {1, "1 key", "key"}, {2, "2 keys", "keys"}, {int64(1), "1 key", "key"},
+		{int64(1234), "1,234 keys", "keys"}, {"1", "1 key", "key"}, {"600", "600 keys", "keys"},
+	} {
+		if got, err := count(tc.n, "key", "keys"); err != nil || got != tc.count {
+			t.Errorf("count(%#v) = %q, %v; want %q", tc.n, got, err, tc.count)
+		}
+		if got := noun(tc.n, "key", "keys"); got != tc.one {
+			t.Errorf("noun(%#v) = %q, want %q", tc.n, got, tc.one)
+		}
+	}
+	if _, err := count("", "key", "keys"); err == nil {
+		t.Error("count of an empty string: no error")
+	}
+	if got := noun("", "request", "requests"); got != "requests" {
+		t.Errorf("noun of a missing header = %q, want the plural", got)
+	}
+}
