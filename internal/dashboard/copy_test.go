@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/sluice-api/sluice/internal/account"
+	"github.com/sluice-api/sluice/internal/pipeline"
+	"github.com/sluice-api/sluice/internal/services/builtin"
 	"github.com/sluice-api/sluice/internal/store"
 )
 
@@ -95,5 +97,69 @@ func TestCount(t *testing.T) {
 	}
 	if got := noun("", "request", "requests"); got != "requests" {
 		t.Errorf("noun of a missing header = %q, want the plural", got)
+	}
+}
+
+// TestParamsHint: the playground's message for parameters that are not a JSON object names the
+// parameters of the step's service, and its example is one the API accepts for that service.
+func TestParamsHint(t *testing.T) {
+	reg, err := builtin.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	engine, err := pipeline.New(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	example := regexp.MustCompile(`, e\.g\. (\{.*\}); leave them empty for the defaults\.$`)
+	every := map[string]bool{} // every parameter name of every service
+	for _, name := range reg.Names() {
+		_, d, _ := reg.Lookup(name)
+		for p := range d.Params {
+			every[p] = true
+		}
+	}
+	for _, name := range reg.Names() {
+		t.Run(name, func(t *testing.T) {
+			_, d, _ := reg.Lookup(name)
+			msg := paramsHint(reg, 2, name)
+			if !strings.HasPrefix(msg, "The parameters of step 2 are not a JSON object. "+name+" takes ") {
+				t.Fatalf("hint %q", msg)
+			}
+			for p := range every {
+				_, has := d.Params[p]
+				if named := regexp.MustCompile(`\b` + p + `\b`).MatchString(msg); named != has {
+					t.Errorf("hint %q names %s: %v; the service has it: %v", msg, p, named, has)
+				}
+			}
+			m := example.FindStringSubmatch(msg)
+			if m == nil {
+				t.Fatalf("hint %q has no example", msg)
+			}
+			body := `{"input":{"type":"text","value":"x"},"pipeline":[{"id":"s","service":"` + name + `","params":` + m[1] + `}]}`
+			if _, perr := engine.Parse([]byte(body)); perr != nil {
+				t.Errorf("the example %s is refused: %v", m[1], perr)
+			}
+		})
+	}
+	if msg := paramsHint(reg, 1, "no.such.service"); msg != "The parameters of step 1 are not a JSON object. Leave them empty for the service's defaults." {
+		t.Errorf("hint for an unknown service: %q", msg)
+	}
+
+	// On the page, for the services of the test registry.
+	f := newFixture(t)
+	a, _ := f.newAccount(t)
+	b := f.browser()
+	b.mustSignIn(t, a.ID)
+	csrf := b.csrf(t)
+	for _, tc := range []struct{ service, want, not string }{
+		{"test.upper", `test.upper takes mode, e.g. {&#34;mode&#34;: &#34;all&#34;}`, "threshold"},
+		{"test.flag", `test.flag takes threshold, e.g. {&#34;threshold&#34;: 0.5}`, "mode"},
+	} {
+		r := b.post(t, "/dashboard/playground", url.Values{"csrf": {csrf}, "text": {"x"}, "service1": {tc.service}, "params1": {"x=1"}})
+		notice := regexp.MustCompile(`<p class="notice error" role="alert" data-focus>([^<]*)</p>`).FindStringSubmatch(r.body)
+		if notice == nil || !strings.Contains(notice[1], tc.want) || strings.Contains(notice[1], tc.not) {
+			t.Errorf("%s: the message %q lacks %q or suggests %s", tc.service, notice, tc.want, tc.not)
+		}
 	}
 }

@@ -40,7 +40,7 @@ func (s svc) Run(_ context.Context, r services.Request) (services.Result, error)
 	return s.run(r), nil
 }
 
-func testRegistry(t *testing.T) *services.Registry {
+func testRegistry(t testing.TB) *services.Registry {
 	t.Helper()
 	lo, hi := 0.0, 1.0
 	reg, err := services.NewRegistry(

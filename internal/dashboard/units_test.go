@@ -101,8 +101,9 @@ func FuzzPlaygroundForm(f *testing.F) {
 	f.Add("it's", "s", "id", "[1]", "score_gte", "0.5")
 	f.Add("'\\''", "s", "", "", "verdict:flag", "")
 	f.Add("\x00\xff", "", "", "{", "score_lte", "NaN")
+	reg := testRegistry(f)
 	f.Fuzz(func(t *testing.T, text, service, id, params, stop, score string) {
-		req, msg := buildRun(text, []stepForm{{N: 1, ID: id, Service: service, Params: params, StopIf: stop, StopScore: score}})
+		req, msg := buildRun(text, []stepForm{{N: 1, ID: id, Service: service, Params: params, StopIf: stop, StopScore: score}}, reg)
 		if msg != "" {
 			return
 		}
