@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sluice-api/sluice/internal/services"
 	"github.com/sluice-api/sluice/internal/services/builtin"
 )
 
@@ -27,6 +28,39 @@ func TestServicesDocUpToDate(t *testing.T) {
 	}
 	if !bytes.Equal(old, Render(reg)) {
 		t.Fatalf("%s is out of date: run go run ./scripts/docgen", Target)
+	}
+}
+
+func TestBounds(t *testing.T) {
+	one, two, lo, hi := 1, 200, 0.0, 1.0
+	for _, tc := range []struct {
+		p    services.Param
+		want string
+	}{
+		{services.Param{Type: services.ParamString, MinLength: &one}, "at least 1 character"},
+		{services.Param{Type: services.ParamString, MaxLength: &two}, "at most 200 characters"},
+		{services.Param{Type: services.ParamArray, MaxLength: &one}, "at most 1 item"},
+		{services.Param{Type: services.ParamArray, MaxLength: &two, ItemMinLength: &one, ItemMaxLength: &two},
+			"at most 200 items; each item at least 1 character; each item at most 200 characters"},
+		{services.Param{Type: services.ParamArray, ItemMaxLength: &one}, "each item at most 1 character"},
+		{services.Param{Type: services.ParamNumber, Minimum: &lo, Maximum: &hi}, "≥ 0; ≤ 1"},
+		{services.Param{Type: services.ParamString, Allowed: []string{"a", "b"}}, "one of `a`, `b`"},
+		{services.Param{Type: services.ParamString}, "any"},
+	} {
+		if got := bounds(tc.p); got != tc.want {
+			t.Errorf("bounds(%+v) = %q, want %q", tc.p, got, tc.want)
+		}
+	}
+}
+
+// TestNoPluralAfterOne: the catalog never writes "1 characters" or the like.
+func TestNoPluralAfterOne(t *testing.T) {
+	reg, err := builtin.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := regexp.MustCompile(`(?:^|[^\d,.])1 (characters|items|languages|words|bytes|intents)\b`).Find(Render(reg)); m != nil {
+		t.Errorf("%s says %q", Target, m)
 	}
 }
 
