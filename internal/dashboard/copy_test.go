@@ -153,6 +153,7 @@ func TestParamsHint(t *testing.T) {
 	b.mustSignIn(t, a.ID)
 	csrf := b.csrf(t)
 	for _, tc := range []struct{ service, want, not string }{
+		{"test.many", `test.many takes no parameters: leave them empty.`, "e.g."},
 		{"test.upper", `test.upper takes mode, e.g. {&#34;mode&#34;: &#34;all&#34;}`, "threshold"},
 		{"test.flag", `test.flag takes threshold, e.g. {&#34;threshold&#34;: 0.5}`, "mode"},
 	} {
@@ -160,6 +161,32 @@ func TestParamsHint(t *testing.T) {
 		notice := regexp.MustCompile(`<p class="notice error" role="alert" data-focus>([^<]*)</p>`).FindStringSubmatch(r.body)
 		if notice == nil || !strings.Contains(notice[1], tc.want) || strings.Contains(notice[1], tc.not) {
 			t.Errorf("%s: the message %q lacks %q or suggests %s", tc.service, notice, tc.want, tc.not)
+		}
+	}
+}
+
+// TestServicesPageLanguages: a service's languages are listed in its card, and a long list is
+// folded under its count, so that it does not stretch the card's row.
+func TestServicesPageLanguages(t *testing.T) {
+	f := newFixture(t)
+	a, _ := f.newAccount(t)
+	b := f.browser()
+	b.mustSignIn(t, a.ID)
+	r := b.get(t, "/dashboard/services")
+	wantStatus(t, "services", r, http.StatusOK)
+	card := regexp.MustCompile(`(?s)<section class="service" id="svc-([a-z-]+)".*?<dt>Languages</dt><dd>(.*?)</dd>`)
+	got := map[string]string{}
+	for _, m := range card.FindAllStringSubmatch(r.body, -1) {
+		got[m[1]] = m[2]
+	}
+	for service, want := range map[string]string{
+		"test-flag":  "en",
+		"test-upper": "any",
+		"test-many": `<details class="codes"><summary>12 languages</summary>` +
+			`<p class="mono">ar, de, el, en, es, fr, hi, it, ja, nl, pt, zh</p></details>`,
+	} {
+		if got[service] != want {
+			t.Errorf("the languages of %s are shown as %q, want %q", service, got[service], want)
 		}
 	}
 }

@@ -34,6 +34,16 @@ async function api(key, value = 'Call me at home, Jane Doe.') {
   return { status: res.status, body: await res.json() };
 }
 
+// headingSizes returns the body's font size and the headings of the page smaller than it.
+async function headingSizes(page) {
+  return page.evaluate(() => {
+    const px = (el) => parseFloat(getComputedStyle(el).fontSize);
+    const body = px(document.body);
+    const headings = [...document.querySelectorAll('h1, h2, h3, h4, h5, h6')].map((h) => ({ text: h.textContent.trim(), px: px(h) }));
+    return { body, headings, smaller: headings.filter((h) => h.px < body) };
+  });
+}
+
 async function shot(page, name) {
   await page.screenshot({ path: join(shots, name + '.png'), fullPage: true });
 }
@@ -170,6 +180,20 @@ try {
   }
   await page.setViewportSize({ width: 1280, height: 900 });
 
+  // The catalog: no heading smaller than body text; the 82 codes of the language detector
+  // folded away, so that they do not stretch their row.
+  await page.getByRole('link', { name: 'Services' }).click();
+  let sizes = await headingSizes(page);
+  check('no heading of the services page is smaller than body text', sizes.headings.length >= 7 && sizes.smaller.length === 0,
+    JSON.stringify(sizes));
+  const langid = page.locator('#svc-routing-language-detect');
+  const languages = langid.locator('dl.facts > div').filter({ has: page.getByRole('term').getByText('Languages', { exact: true }) });
+  const facts = await languages.locator('dd').evaluate((dd) => ({ height: dd.getBoundingClientRect().height, line: parseFloat(getComputedStyle(dd).lineHeight) }));
+  check('the language detector\'s languages take one line, not a stretched row', facts.height <= 1.5 * facts.line, JSON.stringify(facts));
+  await languages.getByText('82 languages').click();
+  check('its 82 language codes open on request', await languages.getByText(/^af, am, ar, .*, zu$/).isVisible());
+  await langid.screenshot({ path: join(shots, '05a-services-language-detect.png') });
+
   // Playground: defaults from the descriptor, a two-step pipeline, the bill, the trace, curl.
   await page.getByRole('link', { name: 'Playground' }).click();
   await page.getByLabel('Text', { exact: true }).fill(text);
@@ -185,6 +209,8 @@ try {
   check('the output is redacted', output.includes('[REDACTED]') && !output.includes('jane@example.com'), output);
   check('each result is shown', await page.getByRole('heading', { name: 'step1' }).isVisible() && await page.getByRole('heading', { name: 'step2' }).isVisible());
   check('the bill is shown', await page.getByText(/Characters billed by this run: \d+/).isVisible());
+  sizes = await headingSizes(page);
+  check('no heading of the playground\'s result is smaller than body text', sizes.smaller.length === 0, JSON.stringify(sizes));
   check('the audit trace is shown', (await page.locator('pre').filter({ hasText: '"retention": "none"' }).count()) === 1);
   const curl = await page.locator('#curl').innerText();
   check('the curl command uses $SLUICE_KEY, never a key', curl.includes('Bearer $SLUICE_KEY') && !curl.includes('sluice_live_'), curl);
