@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -62,6 +63,70 @@ func TestNoPluralAfterOne(t *testing.T) {
 	if m := regexp.MustCompile(`(?:^|[^\d,.])1 (characters|items|languages|words|bytes|intents)\b`).Find(Render(reg)); m != nil {
 		t.Errorf("%s says %q", Target, m)
 	}
+}
+
+// TestDescriptionsStartWithCapitals: every sentence of every service's and parameter's
+// description starts with a capital letter (or a digit or symbol), and no sentence or clause
+// starts with the bare name of a result field ("intent is null ...", "; changes is ...").
+func TestDescriptionsStartWithCapitals(t *testing.T) {
+	reg, err := builtin.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lower := regexp.MustCompile(`(?:^|[^.][.!?] +)(\p{Ll}\S*)`) // "... x" is no sentence end
+	for _, name := range reg.Names() {
+		_, d, _ := reg.Lookup(name)
+		fields := []string{"changes", "map", "verdict", "score", "labels"}
+		fields = append(fields, schemaFields(t, d.OutputSchema)...)
+		clause := regexp.MustCompile(`(?:^|[.!?;:] +)(` + strings.Join(fields, "|") + `)\b`)
+		texts := map[string]string{name: d.Description}
+		for p, spec := range d.Params {
+			texts[name+" param "+p] = spec.Description
+		}
+		for what, text := range texts {
+			for _, m := range lower.FindAllStringSubmatchIndex(text, -1) {
+				if before := text[:m[2]]; !strings.HasSuffix(before, "e.g. ") && !strings.HasSuffix(before, "i.e. ") {
+					t.Errorf("%s: a sentence starts in lower case: %q", what, text[m[0]:m[3]])
+				}
+			}
+			for _, m := range clause.FindAllString(text, -1) {
+				t.Errorf("%s: a clause starts with a field name: %q", what, m)
+			}
+		}
+	}
+}
+
+// schemaFields lists the property names of a JSON schema, nested ones included.
+func schemaFields(t *testing.T, schema []byte) []string {
+	t.Helper()
+	if len(schema) == 0 {
+		return nil
+	}
+	var names []string
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			if props, ok := v["properties"].(map[string]any); ok {
+				for name := range props {
+					names = append(names, regexp.QuoteMeta(name))
+				}
+			}
+			for _, child := range v {
+				walk(child)
+			}
+		case []any:
+			for _, child := range v {
+				walk(child)
+			}
+		}
+	}
+	var doc any
+	if err := json.Unmarshal(schema, &doc); err != nil {
+		t.Fatal(err)
+	}
+	walk(doc)
+	return names
 }
 
 // TestReadmeAgreesWithRegistry checks the README's service list against the registry: every
