@@ -2,6 +2,8 @@ package dashboard
 
 import (
 	"encoding/json"
+	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -28,9 +30,20 @@ func TestChart(t *testing.T) {
 		t.Error("days after today must be marked future, today not")
 	}
 	for i, d := range c.Days {
-		if d.X < c.Left || d.X+d.W > c.Right {
-			t.Errorf("day %d bar at %v..%v leaves the plot %v..%v", i+1, d.X, d.X+d.W, c.Left, c.Right)
+		if d.X < 0 || d.X+d.W > 100 || d.W <= 0 {
+			t.Errorf("day %d bar at %v%%..%v%% leaves the width", i+1, d.X, d.X+d.W)
 		}
+		if i > 0 && d.X <= c.Days[i-1].X+c.Days[i-1].W {
+			t.Errorf("day %d bar overlaps the day before", i+1)
+		}
+	}
+	for i, tk := range c.Ticks {
+		if day := c.Days[7*i]; math.Abs(tk.X-(day.X+day.W/2)) > 1e-9 || tk.Label != fmt.Sprint(7*i+1) {
+			t.Errorf("tick %d (%s) at %v%%, day %d's bar centred at %v%%", i, tk.Label, tk.X, 7*i+1, day.X+day.W/2)
+		}
+	}
+	if len(c.Ticks) != 5 || c.Top <= 0 || c.Bottom >= c.Height {
+		t.Errorf("%d ticks; plot from %v to %v px of %v", len(c.Ticks), c.Top, c.Bottom, c.Height)
 	}
 	if got := newChart(time.Date(2027, 2, 28, 0, 0, 0, 0, time.UTC), store.Days{}); len(got.Days) != 28 || got.MaxLabel != "10" {
 		t.Errorf("February: %d days, max %s", len(got.Days), got.MaxLabel)

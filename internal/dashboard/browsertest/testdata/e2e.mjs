@@ -44,6 +44,33 @@ async function headingSizes(page) {
   });
 }
 
+// chartLabels returns the body's font size and, for each text of the overview's chart, the
+// size it is drawn at (its font size scaled by the SVG's transform) and its contrast with the
+// page's background (WCAG 2 ratio).
+async function chartLabels(page) {
+  return page.evaluate(() => {
+    const rgb = (c) => c.match(/[\d.]+/g).slice(0, 3).map(Number);
+    const luminance = (c) => {
+      const [r, g, b] = rgb(c).map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+      return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+    };
+    const background = (el) => {
+      for (; el; el = el.parentElement) {
+        const c = getComputedStyle(el).backgroundColor;
+        if (c && !/rgba\(.*, 0\)$/.test(c) && c !== 'transparent') return c;
+      }
+      return 'rgb(255, 255, 255)';
+    };
+    const body = parseFloat(getComputedStyle(document.body).fontSize);
+    const labels = [...document.querySelectorAll('figure.chart svg text')].map((t) => {
+      const [a, b] = [luminance(getComputedStyle(t).fill), luminance(background(t))];
+      return { text: t.textContent, px: parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a,
+        contrast: (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05) };
+    });
+    return { body, labels };
+  });
+}
+
 async function shot(page, name) {
   await page.screenshot({ path: join(shots, name + '.png'), fullPage: true });
 }
@@ -222,6 +249,10 @@ try {
   const chars = await page.locator('dl.stats div').filter({ has: page.getByRole('term').getByText('Characters', { exact: true }) }).locator('dd').innerText();
   check('the overview shows this month\'s characters', Number(chars.replace(/,/g, '')) > 0, chars);
   check('the chart has a bar for today', (await page.locator('figure.chart rect.day').count()) >= 1);
+  let axis = await chartLabels(page);
+  check('the chart\'s axis labels are smaller than body text but readable, at 1280 px',
+    axis.labels.length >= 5 && axis.labels.every((l) => l.px < axis.body && l.px >= 12), JSON.stringify(axis));
+  check('the chart\'s axis labels have a contrast of at least 4.5:1', axis.labels.every((l) => l.contrast >= 4.5), JSON.stringify(axis));
   await shot(page, '06-overview-usage');
 
   // Readable at 400 px: no page-wide horizontal scrolling on any page.
@@ -234,6 +265,9 @@ try {
     check(`/dashboard/${p} fits 400 px`, width <= 400, String(width));
   }
   await narrow.goto(`${base}/dashboard/`);
+  axis = await chartLabels(narrow);
+  check('the chart\'s axis labels are smaller than body text but readable, at 400 px',
+    axis.labels.length >= 5 && axis.labels.every((l) => l.px < axis.body && l.px >= 12), JSON.stringify(axis));
   await shot(narrow, '07-overview-400px');
   await narrow.goto(`${base}/dashboard/keys`);
   await shot(narrow, '08-keys-400px');
