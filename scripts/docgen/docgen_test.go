@@ -169,6 +169,55 @@ func TestReadmeAgreesWithRegistry(t *testing.T) {
 	}
 }
 
+// TestReadmeNamesToxicityCategories: the README's row of the toxicity flag names the kinds of
+// toxicity its descriptor lists ("Flags toxic text (insults, threats, ...)") in the same words.
+func TestReadmeNamesToxicityCategories(t *testing.T) {
+	reg, err := builtin.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile(root("README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const name = "security.toxicity.flag"
+	_, d, _ := reg.Lookup(name)
+	kinds := regexp.MustCompile(`^Flags toxic text \(([^)]+)\)`).FindStringSubmatch(d.Description)
+	if kinds == nil {
+		t.Fatalf("the descriptor of %s no longer lists its kinds first: %q", name, d.Description)
+	}
+	row := regexp.MustCompile("(?m)^\\| `" + regexp.QuoteMeta(name) + "` \\|.*$").FindString(string(readme))
+	if row == "" {
+		t.Fatalf("README has no row for %s", name)
+	}
+	for _, kind := range strings.Split(kinds[1], ", ") {
+		if !strings.Contains(row, kind) {
+			t.Errorf("README's row of %s does not name %q, which the descriptor lists:\n%s", name, kind, row)
+		}
+	}
+}
+
+// TestReadmeSaysWhatNeedsTheKey: where the README names GET /v1/openapi.json, it says that
+// the route needs an API key (every /v1 route does).
+func TestReadmeSaysWhatNeedsTheKey(t *testing.T) {
+	readme, err := os.ReadFile(root("README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, line := range strings.Split(string(readme), "\n") {
+		if strings.Contains(line, "GET /v1/openapi.json") {
+			n++
+			if !strings.Contains(line, "API key") {
+				t.Errorf("README names GET /v1/openapi.json without saying that it needs an API key:\n%s", line)
+			}
+		}
+	}
+	if n == 0 {
+		t.Error("README does not name GET /v1/openapi.json")
+	}
+}
+
 // TestNoDocSendsReadersOutside keeps the project's documents and comments self-contained:
 // nothing points to the team's design inputs outside the repository.
 func TestNoDocSendsReadersOutside(t *testing.T) {
