@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"maps"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -188,5 +189,60 @@ func TestServicesPageLanguages(t *testing.T) {
 		if got[service] != want {
 			t.Errorf("the languages of %s are shown as %q, want %q", service, got[service], want)
 		}
+	}
+}
+
+// TestErrorPagesKeepNavigation: a signed-in user's error pages (the 404 page above all) show the
+// dashboard's navigation and the sign-out button, as every other page of the session does; a
+// signed-out visitor's do not.
+func TestErrorPagesKeepNavigation(t *testing.T) {
+	f := newFixture(t)
+	a, _ := f.newAccount(t)
+	in := f.browser()
+	in.mustSignIn(t, a.ID)
+	csrf := in.csrf(t)
+	ks, _ := f.mgr.ListKeys(t.Context(), a.ID)
+	_, revoked, err := f.mgr.CreateKey(t.Context(), a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.mgr.RevokeKeyOf(t.Context(), a.ID, revoked.ID); err != nil {
+		t.Fatal(err)
+	}
+	// A browser that still sends the cookie of a session that has ended.
+	ended := f.browser()
+	ended.mustSignIn(t, a.ID)
+	saved := maps.Clone(ended.cookies)
+	wantStatus(t, "sign out", ended.post(t, "/dashboard/sign-out", url.Values{"csrf": {ended.csrf(t)}}), http.StatusSeeOther)
+	ended.cookies = saved
+	nav := `<nav aria-label="Dashboard">`
+	for _, tc := range []struct {
+		name    string
+		b       *browser
+		method  string
+		target  string
+		form    url.Values
+		status  int
+		withNav bool
+	}{
+		{"UnknownPage", in, http.MethodGet, "/dashboard/nope", nil, http.StatusNotFound, true},
+		{"UnknownAsset", in, http.MethodGet, "/dashboard/static/nope.css", nil, http.StatusNotFound, true},
+		{"UnknownKey", in, http.MethodGet, "/dashboard/keys/key_missing/rotate", nil, http.StatusNotFound, true},
+		{"RevokedKey", in, http.MethodPost, "/dashboard/keys/" + revoked.ID + "/rotate", url.Values{"csrf": {csrf}}, http.StatusConflict, true},
+		{"StaleForm", in, http.MethodPost, "/dashboard/keys/" + ks[0].ID + "/revoke", url.Values{"csrf": {"stale"}}, http.StatusForbidden, true},
+		{"SignedOut", f.browser(), http.MethodGet, "/dashboard/nope", nil, http.StatusNotFound, false},
+		{"SessionEnded", ended, http.MethodGet, "/dashboard/nope", nil, http.StatusNotFound, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := tc.b.do(t, tc.method, tc.target, tc.form)
+			wantStatus(t, tc.target, r, tc.status)
+			if got := strings.Contains(r.body, nav) && strings.Contains(r.body, a.ID) &&
+				strings.Contains(r.body, `action="/dashboard/sign-out"`); got != tc.withNav {
+				t.Errorf("%s %s shows the signed-in navigation: %v, want %v", tc.method, tc.target, got, tc.withNav)
+			}
+			if !tc.withNav && strings.Contains(r.body, nav) {
+				t.Errorf("%s %s shows navigation to a signed-out visitor", tc.method, tc.target)
+			}
+		})
 	}
 }

@@ -322,8 +322,20 @@ try {
     await fresh.close();
   }
 
-  // Sign out: the session ends on the server, so a copy of the cookie no longer works either.
+  // A page that does not exist keeps the signed-in navigation (in a tab of its own: the console
+  // reports the 404).
   const saved = await context.cookies();
+  const lost = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  await lost.addCookies(saved);
+  const missing = await lost.newPage();
+  const notFound = await missing.goto(`${base}/dashboard/no-such-page`);
+  check('a missing page answers 404 with the signed-in navigation', notFound.status() === 404 &&
+    await missing.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'API keys' }).isVisible() &&
+    await missing.getByRole('button', { name: 'Sign out' }).isVisible());
+  await shot(missing, '09b-not-found-signed-in');
+  await lost.close();
+
+  // Sign out: the session ends on the server, so a copy of the cookie no longer works either.
   await page.getByRole('button', { name: 'Sign out' }).click();
   await page.getByRole('heading', { name: 'You are signed out' }).waitFor();
   await shot(page, '10-signed-out');
