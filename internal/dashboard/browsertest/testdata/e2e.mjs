@@ -273,6 +273,16 @@ try {
   await shot(narrow, '08-keys-400px');
   await narrow.close();
 
+  // In the dark colour scheme the chart's labels keep their contrast too.
+  const dark = await browser.newContext({ colorScheme: 'dark', viewport: { width: 1280, height: 900 } });
+  await dark.addCookies(await context.cookies());
+  const night = await dark.newPage();
+  await night.goto(`${base}/dashboard/`);
+  axis = await chartLabels(night);
+  check('in the dark scheme the chart\'s axis labels have a contrast of at least 4.5:1',
+    axis.labels.length >= 5 && axis.labels.every((l) => l.contrast >= 4.5), JSON.stringify(axis));
+  await dark.close();
+
   // Without JavaScript every action is a plain form.
   const nojs = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 1000, height: 900 } });
   await nojs.addCookies(await context.cookies());
