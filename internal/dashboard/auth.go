@@ -235,7 +235,7 @@ func (h *Handler) changing(action func(http.ResponseWriter, *http.Request, *sess
 			return
 		}
 		if !equal(r.PostForm.Get("csrf"), s.csrf) {
-			h.errorPage(w, r, http.StatusForbidden, "The form's security token is missing or out of date. Reload the page and try again.")
+			h.errorPageAs(w, r, s, http.StatusForbidden, "The form's security token is missing or out of date. Reload the page and try again.")
 			return
 		}
 		action(w, r, s)

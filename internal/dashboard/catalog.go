@@ -73,25 +73,27 @@ func bounds(p services.Param) string {
 	case p.Maximum != nil:
 		parts = append(parts, "at most "+f(*p.Maximum))
 	}
-	unit := "characters"
+	one, many := "character", "characters"
 	if p.Type == services.ParamArray {
-		unit = "items"
+		one, many = "item", "items"
 	}
+	// n writes a count with its noun: "1 character", "64 items".
+	n := func(k int, one, many string) string { return strconv.Itoa(k) + " " + plural(int64(k), one, many) }
 	switch {
 	case p.MinLength != nil && p.MaxLength != nil:
-		parts = append(parts, strconv.Itoa(*p.MinLength)+" to "+strconv.Itoa(*p.MaxLength)+" "+unit)
+		parts = append(parts, strconv.Itoa(*p.MinLength)+" to "+n(*p.MaxLength, one, many))
 	case p.MinLength != nil:
-		parts = append(parts, "at least "+strconv.Itoa(*p.MinLength)+" "+unit)
+		parts = append(parts, "at least "+n(*p.MinLength, one, many))
 	case p.MaxLength != nil:
-		parts = append(parts, "at most "+strconv.Itoa(*p.MaxLength)+" "+unit)
+		parts = append(parts, "at most "+n(*p.MaxLength, one, many))
 	}
 	switch {
 	case p.ItemMinLength != nil && p.ItemMaxLength != nil:
-		parts = append(parts, "each item "+strconv.Itoa(*p.ItemMinLength)+" to "+strconv.Itoa(*p.ItemMaxLength)+" characters")
+		parts = append(parts, "each item "+strconv.Itoa(*p.ItemMinLength)+" to "+n(*p.ItemMaxLength, "character", "characters"))
 	case p.ItemMaxLength != nil:
-		parts = append(parts, "each item at most "+strconv.Itoa(*p.ItemMaxLength)+" characters")
+		parts = append(parts, "each item at most "+n(*p.ItemMaxLength, "character", "characters"))
 	case p.ItemMinLength != nil:
-		parts = append(parts, "each item at least "+strconv.Itoa(*p.ItemMinLength)+" characters")
+		parts = append(parts, "each item at least "+n(*p.ItemMinLength, "character", "characters"))
 	}
 	return strings.Join(parts, "; ")
 }

@@ -8,37 +8,38 @@ import (
 )
 
 // chart is the month's characters per day, laid out for an SVG bar chart drawn by the overview
-// template. Coordinates are in the SVG's viewBox (ChartW x ChartH).
+// template. The SVG has no viewBox, so that its text is drawn at its CSS size whatever the
+// chart's width: across, positions are percentages of the width; down, CSS pixels.
 type chart struct {
-	Days          []chartDay
-	MaxLabel      string // the value at the top of the axis
-	Total         int64
-	Ticks         []chartTick
-	Month         string
-	Width, Height float64 // the viewBox
-	// The plot area: the axes run along Left and Bottom.
-	Left, Top, Right, Bottom float64
+	Days     []chartDay
+	MaxLabel string // the value of the top grid line
+	Total    int64
+	Ticks    []chartTick
+	Month    string
+	Height   float64 // of the SVG, in CSS pixels
+	// The plot area: bars stand on the axis at Bottom and reach at most the grid line at Top.
+	Top, Bottom float64
 }
 
 type chartDay struct {
 	Label      string // "Nov 5"
 	Characters int64
-	X, Y, W, H float64
+	X, W       float64 // percent of the width
+	Y, H       float64 // CSS pixels
 	Future     bool
 }
 
 type chartTick struct {
-	X     float64
+	X     float64 // percent of the width
 	Label string
 }
 
-// The chart's geometry: a plot area right of the axis labels and above the day labels.
+// The chart's geometry, in CSS pixels: a strip above the plot for the top grid line's label
+// and one below for the day labels (labels are 13 px, see app.css).
 const (
-	ChartW    = 400.0
-	ChartH    = 170.0
-	plotLeft  = 44.0
-	plotTop   = 12.0
-	plotBelow = 22.0
+	chartH    = 180.0
+	plotTop   = 22.0
+	plotBelow = 24.0
 )
 
 // newChart lays out days (the month of now) as bars; days after today are left empty.
@@ -51,12 +52,12 @@ func newChart(now time.Time, days store.Days) chart {
 		peak = max(peak, days[i])
 	}
 	top := niceCeil(peak)
-	plotW, plotH := ChartW-plotLeft-4, ChartH-plotTop-plotBelow
+	plotH := chartH - plotTop - plotBelow
 	c := chart{
-		MaxLabel: shortNum(top), Month: now.Format("January 2006"), Width: ChartW, Height: ChartH,
-		Left: plotLeft, Top: plotTop, Right: plotLeft + plotW, Bottom: plotTop + plotH,
+		MaxLabel: shortNum(top), Month: now.Format("January 2006"), Height: chartH,
+		Top: plotTop, Bottom: plotTop + plotH,
 	}
-	slot := plotW / float64(n)
+	slot := 100 / float64(n)
 	for i := range n {
 		v := days[i]
 		c.Total += v
@@ -69,12 +70,12 @@ func newChart(now time.Time, days store.Days) chart {
 		}
 		d := chartDay{
 			Label: first.AddDate(0, 0, i).Format("Jan 2"), Characters: v,
-			X: plotLeft + float64(i)*slot + slot*0.15, W: slot * 0.7,
+			X: float64(i)*slot + slot*0.15, W: slot * 0.7,
 			Y: plotTop + plotH - h, H: h, Future: i+1 > now.Day(),
 		}
 		c.Days = append(c.Days, d)
 		if i%7 == 0 {
-			c.Ticks = append(c.Ticks, chartTick{X: plotLeft + float64(i)*slot + slot/2, Label: fmt.Sprint(i + 1)})
+			c.Ticks = append(c.Ticks, chartTick{X: float64(i)*slot + slot/2, Label: fmt.Sprint(i + 1)})
 		}
 	}
 	return c

@@ -296,6 +296,18 @@ func (h *Handler) redirect(w http.ResponseWriter, r *http.Request, p string) {
 	http.Redirect(w, r, base(r)+p, http.StatusSeeOther)
 }
 
+// notFound answers a path the dashboard does not have. With a live session the page shows the
+// signed-in navigation, as every page of a session does; without one (or when the session
+// cannot be read: the store is down) it is the signed-out page.
 func (h *Handler) notFound(w http.ResponseWriter, r *http.Request) {
-	h.errorPage(w, r, http.StatusNotFound, "There is no such page in the dashboard.")
+	s, err := h.session(w, r)
+	if err != nil {
+		s = nil
+	}
+	h.notFoundAs(w, r, s)
+}
+
+// notFoundAs is notFound for a handler that has read the session already.
+func (h *Handler) notFoundAs(w http.ResponseWriter, r *http.Request, s *session) {
+	h.errorPageAs(w, r, s, http.StatusNotFound, "There is no such page in the dashboard.")
 }

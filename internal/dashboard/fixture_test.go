@@ -40,7 +40,7 @@ func (s svc) Run(_ context.Context, r services.Request) (services.Result, error)
 	return s.run(r), nil
 }
 
-func testRegistry(t *testing.T) *services.Registry {
+func testRegistry(t testing.TB) *services.Registry {
 	t.Helper()
 	lo, hi := 0.0, 1.0
 	reg, err := services.NewRegistry(
@@ -64,6 +64,13 @@ func testRegistry(t *testing.T) *services.Registry {
 			}
 			return services.ClassifyResult(r, score, nil)
 		}},
+		// Many languages and no parameters.
+		svc{d: services.Descriptor{
+			Name: "test.many", Kind: services.KindClassify, Version: 1, Description: "Flags nothing, in many languages.",
+			Accepts: []string{"text"}, Emits: services.EmitsSame, BillingUnit: "characters",
+			Languages: []string{"ar", "de", "el", "en", "es", "fr", "hi", "it", "ja", "nl", "pt", "zh"},
+			Params:    map[string]services.Param{}, Model: services.Model{ID: "many-v1", License: "MIT"},
+		}, run: func(r services.Request) services.Result { return services.ClassifyResult(r, 0, nil) }},
 	)
 	if err != nil {
 		t.Fatal(err)

@@ -32,10 +32,12 @@ var pageNames = []string{"overview", "keys", "confirm", "services", "playground"
 
 func (h *Handler) parsePages() (map[string]*template.Template, error) {
 	funcs := template.FuncMap{
-		"num":  formatInt,
-		"date": func(t time.Time) string { return t.UTC().Format("2006-01-02") },
-		"when": func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
-		"join": strings.Join,
+		"num":   formatInt,
+		"date":  func(t time.Time) string { return t.UTC().Format("2006-01-02") },
+		"when":  func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
+		"join":  strings.Join,
+		"count": count,
+		"noun":  noun,
 	}
 	layout, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html")
 	if err != nil {
@@ -82,7 +84,56 @@ type errorData struct {
 }
 
 func (h *Handler) errorPage(w http.ResponseWriter, r *http.Request, status int, msg string) {
-	h.render(w, r, status, "error", page{Title: http.StatusText(status), Data: errorData{Status: status, Message: msg}})
+	h.errorPageAs(w, r, nil, status, msg)
+}
+
+// errorPageAs is errorPage for session s: a signed-in user keeps the dashboard's navigation.
+func (h *Handler) errorPageAs(w http.ResponseWriter, r *http.Request, s *session, status int, msg string) {
+	h.renderAs(w, r, s, status, "error", page{Title: http.StatusText(status), Data: errorData{Status: status, Message: msg}})
+}
+
+// count writes a number with its noun: {{count 1 "key" "keys"}} is "1 key".
+func count(n any, one, many string) (string, error) {
+	v, err := integer(n)
+	if err != nil {
+		return "", err
+	}
+	return formatInt(v) + " " + plural(v, one, many), nil
+}
+
+// noun is only the noun of count, for a number shown apart: {{noun n "character"
+// "characters"}}. What is not a number (a missing header) takes the plural.
+func noun(n any, one, many string) string {
+	v, err := integer(n)
+	if err != nil {
+		return many
+	}
+	return plural(v, one, many)
+}
+
+// plural returns one when n is 1 (or -1), many otherwise: English counts 0 as plural.
+func plural(n int64, one, many string) string {
+	if n == 1 || n == -1 {
+		return one
+	}
+	return many
+}
+
+// integer reads a template's count: an int, an int64, or a decimal string (a header value).
+func integer(n any) (int64, error) {
+	switch v := n.(type) {
+	case int:
+		return int64(v), nil
+	case int64:
+		return v, nil
+	case string:
+		i, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("dashboard: count %q: %w", v, err)
+		}
+		return i, nil
+	}
+	return 0, fmt.Errorf("dashboard: count of a %T", n)
 }
 
 // formatInt writes n with thousands separators: 1234567 -> "1,234,567".
@@ -221,7 +272,7 @@ func (h *Handler) keys(w http.ResponseWriter, r *http.Request, s *session) {
 func (h *Handler) createKey(w http.ResponseWriter, r *http.Request, s *session) {
 	key, k, err := h.cfg.Accounts.CreateKey(r.Context(), s.account.ID)
 	if errors.Is(err, account.ErrDisabled) {
-		h.errorPage(w, r, http.StatusForbidden, "This account is disabled: it gets no new keys.")
+		h.errorPageAs(w, r, s, http.StatusForbidden, "This account is disabled: it gets no new keys.")
 		return
 	}
 	if err != nil {
@@ -239,7 +290,7 @@ type confirmData struct {
 func (h *Handler) confirm(w http.ResponseWriter, r *http.Request, s *session, action string) {
 	k, err := h.cfg.Accounts.KeyOf(r.Context(), s.account.ID, r.PathValue("id"))
 	if errors.Is(err, store.ErrNotFound) {
-		h.notFound(w, r)
+		h.notFoundAs(w, r, s)
 		return
 	}
 	if err != nil {
@@ -247,7 +298,7 @@ func (h *Handler) confirm(w http.ResponseWriter, r *http.Request, s *session, ac
 		return
 	}
 	if !k.Active() {
-		h.errorPage(w, r, http.StatusConflict, "Key "+row(k).Label+" is revoked already.")
+		h.errorPageAs(w, r, s, http.StatusConflict, "Key "+row(k).Label+" is revoked already.")
 		return
 	}
 	title := map[string]string{"rotate": "Rotate key", "revoke": "Revoke key"}[action]
@@ -266,7 +317,7 @@ func (h *Handler) rotateKey(w http.ResponseWriter, r *http.Request, s *session) 
 	ctx := r.Context()
 	old, err := h.cfg.Accounts.KeyOf(ctx, s.account.ID, r.PathValue("id"))
 	if errors.Is(err, store.ErrNotFound) {
-		h.notFound(w, r)
+		h.notFoundAs(w, r, s)
 		return
 	}
 	if err != nil {
@@ -281,11 +332,11 @@ func (h *Handler) rotateKey(w http.ResponseWriter, r *http.Request, s *session) 
 		h.keysPage(w, r, s, http.StatusOK, keysData{New: &newKey{Key: key, Row: row(k)},
 			Error: "The new key below was made, but key " + row(old).Label + " could not be revoked and still works. Revoke it once the new key is deployed."})
 	case errors.Is(err, account.ErrKeyRevoked):
-		h.errorPage(w, r, http.StatusConflict, "Key "+row(old).Label+" is revoked already.")
+		h.errorPageAs(w, r, s, http.StatusConflict, "Key "+row(old).Label+" is revoked already.")
 	case errors.Is(err, account.ErrDisabled):
-		h.errorPage(w, r, http.StatusForbidden, "This account is disabled: it gets no new keys.")
+		h.errorPageAs(w, r, s, http.StatusForbidden, "This account is disabled: it gets no new keys.")
 	case errors.Is(err, store.ErrNotFound):
-		h.notFound(w, r)
+		h.notFoundAs(w, r, s)
 	case err != nil:
 		h.unavailable(w, r, err)
 	default:
@@ -297,7 +348,7 @@ func (h *Handler) revokeKey(w http.ResponseWriter, r *http.Request, s *session) 
 	id := r.PathValue("id")
 	err := h.cfg.Accounts.RevokeKeyOf(r.Context(), s.account.ID, id)
 	if errors.Is(err, store.ErrNotFound) {
-		h.notFound(w, r)
+		h.notFoundAs(w, r, s)
 		return
 	}
 	if err != nil {

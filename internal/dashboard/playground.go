@@ -127,8 +127,9 @@ type runStep struct {
 }
 
 // buildRun turns the form into a run request; a message for the user when the form itself is
-// unusable (the API validates everything else and answers as it would any client).
-func buildRun(text string, steps []stepForm) (runRequest, string) {
+// unusable (the API validates everything else and answers as it would any client). reg names
+// the services' parameters in the messages.
+func buildRun(text string, steps []stepForm, reg *services.Registry) (runRequest, string) {
 	req := runRequest{Input: runInput{Type: services.TypeText, Value: text}}
 	for _, st := range steps {
 		if st.Service == "" {
@@ -140,7 +141,7 @@ func buildRun(text string, steps []stepForm) (runRequest, string) {
 		}
 		if p := strings.TrimSpace(st.Params); p != "" {
 			if !json.Valid([]byte(p)) || p[0] != '{' {
-				return runRequest{}, fmt.Sprintf("The parameters of step %d are not a JSON object, e.g. {\"threshold\": 0.7}.", st.N)
+				return runRequest{}, paramsHint(reg, st.N, st.Service)
 			}
 			step.Params = json.RawMessage(p)
 		}
@@ -178,7 +179,7 @@ func (h *Handler) runPlayground(w http.ResponseWriter, r *http.Request, s *sessi
 			StopIf: f.Get("stop" + n), StopScore: f.Get("score" + n),
 		})
 	}
-	req, msg := buildRun(d.Text, d.Steps)
+	req, msg := buildRun(d.Text, d.Steps, h.cfg.Registry)
 	if msg != "" {
 		d.FormError = msg
 		h.playgroundPage(w, r, s, d)

@@ -2,11 +2,14 @@ package dashboard
 
 import (
 	"encoding/json"
+	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
 
+	"github.com/sluice-api/sluice/internal/services"
 	"github.com/sluice-api/sluice/internal/store"
 )
 
@@ -27,9 +30,20 @@ func TestChart(t *testing.T) {
 		t.Error("days after today must be marked future, today not")
 	}
 	for i, d := range c.Days {
-		if d.X < c.Left || d.X+d.W > c.Right {
-			t.Errorf("day %d bar at %v..%v leaves the plot %v..%v", i+1, d.X, d.X+d.W, c.Left, c.Right)
+		if d.X < 0 || d.X+d.W > 100 || d.W <= 0 {
+			t.Errorf("day %d bar at %v%%..%v%% leaves the width", i+1, d.X, d.X+d.W)
 		}
+		if i > 0 && d.X <= c.Days[i-1].X+c.Days[i-1].W {
+			t.Errorf("day %d bar overlaps the day before", i+1)
+		}
+	}
+	for i, tk := range c.Ticks {
+		if day := c.Days[7*i]; math.Abs(tk.X-(day.X+day.W/2)) > 1e-9 || tk.Label != fmt.Sprint(7*i+1) {
+			t.Errorf("tick %d (%s) at %v%%, day %d's bar centred at %v%%", i, tk.Label, tk.X, 7*i+1, day.X+day.W/2)
+		}
+	}
+	if len(c.Ticks) != 5 || c.Top <= 0 || c.Bottom >= c.Height {
+		t.Errorf("%d ticks; plot from %v to %v px of %v", len(c.Ticks), c.Top, c.Bottom, c.Height)
 	}
 	if got := newChart(time.Date(2027, 2, 28, 0, 0, 0, 0, time.UTC), store.Days{}); len(got.Days) != 28 || got.MaxLabel != "10" {
 		t.Errorf("February: %d days, max %s", len(got.Days), got.MaxLabel)
@@ -100,8 +114,9 @@ func FuzzPlaygroundForm(f *testing.F) {
 	f.Add("it's", "s", "id", "[1]", "score_gte", "0.5")
 	f.Add("'\\''", "s", "", "", "verdict:flag", "")
 	f.Add("\x00\xff", "", "", "{", "score_lte", "NaN")
+	reg := testRegistry(f)
 	f.Fuzz(func(t *testing.T, text, service, id, params, stop, score string) {
-		req, msg := buildRun(text, []stepForm{{N: 1, ID: id, Service: service, Params: params, StopIf: stop, StopScore: score}})
+		req, msg := buildRun(text, []stepForm{{N: 1, ID: id, Service: service, Params: params, StopIf: stop, StopScore: score}}, reg)
 		if msg != "" {
 			return
 		}
@@ -122,4 +137,25 @@ func FuzzPlaygroundForm(f *testing.F) {
 			t.Fatalf("curl quotes %q as something else", body)
 		}
 	})
+}
+
+func TestBounds(t *testing.T) {
+	one, two, lo, hi := 1, 200, 0.0, 1.0
+	for _, tc := range []struct {
+		p    services.Param
+		want string
+	}{
+		{services.Param{Type: services.ParamString, MinLength: &one}, "at least 1 character"},
+		{services.Param{Type: services.ParamString, MaxLength: &two}, "at most 200 characters"},
+		{services.Param{Type: services.ParamString, MinLength: &one, MaxLength: &one}, "1 to 1 character"},
+		{services.Param{Type: services.ParamArray, MaxLength: &one}, "at most 1 item"},
+		{services.Param{Type: services.ParamArray, MaxLength: &two, ItemMinLength: &one, ItemMaxLength: &two}, "at most 200 items; each item 1 to 200 characters"},
+		{services.Param{Type: services.ParamArray, ItemMaxLength: &one}, "each item at most 1 character"},
+		{services.Param{Type: services.ParamArray, ItemMinLength: &one}, "each item at least 1 character"},
+		{services.Param{Type: services.ParamNumber, Minimum: &lo, Maximum: &hi}, "0 to 1"},
+	} {
+		if got := bounds(tc.p); got != tc.want {
+			t.Errorf("bounds(%+v) = %q, want %q", tc.p, got, tc.want)
+		}
+	}
 }

@@ -135,24 +135,32 @@ func bounds(p services.Param) string {
 	if p.Maximum != nil {
 		parts = append(parts, fmt.Sprintf("≤ %g", *p.Maximum))
 	}
-	unit := "characters"
+	one, many := "character", "characters"
 	if p.Type == services.ParamArray {
-		unit = "items"
+		one, many = "item", "items"
 	}
 	if p.MinLength != nil {
-		parts = append(parts, fmt.Sprintf("at least %d %s", *p.MinLength, unit))
+		parts = append(parts, "at least "+count(*p.MinLength, one, many))
 	}
 	if p.MaxLength != nil {
-		parts = append(parts, fmt.Sprintf("at most %d %s", *p.MaxLength, unit))
+		parts = append(parts, "at most "+count(*p.MaxLength, one, many))
 	}
 	if p.ItemMinLength != nil {
-		parts = append(parts, fmt.Sprintf("each item at least %d characters", *p.ItemMinLength))
+		parts = append(parts, "each item at least "+count(*p.ItemMinLength, "character", "characters"))
 	}
 	if p.ItemMaxLength != nil {
-		parts = append(parts, fmt.Sprintf("each item at most %d characters", *p.ItemMaxLength))
+		parts = append(parts, "each item at most "+count(*p.ItemMaxLength, "character", "characters"))
 	}
 	if len(parts) == 0 {
 		return "any"
 	}
 	return strings.Join(parts, "; ")
+}
+
+// count writes n with its noun: "1 character", "64 items".
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

@@ -89,7 +89,7 @@ func TestBrowser(t *testing.T) {
 	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &res); err != nil {
 		t.Fatalf("the script's last line is not its result: %v\n%s", err, stdout.String())
 	}
-	if len(res.Checks) < 40 {
+	if len(res.Checks) < 50 {
 		t.Errorf("only %d checks ran: %v", len(res.Checks), res.Checks)
 	}
 	t.Logf("%d checks passed in Chromium; screenshots in %s", len(res.Checks), shots)

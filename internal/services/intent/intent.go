@@ -132,10 +132,10 @@ func (s *Service) Descriptor() services.Descriptor {
 		Kind:    services.KindExtract,
 		Version: 2,
 		Description: "Maps a short English text to one intent of a catalog: assistant (150 CLINC150 " +
-			"intents across 10 domains) or banking (77 banking77 intents). intent is null when the " +
-			"text is out of scope for the catalog; confidence is the probability of intent (when " +
-			"intent is null, 1 minus the probability of the best intent); alternatives lists the " +
-			"next three intents by probability. Only the first 450 characters of a text are " +
+			"intents across 10 domains) or banking (77 banking77 intents). The result's intent is " +
+			"null when the text is out of scope for the catalog; its confidence is the probability " +
+			"of that intent (when the intent is null, 1 minus the probability of the best intent); " +
+			"its alternatives are the next three intents by probability. Only the first 450 characters of a text are " +
 			"classified (cut back to a word boundary), at most 90 words.",
 		Accepts:     []string{services.TypeText},
 		Emits:       services.EmitsSame,

@@ -125,10 +125,10 @@ func New() (*Service, error) {
 		Version: Version,
 		Description: fmt.Sprintf("Identifies the language of the text among %d languages (ISO 639-1) with Sluice's "+
 			"own character n-gram model; a script that only one supported language uses (Greek, Hangul, "+
-			"kana, Thai, ...) decides alone. confidence is the calibrated probability that language is "+
-			"right, given that the text is in one of the candidates; alternatives lists up to %d runner-ups "+
-			"with confidence at least %.2f, best first. language is \"und\" with confidence 0 and no "+
-			"alternatives when the text has no letters of a script a candidate is written in, or when the "+
+			"kana, Thai, ...) decides alone. The result's confidence is the calibrated probability that "+
+			"its language is right, given that the text is in one of the candidates; its alternatives are "+
+			"up to %d runner-ups with confidence at least %.2f, best first. The language is \"und\" with "+
+			"confidence 0 and no alternatives when the text has no letters of a script a candidate is written in, or when the "+
 			"best confidence is below %.2f. Texts over %d bytes are judged on %d evenly spaced samples of "+
 			"%d bytes.",
 			len(s.codes), MaxAlternatives, MinAlternative, MinConfidence, model.SampleAbove, model.Windows, model.WindowBytes),

@@ -210,7 +210,7 @@ func NewRedact() (*Redact, error) {
 
 // Descriptor describes governance.pii.redact.
 func (*Redact) Descriptor() services.Descriptor {
-	return descriptor(RedactName, "Replaces personal data in the text with a mask; changes is the number of spans replaced.",
+	return descriptor(RedactName, "Replaces personal data in the text with a mask; the result's changes counts the spans replaced.",
 		map[string]services.Param{
 			"entities": entitiesParam(),
 			"allow":    allowParam(),
@@ -272,7 +272,7 @@ func NewTokenize() (*Tokenize, error) {
 func (*Tokenize) Descriptor() services.Descriptor {
 	return descriptor(TokenizeName, "Replaces personal data in the text with typed tokens such as [NAME_3f9a2c1b], "+
 		"deterministic per account (HMAC-SHA256 of account, entity type and normalised value); "+
-		"map gives token to original value.",
+		"the result's map gives each token's original value.",
 		map[string]services.Param{"entities": entitiesParam(), "allow": allowParam(), "deny": denyParam()})
 }
 

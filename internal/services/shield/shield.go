@@ -118,7 +118,7 @@ func withModel(m *textclass.Model) *Service {
 			"A calibrated linear model over word and character n-grams of normalized text (invisible " +
 			"characters, homoglyphs, leetspeak and letter spacing undone; base64 and hex blobs decoded and " +
 			"scored too). Long texts are scored in overlapping windows of 48 words and the highest counts, " +
-			"so nothing is truncated. score = probability of an attack. Verdict: flag at or above " +
+			"so nothing is truncated. The score is the probability of an attack. Verdict: flag at or above " +
 			"threshold + 0.1, pass below threshold - 0.1, uncertain in between. Labels name the kinds of " +
 			"attack found when the verdict is not pass. Plain harmful requests without an attack on the " +
 			"instructions are not flagged.",

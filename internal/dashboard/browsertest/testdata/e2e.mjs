@@ -34,6 +34,43 @@ async function api(key, value = 'Call me at home, Jane Doe.') {
   return { status: res.status, body: await res.json() };
 }
 
+// headingSizes returns the body's font size and the headings of the page smaller than it.
+async function headingSizes(page) {
+  return page.evaluate(() => {
+    const px = (el) => parseFloat(getComputedStyle(el).fontSize);
+    const body = px(document.body);
+    const headings = [...document.querySelectorAll('h1, h2, h3, h4, h5, h6')].map((h) => ({ text: h.textContent.trim(), px: px(h) }));
+    return { body, headings, smaller: headings.filter((h) => h.px < body) };
+  });
+}
+
+// chartLabels returns the body's font size and, for each text of the overview's chart, the
+// size it is drawn at (its font size scaled by the SVG's transform) and its contrast with the
+// page's background (WCAG 2 ratio).
+async function chartLabels(page) {
+  return page.evaluate(() => {
+    const rgb = (c) => c.match(/[\d.]+/g).slice(0, 3).map(Number);
+    const luminance = (c) => {
+      const [r, g, b] = rgb(c).map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+      return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+    };
+    const background = (el) => {
+      for (; el; el = el.parentElement) {
+        const c = getComputedStyle(el).backgroundColor;
+        if (c && !/rgba\(.*, 0\)$/.test(c) && c !== 'transparent') return c;
+      }
+      return 'rgb(255, 255, 255)';
+    };
+    const body = parseFloat(getComputedStyle(document.body).fontSize);
+    const labels = [...document.querySelectorAll('figure.chart svg text')].map((t) => {
+      const [a, b] = [luminance(getComputedStyle(t).fill), luminance(background(t))];
+      return { text: t.textContent, px: parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a,
+        contrast: (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05) };
+    });
+    return { body, labels };
+  });
+}
+
 async function shot(page, name) {
   await page.screenshot({ path: join(shots, name + '.png'), fullPage: true });
 }
@@ -124,11 +161,65 @@ try {
   let lastUsed = '';
   for (let i = 0; i < 20 && !/\d{4}-\d{2}-\d{2}/.test(lastUsed); i++) {
     await page.goto(`${base}/dashboard/keys`);
-    lastUsed = await page.getByRole('row').filter({ hasText: '…' + last4 }).getByRole('cell').nth(2).innerText();
+    lastUsed = await page.getByRole('row').filter({ hasText: '…' + last4 }).locator('td[data-label="Last used"]').innerText();
     if (!/\d{4}-\d{2}-\d{2}/.test(lastUsed)) await page.waitForTimeout(100);
   }
   check('the used key shows its last-used day', /^\d{4}-\d{2}-\d{2}$/.test(lastUsed), lastUsed);
   check('the rotated key is listed as revoked', /Revoked/.test(await page.getByRole('row').filter({ hasText: '…' + last4 }).innerText()));
+
+  // The key list fits its container at desktop widths, with its widest cells present: several
+  // keys, some revoked (a date in Status), some used (a date in Last used). Two more keys, one
+  // of them revoked through the dialog.
+  for (let i = 0; i < 2; i++) {
+    await page.goto(`${base}/dashboard/keys`);
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await page.getByRole('heading', { name: 'Your new key' }).waitFor();
+  }
+  const extra = (await page.getByLabel(/^API key key_/).inputValue()).slice(-4);
+  await page.goto(`${base}/dashboard/keys`);
+  await page.getByRole('row').filter({ hasText: '…' + extra }).getByRole('button', { name: 'Revoke key' }).click();
+  await dialog.getByRole('button', { name: 'Revoke key' }).click();
+  await page.getByText(/was revoked: requests with it now get 401/).waitFor();
+  check('the key list counts its keys', /^5 keys, 3 active/.test(await page.locator('table.keys caption').innerText()));
+  for (const width of [810, 1280, 1920]) { // 810: just above the narrow layout of cards
+    await page.setViewportSize({ width, height: 900 });
+    await page.goto(`${base}/dashboard/keys`);
+    const fit = await page.getByRole('region', { name: 'Keys', exact: true }).evaluate((box) => {
+      const buttons = [...box.querySelectorAll('td.actions button')].map((el) => {
+        // Scrolled into view vertically only (scrolling sideways would hide the fault).
+        window.scrollTo(0, window.scrollY + el.getBoundingClientRect().top - window.innerHeight / 2);
+        const b = box.getBoundingClientRect();
+        const r = el.getBoundingClientRect();
+        // Fully visible: inside the container and the window, and on top at its left and right
+        // edges (mid-height: hit testing follows the rounded corners).
+        const top = (x) => el.contains(document.elementFromPoint(x, (r.top + r.bottom) / 2));
+        return { name: el.textContent.trim(), visible: r.width > 0 && r.left >= b.left && r.right <= b.right && r.right <= window.innerWidth &&
+          top(r.left + 1) && top(r.right - 1) };
+      });
+      return { scroll: box.scrollWidth, client: box.clientWidth, buttons };
+    });
+    check(`the key list fits its container at ${width} px`, fit.scroll <= fit.client, JSON.stringify(fit));
+    const names = fit.buttons.map((x) => x.name);
+    check(`every Rotate key and Revoke key button is fully visible at ${width} px`,
+      names.filter((n) => n === 'Rotate key').length === 3 && names.filter((n) => n === 'Revoke key').length === 3 &&
+      fit.buttons.every((x) => x.visible), JSON.stringify(fit.buttons));
+    await shot(page, `04b-keys-${width}px`);
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
+
+  // The catalog: no heading smaller than body text; the 82 codes of the language detector
+  // folded away, so that they do not stretch their row.
+  await page.getByRole('link', { name: 'Services' }).click();
+  let sizes = await headingSizes(page);
+  check('no heading of the services page is smaller than body text', sizes.headings.length >= 7 && sizes.smaller.length === 0,
+    JSON.stringify(sizes));
+  const langid = page.locator('#svc-routing-language-detect');
+  const languages = langid.locator('dl.facts > div').filter({ has: page.getByRole('term').getByText('Languages', { exact: true }) });
+  const facts = await languages.locator('dd').evaluate((dd) => ({ height: dd.getBoundingClientRect().height, line: parseFloat(getComputedStyle(dd).lineHeight) }));
+  check('the language detector\'s languages take one line, not a stretched row', facts.height <= 1.5 * facts.line, JSON.stringify(facts));
+  await languages.getByText('82 languages').click();
+  check('its 82 language codes open on request', await languages.getByText(/^af, am, ar, .*, zu$/).isVisible());
+  await langid.screenshot({ path: join(shots, '05a-services-language-detect.png') });
 
   // Playground: defaults from the descriptor, a two-step pipeline, the bill, the trace, curl.
   await page.getByRole('link', { name: 'Playground' }).click();
@@ -145,6 +236,8 @@ try {
   check('the output is redacted', output.includes('[REDACTED]') && !output.includes('jane@example.com'), output);
   check('each result is shown', await page.getByRole('heading', { name: 'step1' }).isVisible() && await page.getByRole('heading', { name: 'step2' }).isVisible());
   check('the bill is shown', await page.getByText(/Characters billed by this run: \d+/).isVisible());
+  sizes = await headingSizes(page);
+  check('no heading of the playground\'s result is smaller than body text', sizes.smaller.length === 0, JSON.stringify(sizes));
   check('the audit trace is shown', (await page.locator('pre').filter({ hasText: '"retention": "none"' }).count()) === 1);
   const curl = await page.locator('#curl').innerText();
   check('the curl command uses $SLUICE_KEY, never a key', curl.includes('Bearer $SLUICE_KEY') && !curl.includes('sluice_live_'), curl);
@@ -156,6 +249,10 @@ try {
   const chars = await page.locator('dl.stats div').filter({ has: page.getByRole('term').getByText('Characters', { exact: true }) }).locator('dd').innerText();
   check('the overview shows this month\'s characters', Number(chars.replace(/,/g, '')) > 0, chars);
   check('the chart has a bar for today', (await page.locator('figure.chart rect.day').count()) >= 1);
+  let axis = await chartLabels(page);
+  check('the chart\'s axis labels are smaller than body text but readable, at 1280 px',
+    axis.labels.length >= 5 && axis.labels.every((l) => l.px < axis.body && l.px >= 12), JSON.stringify(axis));
+  check('the chart\'s axis labels have a contrast of at least 4.5:1', axis.labels.every((l) => l.contrast >= 4.5), JSON.stringify(axis));
   await shot(page, '06-overview-usage');
 
   // Readable at 400 px: no page-wide horizontal scrolling on any page.
@@ -168,10 +265,23 @@ try {
     check(`/dashboard/${p} fits 400 px`, width <= 400, String(width));
   }
   await narrow.goto(`${base}/dashboard/`);
+  axis = await chartLabels(narrow);
+  check('the chart\'s axis labels are smaller than body text but readable, at 400 px',
+    axis.labels.length >= 5 && axis.labels.every((l) => l.px < axis.body && l.px >= 12), JSON.stringify(axis));
   await shot(narrow, '07-overview-400px');
   await narrow.goto(`${base}/dashboard/keys`);
   await shot(narrow, '08-keys-400px');
   await narrow.close();
+
+  // In the dark colour scheme the chart's labels keep their contrast too.
+  const dark = await browser.newContext({ colorScheme: 'dark', viewport: { width: 1280, height: 900 } });
+  await dark.addCookies(await context.cookies());
+  const night = await dark.newPage();
+  await night.goto(`${base}/dashboard/`);
+  axis = await chartLabels(night);
+  check('in the dark scheme the chart\'s axis labels have a contrast of at least 4.5:1',
+    axis.labels.length >= 5 && axis.labels.every((l) => l.contrast >= 4.5), JSON.stringify(axis));
+  await dark.close();
 
   // Without JavaScript every action is a plain form.
   const nojs = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 1000, height: 900 } });
@@ -222,8 +332,20 @@ try {
     await fresh.close();
   }
 
-  // Sign out: the session ends on the server, so a copy of the cookie no longer works either.
+  // A page that does not exist keeps the signed-in navigation (in a tab of its own: the console
+  // reports the 404).
   const saved = await context.cookies();
+  const lost = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  await lost.addCookies(saved);
+  const missing = await lost.newPage();
+  const notFound = await missing.goto(`${base}/dashboard/no-such-page`);
+  check('a missing page answers 404 with the signed-in navigation', notFound.status() === 404 &&
+    await missing.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'API keys' }).isVisible() &&
+    await missing.getByRole('button', { name: 'Sign out' }).isVisible());
+  await shot(missing, '09b-not-found-signed-in');
+  await lost.close();
+
+  // Sign out: the session ends on the server, so a copy of the cookie no longer works either.
   await page.getByRole('button', { name: 'Sign out' }).click();
   await page.getByRole('heading', { name: 'You are signed out' }).waitFor();
   await shot(page, '10-signed-out');
