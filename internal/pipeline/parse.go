@@ -311,10 +311,10 @@ func paramValue(spec services.Param, raw value) (any, error) {
 		s := raw.text
 		n := utf8.RuneCountInString(s)
 		if spec.MinLength != nil && n < *spec.MinLength {
-			return nil, fmt.Errorf("must have at least %d characters", *spec.MinLength)
+			return nil, fmt.Errorf("must have at least %s", characters(*spec.MinLength))
 		}
 		if spec.MaxLength != nil && n > *spec.MaxLength {
-			return nil, fmt.Errorf("must have at most %d characters", *spec.MaxLength)
+			return nil, fmt.Errorf("must have at most %s", characters(*spec.MaxLength))
 		}
 		if len(spec.Allowed) > 0 && !slices.Contains(spec.Allowed, s) {
 			return nil, fmt.Errorf("must be one of %q", spec.Allowed)
@@ -351,10 +351,10 @@ func paramValue(spec services.Param, raw value) (any, error) {
 			}
 			n := utf8.RuneCountInString(s)
 			if spec.ItemMinLength != nil && n < *spec.ItemMinLength {
-				return nil, fmt.Errorf("has an item shorter than %d characters", *spec.ItemMinLength)
+				return nil, fmt.Errorf("has an item shorter than %s", characters(*spec.ItemMinLength))
 			}
 			if spec.ItemMaxLength != nil && n > *spec.ItemMaxLength {
-				return nil, fmt.Errorf("has an item longer than %d characters", *spec.ItemMaxLength)
+				return nil, fmt.Errorf("has an item longer than %s", characters(*spec.ItemMaxLength))
 			}
 			if !slices.Contains(out, s) {
 				out = append(out, s)
@@ -458,4 +458,12 @@ func escape(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// characters is n characters, in the singular for one.
+func characters(n int) string {
+	if n == 1 {
+		return "1 character"
+	}
+	return fmt.Sprintf("%d characters", n)
 }

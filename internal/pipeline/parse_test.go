@@ -271,3 +271,11 @@ func TestCheckEchoesRequestID(t *testing.T) {
 		t.Fatalf("Check of a valid body = %v, %q, %v", p, id, err)
 	}
 }
+
+func TestCharactersNoun(t *testing.T) {
+	for n, want := range map[int]string{0: "0 characters", 1: "1 character", 2: "2 characters", 64: "64 characters"} {
+		if got := characters(n); got != want {
+			t.Errorf("characters(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
