@@ -245,15 +245,16 @@ func TablesWithPrefix(prefix string) Tables {
 // Store is the DynamoDB store. It is safe for concurrent use; any number of Stores (in one
 // process or in many Lambda containers) may share the tables.
 type Store struct {
-	db *dynamodb.Client
-	t  Tables
+	db    *dynamodb.Client
+	t     Tables
+	slots *slots // the writer slots of the meter item (meter.go)
 }
 
 // New returns a Store on the tables t, which must exist (see CreateTables). The store uses a
 // copy of client with its own retry policy (NewRetryer): its writes are safe to retry, and it
 // relies on enough attempts to outlast a few lost answers.
 func New(client *dynamodb.Client, t Tables) *Store {
-	return &Store{db: withRetryPolicy(client), t: t}
+	return &Store{db: withRetryPolicy(client), t: t, slots: newSlots()}
 }
 
 // Close does nothing: the client has nothing to release.

@@ -220,9 +220,15 @@ func TestUsage(t *testing.T) { eachBackend(t, testUsage) }
 func testUsage(t *testing.T, b *backend) {
 	acct, _ := created(t, b.ok(t, "account", "create", "-allowance", "2000000"))
 	for _, n := range []int64{1_000_000, 500_000} {
-		if _, ok, err := b.store(t).Settle(t.Context(), store.Settlement{Account: acct, Month: "2026-03", Characters: n, Limit: 2_000_000, TraceID: "sluice_usage-" + strconv.FormatInt(n, 10)}); err != nil || !ok {
+		st := b.store(t)
+		p, err := st.Enter(t.Context(), store.Entry{Account: acct, Month: "2026-03", Window: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC), Limit: 1000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok, err := st.Settle(t.Context(), store.Settlement{Pass: p, Characters: n, Limit: 2_000_000, TraceID: "sluice_usage-" + strconv.FormatInt(n, 10)}); err != nil || !ok {
 			t.Fatalf("settle: %v %v", ok, err)
 		}
+		st.Leave(p)
 	}
 	a, err := b.store(t).GetAccount(t.Context(), acct)
 	if err != nil {
