@@ -70,7 +70,8 @@ type Config struct {
 	// IdempotencyTTL and LeaseTTL are the metering package's (metering.Config).
 	IdempotencyTTL time.Duration
 	LeaseTTL       time.Duration
-	// SettleReserve is kept from the request deadline for settling after the steps.
+	// SettleReserve is kept from the request deadline for settling after the steps
+	// (metering.Config).
 	SettleReserve time.Duration
 	Now           func() time.Time
 	Log           *slog.Logger
@@ -112,9 +113,6 @@ type Server struct {
 
 // NewServer returns a server. tokenKey is the tokenization secret.
 func NewServer(engine *pipeline.Engine, st store.Store, accounts *account.Manager, tokenKey []byte, cfg Config) *Server {
-	if cfg.SettleReserve == 0 {
-		cfg.SettleReserve = 500 * time.Millisecond
-	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}

@@ -120,7 +120,7 @@ func (r *run) handle(ctx context.Context, req Request) (resp Response, code stri
 		return resp, "", nil
 	}
 
-	runCtx, cancel := r.runContext(ctx)
+	runCtx, cancel := adm.StepContext(ctx)
 	defer cancel()
 	out = s.engine.Execute(runCtx, plan, pipeline.Env{
 		TraceID: r.traceID, Account: r.acct.ID, Region: r.acct.Region, TokenKey: s.tokenKey,
@@ -135,14 +135,6 @@ func (r *run) handle(ctx context.Context, req Request) (resp Response, code stri
 		code = settled.Error.Code
 	}
 	return r.render(settled), code, settled
-}
-
-// runContext bounds the steps by the request's deadline less the time settling needs.
-func (r *run) runContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	if d, ok := ctx.Deadline(); ok {
-		return context.WithDeadline(ctx, d.Add(-r.s.cfg.SettleReserve))
-	}
-	return context.WithCancel(ctx)
 }
 
 func (r *run) render(out *pipeline.Outcome) Response {

@@ -48,7 +48,10 @@ type Config struct {
 	// LeaseTTL is how long an in-flight run holds its key before a retry may take it over; it
 	// must be longer than the longest run.
 	LeaseTTL time.Duration
-	Log      *slog.Logger // failures of a best-effort release; never any request text
+	// SettleReserve is kept from the request's deadline for settling after the steps
+	// (StepContext); 500 ms when 0.
+	SettleReserve time.Duration
+	Log           *slog.Logger // failures of a best-effort release; never any request text
 }
 
 // Meter admits and settles runs on a store. It is safe for concurrent use.
@@ -64,6 +67,9 @@ func New(st Store, cfg Config) *Meter {
 	}
 	if cfg.LeaseTTL == 0 {
 		cfg.LeaseTTL = DefaultLeaseTTL
+	}
+	if cfg.SettleReserve == 0 {
+		cfg.SettleReserve = 500 * time.Millisecond
 	}
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
@@ -185,6 +191,15 @@ func (g *Gate) Admit(ctx context.Context, r Run) (*Admission, *Duplicate, error)
 
 func (a *Admission) exhausted() *errcode.Error {
 	return errcode.New(errcode.AllowanceExhausted, "the account's monthly allowance of %d characters is used up", a.g.acct.Allowance)
+}
+
+// StepContext is the context the admitted run's steps execute under: ctx's deadline less the
+// time settling needs, so that the charge fits before the deadline.
+func (a *Admission) StepContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	if d, ok := ctx.Deadline(); ok {
+		return context.WithDeadline(ctx, d.Add(-a.g.m.cfg.SettleReserve))
+	}
+	return context.WithCancel(ctx)
 }
 
 // Settle bills an executed run and returns the outcome to answer with, possibly cut short by the

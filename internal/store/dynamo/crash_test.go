@@ -126,7 +126,7 @@ func settleAdmitted(t *testing.T, s *Store, st store.Settlement, want store.Usag
 	t.Helper()
 	got, ok, err := s.Settle(t.Context(), st)
 	if err != nil || !ok || got != want {
-		t.Fatalf("Settle(%s) = %+v, %v, %v; want %+v, admitted", st.Idem.Lease, got, ok, err, want)
+		t.Fatalf("Settle(%s) = %+v, %v, %v; want %+v, admitted", st.TraceID, got, ok, err, want)
 	}
 }
 
@@ -346,5 +346,28 @@ func TestLegacySettlingRecord(t *testing.T) {
 			claimWins(t, s, retry.claim)
 			settleAdmitted(t, s, retry.st, store.Usage{Characters: 10, Runs: 1})
 		})
+	}
+}
+
+// TestMigrationKeepsUsage: a deployment's usage items written before the meter (characters,
+// runs, day counters and leftover "pending:" markers of the previous protocol) go on counting
+// under the meter: the same items, read by Enter and charged by Settle, with nothing to convert.
+func TestMigrationKeepsUsage(t *testing.T) {
+	s := open(t)
+	old := usageKey("acct-1", crashMonth)
+	old[attrCharacters], old[attrRuns], old[dayAttr(3)] = attrN(1234), attrN(7), attrN(1234)
+	old[pendingPrefix+"lease-gone"] = attrS(markCharged)
+	if _, err := s.db.PutItem(t.Context(), &dynamodb.PutItemInput{TableName: aws.String(s.t.Usage), Item: old}); err != nil {
+		t.Fatal(err)
+	}
+	p := crashEnter(t, s, "acct-1", crashT0)
+	if p.Usage != (store.Usage{Characters: 1234, Runs: 7}) {
+		t.Fatalf("Enter's usage of a migrated month = %+v, want 1234 characters in 7 runs", p.Usage)
+	}
+	settleAdmitted(t, s, store.Settlement{Pass: p, Characters: 6, Limit: 2000, Day: 22, TraceID: "sluice_after"},
+		store.Usage{Characters: 1240, Runs: 8})
+	days, err := s.UsageDays(t.Context(), "acct-1", crashMonth)
+	if err != nil || days[2] != 1234 || days[21] != 6 {
+		t.Fatalf("days = %v, %v", days, err)
 	}
 }

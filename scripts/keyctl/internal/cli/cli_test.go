@@ -377,3 +377,37 @@ func TestUnreachableStore(t *testing.T) {
 		})
 	}
 }
+
+func TestMigrate(t *testing.T) { eachBackend(t, testMigrate) }
+
+// testMigrate: keyctl migrate copies every account onto its keys on DynamoDB (and has nothing
+// to do on SQLite); it can run again, and the keys authenticate before and after.
+func testMigrate(t *testing.T, b *backend) {
+	acct, _ := created(t, b.ok(t, "account", "create"))
+	b.ok(t, "key", "create", acct)
+	want := 0
+	if b.name == "DynamoDB" {
+		want = 1
+	}
+	for range 2 {
+		r := b.ok(t, "-json", "migrate")
+		var got struct {
+			Accounts int `json:"accounts_copied_to_keys"`
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &got); err != nil || got.Accounts != want {
+			t.Fatalf("migrate = %s (%v), want %d accounts", r.stdout, err, want)
+		}
+	}
+	keys, err := b.store(t).ListKeys(t.Context(), acct)
+	if err != nil || len(keys) != 2 {
+		t.Fatalf("keys = %v, %v", keys, err)
+	}
+	for _, k := range keys {
+		if _, a, err := b.store(t).KeyAccount(t.Context(), k.Hash); err != nil || a.ID != acct {
+			t.Fatalf("KeyAccount(%s) = %+v, %v", k.ID, a, err)
+		}
+	}
+	if r := b.keyctl(t, "migrate", "extra"); r.code != cli.ExitUsage {
+		t.Fatalf("migrate with an argument: %v", r)
+	}
+}
