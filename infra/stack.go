@@ -54,8 +54,8 @@ var Functions = []string{FnRun, FnServices, FnAuthorizer, FnDashboard}
 // count, plus the timeout plus the settle reserve leave 2 s under API Gateway's 29-second
 // integration limit, so the function, which honours its deadline, answers step_timeout itself
 // rather than API Gateway answering 504. services serves descriptors (it also loads the
-// models, as it builds the same server) and usage; the authorizer does an HMAC and two GetItem
-// calls on every request (its result is not cached). The dashboard renders pages and runs the
+// models, as it builds the same server) and usage; the authorizer does an HMAC and one GetItem
+// on every request (its result is not cached). The dashboard renders pages and runs the
 // playground's pipelines with the same engine and models as run, so it is sized and timed alike.
 type functionSpec struct {
 	memoryMB   float64
@@ -318,34 +318,34 @@ func (s *ServiceStack) code(fn, distDir string) awslambda.Code {
 }
 
 // Table actions each function uses (see internal/store/dynamo): exactly these, on exactly these
-// tables. The authorizer reads key and account items, and records a key's last-used day on its
-// key item (UpdateItem, at most once per key per day, limited to key items by keyItemsOnly);
-// run checks the rate window, reads the month's usage, claims, settles and releases
-// idempotency records (Claim reads and puts, marks done and fences with UpdateItem; Settle
-// updates both tables and reads usage); services checks the rate window and reads usage for GET
-// /v1/usage. The dashboard manages its account's keys (AddKey and RevokeKey write account, key
-// and key-id items, each write limited to its items and attributes by layout.DashboardWrites;
-// ListKeys reads them and queries the by_account index, indexActions), reads
-// usage and runs playground pipelines without idempotency keys (rate window, Settle), and
-// keeps its sign-in links and sessions. No function scans, creates or updates accounts: that
-// is the operator's policy (README.md).
+// tables. The authorizer reads key items (which copy their account's settings; account items
+// only for keys written before the copies), and records a key's last-used day on its key item
+// (UpdateItem, at most once per key per day, limited to key items by keyItemsOnly). run counts
+// the request and reads the month's usage on the meter item (the usage table: UpdateItem),
+// claims, completes and releases idempotency records (Claim puts and reads, and fences a
+// taken-over run on the meter item; Settle updates the meter item and the record), and reads
+// the meter item when a conditional write is refused. services counts the request on the meter
+// item, whose usage answers GET /v1/usage. The dashboard manages its account's keys (AddKey and
+// RevokeKey write account, key and key-id items, each write limited to its items and
+// attributes by layout.DashboardWrites; ListKeys reads them and queries the by_account index,
+// indexActions), runs playground pipelines on the meter item as run does (without
+// idempotency keys), counts failed sign-ins per address in rate_windows, and keeps its sign-in
+// links and sessions. No function scans, creates or updates accounts: that is the operator's
+// policy (README.md).
 var tableActions = map[string]map[string][]string{
 	FnAuthorizer: {"accounts": {"dynamodb:GetItem", "dynamodb:UpdateItem"}},
 	FnRun: {
-		"idempotency":  {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"},
-		"usage":        {"dynamodb:GetItem", "dynamodb:UpdateItem"},
-		"rate_windows": {"dynamodb:UpdateItem"},
+		"idempotency": {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"},
+		"usage":       {"dynamodb:GetItem", "dynamodb:UpdateItem"},
 	},
 	FnServices: {
-		"usage":        {"dynamodb:GetItem"},
-		"rate_windows": {"dynamodb:UpdateItem"},
+		"usage": {"dynamodb:GetItem", "dynamodb:UpdateItem"},
 	},
 	FnDashboard: {
 		// accounts: GetItem only here; its writes are layout.DashboardWrites, item by item.
 		"accounts": {"dynamodb:GetItem"},
 		"usage":    {"dynamodb:GetItem", "dynamodb:UpdateItem"},
-		// UpdateItem: playground runs' rate window and failed sign-ins; GetItem: whether an
-		// address used up its failed sign-ins.
+		// Failed sign-ins per client address (UpdateItem counts one, GetItem reads the count).
 		"rate_windows": {"dynamodb:GetItem", "dynamodb:UpdateItem"},
 		"sessions":     {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"},
 	},

@@ -851,12 +851,11 @@ func TestLeastPrivilege(t *testing.T) {
 					"secret":                             secret,
 				},
 				"run": {
-					tn("idempotency"):  {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"},
-					tn("usage"):        {"dynamodb:GetItem", "dynamodb:UpdateItem"},
-					tn("rate_windows"): {"dynamodb:UpdateItem"},
-					"secret":           secret,
+					tn("idempotency"): {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"},
+					tn("usage"):       {"dynamodb:GetItem", "dynamodb:UpdateItem"},
+					"secret":          secret,
 				},
-				"services": {tn("usage"): {"dynamodb:GetItem"}, tn("rate_windows"): {"dynamodb:UpdateItem"}, "secret": secret},
+				"services": {tn("usage"): {"dynamodb:GetItem", "dynamodb:UpdateItem"}, "secret": secret},
 			}
 			if c.tracing {
 				for _, m := range want {

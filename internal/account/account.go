@@ -269,24 +269,14 @@ func (m *Manager) Authenticate(ctx context.Context, authorization string) (store
 	if !ValidKeyFormat(key) {
 		return store.Account{}, invalidKey()
 	}
-	k, err := m.store.KeyByHash(ctx, HashKey(m.pepper, key))
+	k, a, err := m.store.KeyAccount(ctx, HashKey(m.pepper, key))
 	if errors.Is(err, store.ErrNotFound) {
 		return store.Account{}, invalidKey()
 	}
 	if err != nil {
 		return store.Account{}, fmt.Errorf("account: look up key: %w", err)
 	}
-	if !k.Active() {
-		return store.Account{}, invalidKey()
-	}
-	a, err := m.store.GetAccount(ctx, k.Account)
-	if errors.Is(err, store.ErrNotFound) {
-		return store.Account{}, invalidKey()
-	}
-	if err != nil {
-		return store.Account{}, fmt.Errorf("account: get account: %w", err)
-	}
-	if a.Disabled {
+	if !k.Active() || a.Disabled {
 		return store.Account{}, invalidKey()
 	}
 	m.use.note(ctx, k, m.now())

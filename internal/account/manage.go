@@ -4,43 +4,52 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/sluice-api/sluice/internal/store"
 )
 
+// keyAttempts bounds the new keys CreateKey and RotateKey make when the store refuses one
+// because the account changed while it was written (store.ErrAccountChanged): an operator's
+// change of the account, which is rare, so a second key nearly always goes through.
+const keyAttempts = 3
+
 // CreateKey adds a new key to an existing, enabled account and returns it: the only time the
 // key is visible.
 func (m *Manager) CreateKey(ctx context.Context, accountID string) (string, store.Key, error) {
-	if _, err := m.usable(ctx, accountID); err != nil {
-		return "", store.Key{}, err
-	}
-	key, err := NewKey()
-	if err != nil {
-		return "", store.Key{}, err
-	}
-	k := m.keyRecord(accountID, key, m.now().UTC())
-	if err := m.store.AddKey(ctx, k); err != nil {
-		return "", store.Key{}, fmt.Errorf("account: add key: %w", err)
-	}
-	return key, k, nil
+	return m.newKey(ctx, accountID, "add key", func(k store.Key, _ time.Time) error { return m.store.AddKey(ctx, k) })
 }
 
 // RotateKey adds a new key to the account and revokes every older key at once: the old keys stop
 // working on the very next request. The new key is returned, the only time it is visible.
 func (m *Manager) RotateKey(ctx context.Context, accountID string) (string, store.Key, error) {
-	if _, err := m.usable(ctx, accountID); err != nil {
-		return "", store.Key{}, err
+	return m.newKey(ctx, accountID, "rotate key", func(k store.Key, now time.Time) error { return m.store.RotateKey(ctx, k, now) })
+}
+
+// newKey makes a key for an enabled account and stores it with put, making another when the
+// store answers that the account changed meanwhile (the refused key is revoked already). The
+// account is checked again each time: a change that disabled it gets no key.
+func (m *Manager) newKey(ctx context.Context, accountID, what string, put func(store.Key, time.Time) error) (string, store.Key, error) {
+	for range keyAttempts {
+		if _, err := m.usable(ctx, accountID); err != nil {
+			return "", store.Key{}, err
+		}
+		key, err := NewKey()
+		if err != nil {
+			return "", store.Key{}, err
+		}
+		now := m.now().UTC()
+		k := m.keyRecord(accountID, key, now)
+		err = put(k, now)
+		if errors.Is(err, store.ErrAccountChanged) {
+			continue
+		}
+		if err != nil {
+			return "", store.Key{}, fmt.Errorf("account: %s: %w", what, err)
+		}
+		return key, k, nil
 	}
-	key, err := NewKey()
-	if err != nil {
-		return "", store.Key{}, err
-	}
-	now := m.now().UTC()
-	k := m.keyRecord(accountID, key, now)
-	if err := m.store.RotateKey(ctx, k, now); err != nil {
-		return "", store.Key{}, fmt.Errorf("account: rotate key: %w", err)
-	}
-	return key, k, nil
+	return "", store.Key{}, fmt.Errorf("account: %s: the account kept changing: %w", what, store.ErrAccountChanged)
 }
 
 // RevokeKey revokes one key by its id.

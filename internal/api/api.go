@@ -21,6 +21,7 @@ import (
 
 	"github.com/sluice-api/sluice/internal/account"
 	"github.com/sluice-api/sluice/internal/errcode"
+	"github.com/sluice-api/sluice/internal/metering"
 	"github.com/sluice-api/sluice/internal/pipeline"
 	"github.com/sluice-api/sluice/internal/services"
 	"github.com/sluice-api/sluice/internal/store"
@@ -66,12 +67,11 @@ type Response struct {
 // Config holds the server's settings.
 type Config struct {
 	Region string // the region this deployment serves
-	// IdempotencyTTL is how long a key is remembered (24 h).
+	// IdempotencyTTL and LeaseTTL are the metering package's (metering.Config).
 	IdempotencyTTL time.Duration
-	// LeaseTTL is how long an in-flight run holds its key before a retry may take it over; it
-	// must be longer than the longest run.
-	LeaseTTL time.Duration
-	// SettleReserve is kept from the request deadline for settling after the steps.
+	LeaseTTL       time.Duration
+	// SettleReserve is kept from the request deadline for settling after the steps
+	// (metering.Config).
 	SettleReserve time.Duration
 	Now           func() time.Time
 	Log           *slog.Logger
@@ -106,22 +106,13 @@ type Server struct {
 	engine   *pipeline.Engine
 	store    store.Store
 	accounts *account.Manager
-	limiter  *account.Limiter
+	meter    *metering.Meter
 	tokenKey []byte
 	cfg      Config
 }
 
 // NewServer returns a server. tokenKey is the tokenization secret.
 func NewServer(engine *pipeline.Engine, st store.Store, accounts *account.Manager, tokenKey []byte, cfg Config) *Server {
-	if cfg.IdempotencyTTL == 0 {
-		cfg.IdempotencyTTL = 24 * time.Hour
-	}
-	if cfg.LeaseTTL == 0 {
-		cfg.LeaseTTL = 60 * time.Second
-	}
-	if cfg.SettleReserve == 0 {
-		cfg.SettleReserve = 500 * time.Millisecond
-	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
@@ -129,7 +120,8 @@ func NewServer(engine *pipeline.Engine, st store.Store, accounts *account.Manage
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
 	return &Server{
-		engine: engine, store: st, accounts: accounts, limiter: account.NewLimiter(st),
+		engine: engine, store: st, accounts: accounts,
+		meter:    metering.New(st, metering.Config{IdempotencyTTL: cfg.IdempotencyTTL, LeaseTTL: cfg.LeaseTTL, Log: cfg.Log}),
 		tokenKey: tokenKey, cfg: cfg,
 	}
 }
@@ -192,7 +184,7 @@ func (s *Server) MethodNotAllowed(allow string) Response {
 
 // Service answers GET /v1/services/{name} for an authenticated account.
 func (s *Server) Service(ctx context.Context, a store.Account, name string) Response {
-	return s.read(ctx, a, "service", func() (any, error) {
+	return s.read(ctx, a, "service", func(*metering.Gate) (any, error) {
 		if _, d, ok := s.engine.Registry().Lookup(name); ok {
 			return d, nil
 		}
@@ -208,7 +200,7 @@ type ServiceList struct {
 // Services answers GET /v1/services (an extension of the interface): every descriptor, sorted
 // by name.
 func (s *Server) Services(ctx context.Context, a store.Account) Response {
-	return s.read(ctx, a, "services", func() (any, error) {
+	return s.read(ctx, a, "services", func(*metering.Gate) (any, error) {
 		reg := s.engine.Registry()
 		list := ServiceList{Services: make([]services.Descriptor, 0, len(reg.Names()))}
 		for _, name := range reg.Names() {
@@ -221,58 +213,68 @@ func (s *Server) Services(ctx context.Context, a store.Account) Response {
 
 // OpenAPI answers GET /v1/openapi.json: the OpenAPI 3.1 document of the whole API.
 func (s *Server) OpenAPI(ctx context.Context, a store.Account) Response {
-	return s.read(ctx, a, "openapi", func() (any, error) { return json.RawMessage(openAPIDocument), nil })
+	return s.read(ctx, a, "openapi", func(*metering.Gate) (any, error) { return json.RawMessage(openAPIDocument), nil })
 }
 
 // Usage answers GET /v1/usage: the calling account's month so far, the same figures as
-// keyctl usage (characters, runs, price tier, cost, allowance left, rate-limit policy).
+// keyctl usage (characters, runs, price tier, cost, allowance left, rate-limit policy). The
+// usage is the one the request's rate window read with it: no second store request.
 func (s *Server) Usage(ctx context.Context, a store.Account) Response {
-	return s.read(ctx, a, "usage", func() (any, error) {
-		month := account.Month(s.cfg.Now())
-		u, err := s.store.Usage(ctx, a.ID, month)
-		if err != nil {
-			return nil, err
-		}
-		return account.Report(a, month, u), nil
+	return s.read(ctx, a, "usage", func(g *metering.Gate) (any, error) {
+		return account.Report(a, g.Month(), g.Usage()), nil
 	})
 }
 
 // read answers a read-only route: the region and the rate window, then body; an error from body
 // becomes the error envelope (an internal one as service_unavailable, logged).
-func (s *Server) read(ctx context.Context, a store.Account, route string, body func() (any, error)) Response {
+func (s *Server) read(ctx context.Context, a store.Account, route string, body func(*metering.Gate) (any, error)) Response {
 	start := s.cfg.Now()
 	traceID := account.NewID("sluice", start)
-	q, e := s.admit(ctx, a)
+	g, e := s.enter(ctx, a, start)
+	defer g.Close()
 	if e == nil {
-		v, err := body()
+		v, err := body(g)
 		if err == nil {
-			resp := jsonResponse(http.StatusOK, traceID, v, q)
+			resp := jsonResponse(http.StatusOK, traceID, v, g.Quota)
 			s.record(ctx, Observation{TraceID: traceID, AccountID: a.ID, Route: route, HTTPStatus: resp.Status, Duration: s.cfg.Now().Sub(start)})
 			return resp
 		}
 		e = s.failure(traceID, err)
 	}
-	resp := envelope(traceID, e, q)
+	resp := envelope(traceID, e, g.Quota)
 	s.record(ctx, Observation{TraceID: traceID, AccountID: a.ID, Route: route, HTTPStatus: resp.Status, Code: e.Code, Duration: s.cfg.Now().Sub(start)})
 	return resp
 }
 
-// admit checks the account's region and counts the request in its rate window.
-func (s *Server) admit(ctx context.Context, a store.Account) (account.Quota, *errcode.Error) {
+// enter checks the account's region and counts the request in its rate window (the metering
+// package's Enter). It always returns a gate, whose Quota the answer's headers report; a
+// refused request's gate is closed already.
+func (s *Server) enter(ctx context.Context, a store.Account, now time.Time) (*metering.Gate, *errcode.Error) {
 	if a.Region != s.cfg.Region {
-		return account.NoQuota, errcode.New(errcode.WrongRegion, "this account lives in region %q; call that region's endpoint", a.Region)
+		g := s.meter.Refused(a, now)
+		g.Quota = account.NoQuota
+		return g, errcode.New(errcode.WrongRegion, "this account lives in region %q; call that region's endpoint", a.Region)
 	}
-	q, err := s.limiter.Take(ctx, a, s.cfg.Now())
+	g, err := s.meter.Enter(ctx, a, now)
 	if err != nil {
+		var e *errcode.Error
+		if errors.As(err, &e) {
+			return g, e
+		}
 		s.cfg.Log.ErrorContext(ctx, "rate window failed", "account_id", a.ID, "error", err.Error())
-		return account.Quota{Limit: a.RateLimit, Reset: account.ResetSeconds(s.cfg.Now())},
-			errcode.New(errcode.ServiceUnavailable, "a dependency is unavailable; retry shortly")
+		return g, errcode.New(errcode.ServiceUnavailable, "a dependency is unavailable; retry shortly")
 	}
-	if !q.Admitted {
-		return q, errcode.New(errcode.RateLimited, "the account's limit of %d requests per minute is used up; retry after %d seconds", q.Limit, q.Reset)
-	}
-	return q, nil
+	return g, nil
 }
+
+// Meter is the server's metering: the dashboard's playground admits and settles its runs with it.
+func (s *Server) Meter() *metering.Meter { return s.meter }
+
+// Engine is the server's pipeline engine.
+func (s *Server) Engine() *pipeline.Engine { return s.engine }
+
+// TokenKey is the tokenization secret, for runs that the playground executes itself.
+func (s *Server) TokenKey() []byte { return s.tokenKey }
 
 // failure maps an error to what a client may see, logging anything internal.
 func (s *Server) failure(traceID string, err error) *errcode.Error {

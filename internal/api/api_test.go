@@ -524,11 +524,12 @@ func TestAllowance(t *testing.T) {
 	})
 }
 
-// failingStore fails the ledger, as a store that went down would.
+// failingStore fails the charge after the steps, as a store that went down during the run
+// would (without charging anything).
 type failingStore struct{ store.Store }
 
-func (failingStore) Usage(context.Context, string, string) (store.Usage, error) {
-	return store.Usage{}, errors.New("disk I/O error at /var/lib/secret/path")
+func (failingStore) Settle(context.Context, store.Settlement) (store.Usage, bool, error) {
+	return store.Usage{}, false, errors.New("disk I/O error at /var/lib/secret/path")
 }
 
 func TestStoreDownIs503AndReleasesKey(t *testing.T) {

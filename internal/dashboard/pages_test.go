@@ -259,10 +259,11 @@ func TestOverview(t *testing.T) {
 	f := newFixture(t)
 	a, _ := f.newAccount(t) // allowance 1,000,000
 	for _, s := range []store.Settlement{
-		{Account: a.ID, Month: "2026-11", Day: 3, Characters: 250_000, Limit: 1_000_000, TraceID: "sluice_t1"},
-		{Account: a.ID, Month: "2026-11", Day: 21, Characters: 600_000, Limit: 1_000_000, TraceID: "sluice_t2"},
-		{Account: a.ID, Month: "2026-10", Day: 21, Characters: 1, Limit: 1_000_000, TraceID: "sluice_t3"},
+		{Pass: store.Pass{Account: a.ID, Month: "2026-11"}, Day: 3, Characters: 250_000, Limit: 1_000_000, TraceID: "sluice_t1"},
+		{Pass: store.Pass{Account: a.ID, Month: "2026-11"}, Day: 21, Characters: 600_000, Limit: 1_000_000, TraceID: "sluice_t2"},
+		{Pass: store.Pass{Account: a.ID, Month: "2026-10"}, Day: 21, Characters: 1, Limit: 1_000_000, TraceID: "sluice_t3"},
 	} {
+		// The SQLite store needs no Enter before Settle: its pass is the account and month.
 		if _, ok, err := f.st.Settle(t.Context(), s); err != nil || !ok {
 			t.Fatal(ok, err)
 		}

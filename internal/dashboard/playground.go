@@ -2,15 +2,21 @@ package dashboard
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"net/http"
 	"strconv"
 	"strings"
 
-	"github.com/sluice-api/sluice/internal/api"
+	"github.com/sluice-api/sluice/internal/account"
+	"github.com/sluice-api/sluice/internal/errcode"
+	"github.com/sluice-api/sluice/internal/metering"
+	"github.com/sluice-api/sluice/internal/pipeline"
 	"github.com/sluice-api/sluice/internal/services"
+	"github.com/sluice-api/sluice/internal/store"
 )
 
 // playSteps is how many steps the playground's form offers; unused ones are left empty.
@@ -166,9 +172,9 @@ func buildRun(text string, steps []stepForm, reg *services.Registry) (runRequest
 	return req, ""
 }
 
-// runPlayground runs the form's pipeline for the session's account through the API server:
-// the same engine, rate window, allowance and billing as POST /v1/run. The text is neither
-// logged nor stored: it goes into the run and back into this one response.
+// runPlayground runs the form's pipeline for the session's account: the same engine, rate
+// window, allowance and billing as POST /v1/run, through the metering package directly. The
+// text is neither logged nor stored: it goes into the run and back into this one response.
 func (h *Handler) runPlayground(w http.ResponseWriter, r *http.Request, s *session) {
 	f := r.PostForm
 	d := playgroundData{Text: f.Get("text")}
@@ -190,60 +196,71 @@ func (h *Handler) runPlayground(w http.ResponseWriter, r *http.Request, s *sessi
 		h.unavailable(w, r, err)
 		return
 	}
-	resp := h.cfg.API.Run(r.Context(), s.account, api.Request{
-		Header: http.Header{"Content-Type": {"application/json"}}, Body: body,
-	})
-	d.Result = result(resp, req)
+	d.Result = h.execute(r.Context(), s.account, body, req)
 	d.Result.Curl = curl(apiBase(r, h.cfg.Secure), body)
 	h.playgroundPage(w, r, s, d)
 }
 
-// result turns the API's answer into what the page shows.
-func result(resp api.Response, req runRequest) *playResult {
-	pr := &playResult{
-		HTTPStatus: resp.Status,
-		RateLimit:  api.GetExact(resp.Header, api.HeaderRateLimit),
-		Remaining:  api.GetExact(resp.Header, api.HeaderRateRemaining),
-		Reset:      api.GetExact(resp.Header, api.HeaderRateReset),
-	}
-	var out struct {
-		TraceID    string                     `json:"trace_id"`
-		Status     string                     `json:"status"`
-		HaltedAt   *string                    `json:"halted_at"`
-		HaltReason string                     `json:"halt_reason"`
-		Output     *struct{ Value string }    `json:"output"`
-		Error      *errorView                 `json:"error"`
-		Results    map[string]json.RawMessage `json:"results"`
-		Usage      struct {
-			Billed []struct {
-				Quantity int64    `json:"quantity"`
-				Steps    []string `json:"steps"`
-			} `json:"billed"`
-		} `json:"usage"`
-		Audit json.RawMessage `json:"audit"`
-	}
-	if err := json.Unmarshal(resp.Body, &out); err != nil {
-		pr.Error = &errorView{Code: "internal_error", Message: "the answer could not be read"}
+// execute runs body for acct as POST /v1/run would, minus HTTP: the rate window, the pipeline's
+// validation, the allowance, the steps and their charge.
+func (h *Handler) execute(ctx context.Context, acct store.Account, body []byte, req runRequest) *playResult {
+	srv, start := h.cfg.API, h.cfg.Now()
+	traceID := account.NewID("sluice", start)
+	pr := &playResult{TraceID: traceID}
+	fail := func(err error) *playResult {
+		var e *errcode.Error
+		if !errors.As(err, &e) {
+			h.cfg.Log.ErrorContext(ctx, "playground run failed", "trace_id", traceID, "account_id", acct.ID, "error", err.Error())
+			e = errcode.New(errcode.ServiceUnavailable, "a dependency is unavailable; retry shortly")
+		}
+		pr.HTTPStatus, pr.Status, pr.Error = errcode.Status(e.Code), pipeline.StatusFailed, &errorView{Code: e.Code, Message: e.Message, Param: e.Param}
 		return pr
 	}
-	pr.TraceID, pr.Status, pr.HaltReason, pr.Error = out.TraceID, out.Status, out.HaltReason, out.Error
-	if out.HaltedAt != nil {
-		pr.HaltedAt = *out.HaltedAt
+	g, err := srv.Meter().Enter(ctx, acct, start)
+	pr.RateLimit, pr.Remaining, pr.Reset = strconv.FormatInt(g.Quota.Limit, 10), strconv.FormatInt(g.Quota.Remaining, 10), strconv.FormatInt(g.Quota.Reset, 10)
+	if err != nil {
+		return fail(err)
 	}
-	if out.Output != nil {
-		pr.Output = &out.Output.Value
+	plan, _, e := srv.Engine().Check(body)
+	if e != nil {
+		g.Close()
+		return fail(e)
+	}
+	adm, _, err := g.Admit(ctx, metering.Run{TraceID: traceID, InputChars: plan.InputChars})
+	if err != nil {
+		return fail(err)
+	}
+	stepCtx, cancel := adm.StepContext(ctx)
+	out := srv.Engine().Execute(stepCtx, plan, pipeline.Env{
+		TraceID: traceID, Account: acct.ID, Region: acct.Region, TokenKey: srv.TokenKey(), ReceivedAt: start, Budget: adm.Budget,
+	})
+	cancel()
+	if out, err = adm.Settle(ctx, out); err != nil {
+		return fail(err)
+	}
+	run := out.Render(plan.RequestID, h.cfg.Now().Sub(start))
+	pr.HTTPStatus, pr.Status, pr.HaltReason = http.StatusOK, run.Status, run.HaltReason
+	if run.HaltedAt != nil {
+		pr.HaltedAt = *run.HaltedAt
+	}
+	if run.Output != nil {
+		pr.Output = &run.Output.Value
+	}
+	if run.Error != nil {
+		pr.Error = &errorView{Code: run.Error.Code, Message: run.Error.Message, Param: run.Error.Param}
 	}
 	for _, st := range req.Pipeline { // in pipeline order
-		if raw, ok := out.Results[st.ID]; ok {
+		if res, ok := run.Results[st.ID]; ok {
+			raw, _ := json.Marshal(res)
 			pr.Results = append(pr.Results, resultView{ID: st.ID, JSON: indent(raw)})
 		}
 	}
-	for _, b := range out.Usage.Billed {
+	for _, b := range run.Usage.Billed {
 		pr.Billed = append(pr.Billed, billedView{Steps: strings.Join(b.Steps, ", "), Quantity: b.Quantity})
 		pr.Total += b.Quantity
 	}
-	if len(out.Audit) > 0 {
-		pr.Audit = indent(out.Audit)
+	if raw, err := json.Marshal(run.Audit); err == nil {
+		pr.Audit = indent(raw)
 	}
 	return pr
 }

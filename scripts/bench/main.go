@@ -168,9 +168,13 @@ const (
 	pricePerGBSecond = 0.0000133334
 	pricePerMillion  = 0.20
 	fullVCPUMB       = 1769
-	// storeWaitMS is an assumption, not a measurement: a run makes three DynamoDB round trips
-	// (rate window, usage, settlement; four with an Idempotency-Key) of a few ms each in-region.
-	storeWaitMS = 15
+	// storeRequests is what TestRunRoundTrips counts for a run without an Idempotency-Key: one
+	// DynamoDB request before the steps and one after. storeRequestMS is an estimate of one
+	// in-region request from Lambda (docs/PERFORMANCE.md, "How a run spends its time"):
+	// dynalite on this machine's loopback answers in about 1 ms, DynamoDB in a few.
+	storeRequests  = 2
+	storeRequestMS = 3
+	storeWaitMS    = storeRequests * storeRequestMS
 )
 
 // lambdaCost prints what a million runs of the six-step pipeline cost at a few memory sizes,
@@ -180,7 +184,7 @@ func lambdaCost(w io.Writer, ns1k, ns100k float64) {
 	if ns1k == 0 || ns100k == 0 {
 		return
 	}
-	fmt.Fprintf(w, "\n## Lambda memory size and cost per million six-step runs (from the medians above, plus %d ms of DynamoDB waits; arm64, us-east-1 prices)\n\n", storeWaitMS)
+	fmt.Fprintf(w, "\n## Lambda memory size and cost per million six-step runs (from the medians above, plus %d DynamoDB requests of about %d ms; arm64, us-east-1 prices)\n\n", storeRequests, storeRequestMS)
 	fmt.Fprintln(w, "| memory | 1,000 characters: duration | cost per million | 100,000 characters: duration | cost per million |")
 	fmt.Fprintln(w, "| ---: | ---: | ---: | ---: | ---: |")
 	for _, mb := range []float64{256, 512, 1024, 1769, 3008} {
@@ -329,7 +333,7 @@ func loadTests(w io.Writer, tmp string, maxDur time.Duration) error {
 		perSec = append(perSec, res["per_second"])
 		fmt.Fprintf(w, "| %s | %.0f | %.0f | %.2f ms | %.2f ms | %.0f |\n", r.name, res["requests"], res["per_second"], res["p50_ms"], res["p99_ms"], res["errors"])
 	}
-	fmt.Fprintf(w, "\nThe 3-step pipeline's throughput is %.2f of the descriptor endpoint's; a 1-step run on 24 characters, with next to no step work, reaches %.2f of it.\n", perSec[0]/perSec[1], perSec[3]/perSec[1])
+	fmt.Fprintf(w, "\nThe 3-step pipeline's throughput is %.2f of the descriptor endpoint's; a 1-step run on 24 characters, with next to no step work, reaches %.2f of it. (Printed for comparison only: the 0.6 target for this ratio was withdrawn, because it measured the load generator as much as the run.)\n", perSec[0]/perSec[1], perSec[3]/perSec[1])
 	return nil
 }
 

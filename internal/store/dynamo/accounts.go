@@ -71,6 +71,7 @@ func (s *Store) CreateAccount(ctx context.Context, a store.Account, first store.
 	item := accountItem(a)
 	item[attrCreatedMS] = attrN(ms(a.CreatedAt))
 	item[attrKeyIDs] = &types.AttributeValueMemberSS{Value: []string{first.ID}}
+	item[attrVersion] = attrN(1)
 	_, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName:           aws.String(s.t.Accounts),
 		Item:                item,
@@ -91,7 +92,7 @@ func (s *Store) CreateAccount(ctx context.Context, a store.Account, first store.
 	} else if err != nil {
 		return fmt.Errorf("dynamo: create account %q: %w", a.ID, err)
 	}
-	if err := s.putKey(ctx, first); err != nil {
+	if err := s.putKey(ctx, first, accountCopy(a, 1)); err != nil {
 		// Undo the account so that a refused creation leaves nothing. Nobody else can have
 		// written it: ids are unique and accounts are never deleted otherwise.
 		if _, derr := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{
@@ -101,6 +102,14 @@ func (s *Store) CreateAccount(ctx context.Context, a store.Account, first store.
 			return fmt.Errorf("dynamo: create account %q: %w (and undoing the account failed: %v)", a.ID, err, derr)
 		}
 		return fmt.Errorf("dynamo: create account %q: %w", a.ID, err)
+	}
+	// An UpdateAccount that came in between found no key item to copy to: copy it here.
+	if now, ver, err := s.readAccount(ctx, a.ID); err != nil {
+		return fmt.Errorf("dynamo: create account %q: %w", a.ID, err)
+	} else if ver != 1 {
+		if err := s.copyToKey(ctx, first.Hash, now, ver); err != nil {
+			return fmt.Errorf("dynamo: create account %q: %w", a.ID, err)
+		}
 	}
 	return nil
 }
@@ -134,26 +143,17 @@ func (s *Store) GetAccount(ctx context.Context, id string) (store.Account, error
 	if out.Item == nil {
 		return store.Account{}, fmt.Errorf("dynamo: get account %q: %w", id, store.ErrNotFound)
 	}
-	d := decoder{item: out.Item}
-	a := store.Account{
-		ID:           id,
-		Region:       d.str("region"),
-		Tier:         d.str("tier"),
-		RateLimit:    d.num("rate_limit"),
-		Allowance:    d.num("allowance"),
-		Disabled:     d.boolean("disabled"),
-		UsagePlanKey: d.str("usage_plan_key"),
-		CreatedAt:    d.time(attrCreatedMS),
-	}
-	if d.err != nil {
-		return store.Account{}, fmt.Errorf("dynamo: get account %q: %w", id, d.err)
+	a, _, err := decodeAccount(id, out.Item)
+	if err != nil {
+		return store.Account{}, fmt.Errorf("dynamo: get account %q: %w", id, err)
 	}
 	return a, nil
 }
 
 // UpdateAccount replaces the settings of an existing account (region, tier, rate limit,
-// allowance, disabled, usage plan key); CreatedAt is kept. ErrNotFound when there is no such
-// account.
+// allowance, disabled, usage plan key), raising its version, then copies them onto every key
+// of the account (accountcopy.go); CreatedAt is kept. ErrNotFound when there is no such
+// account. When it fails after the account's write, calling it again finishes the copies.
 func (s *Store) UpdateAccount(ctx context.Context, a store.Account) error {
 	names := map[string]string{}
 	values := map[string]types.AttributeValue{}
@@ -179,22 +179,33 @@ func (s *Store) UpdateAccount(ctx context.Context, a store.Account) error {
 		values[v] = f.v
 		set = append(set, n+" = "+v)
 	}
+	names["#ver"] = attrVersion
+	values[":zero"], values[":one"] = attrN(0), attrN(1)
+	set = append(set, "#ver = if_not_exists(#ver, :zero) + :one")
 	expr := "SET " + strings.Join(set, ", ")
 	if len(remove) > 0 {
 		expr += " REMOVE " + strings.Join(remove, ", ")
 	}
-	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+	out, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(s.t.Accounts),
 		Key:                       accountPK(a.ID),
 		UpdateExpression:          aws.String(expr),
 		ConditionExpression:       aws.String("attribute_exists(pk)"),
 		ExpressionAttributeNames:  names,
 		ExpressionAttributeValues: values,
+		ReturnValues:              types.ReturnValueAllNew,
 	})
 	if conditionFailed(err) {
 		return fmt.Errorf("dynamo: update account %q: %w", a.ID, store.ErrNotFound)
 	}
 	if err != nil {
+		return fmt.Errorf("dynamo: update account %q: %w", a.ID, err)
+	}
+	now, ver, err := decodeAccount(a.ID, out.Attributes)
+	if err != nil {
+		return fmt.Errorf("dynamo: update account %q: %w", a.ID, err)
+	}
+	if err := s.copyToKeys(ctx, now, ver); err != nil {
 		return fmt.Errorf("dynamo: update account %q: %w", a.ID, err)
 	}
 	return nil
@@ -249,13 +260,14 @@ func (s *Store) addKey(ctx context.Context, k store.Key) error {
 	if k.ID == "" || k.Hash == "" || k.Account == "" {
 		return fmt.Errorf("key %q: empty id, hash or account", k.ID)
 	}
-	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+	out, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(s.t.Accounts),
 		Key:                       accountPK(k.Account),
 		UpdateExpression:          aws.String("ADD #ids :id"),
 		ConditionExpression:       aws.String("attribute_exists(pk)"),
 		ExpressionAttributeNames:  map[string]string{"#ids": attrKeyIDs},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":id": &types.AttributeValueMemberSS{Value: []string{k.ID}}},
+		ReturnValues:              types.ReturnValueAllNew,
 	})
 	if conditionFailed(err) {
 		return fmt.Errorf("account %q: %w", k.Account, store.ErrNotFound)
@@ -263,13 +275,32 @@ func (s *Store) addKey(ctx context.Context, k store.Key) error {
 	if err != nil {
 		return fmt.Errorf("record key id in account %q: %w", k.Account, err)
 	}
-	return s.putKey(ctx, k)
+	a, ver, err := decodeAccount(k.Account, out.Attributes)
+	if err != nil {
+		return fmt.Errorf("account %q: %w", k.Account, err)
+	}
+	if err := s.putKey(ctx, k, accountCopy(a, ver)); err != nil {
+		return err
+	}
+	// An UpdateAccount may have written the account after the read above and listed the keys
+	// before this key's item existed: then the key copies old settings. Revoke it instead.
+	_, now, err := s.readAccount(ctx, k.Account)
+	if err != nil {
+		return err
+	}
+	if now != ver {
+		if err := s.revoke(ctx, k.ID, k.Hash, k.CreatedAt); err != nil && !errors.Is(err, store.ErrNotFound) {
+			return fmt.Errorf("revoke key %q of a changed account: %w", k.ID, err)
+		}
+		return fmt.Errorf("key %q: %w", k.ID, store.ErrAccountChanged)
+	}
+	return nil
 }
 
 // putKey reserves k's id (key-id item), then writes the key item; when the hash exists it
 // releases the id again. The key item comes last, so a crash never leaves a key that
 // authenticates but cannot be found by id (and revoked).
-func (s *Store) putKey(ctx context.Context, k store.Key) error {
+func (s *Store) putKey(ctx context.Context, k store.Key, account map[string]types.AttributeValue) error {
 	if k.ID == "" || k.Hash == "" || k.Account == "" {
 		return fmt.Errorf("key %q: empty id, hash or account", k.ID)
 	}
@@ -314,6 +345,9 @@ func (s *Store) putKey(ctx context.Context, k store.Key) error {
 	item[attrCreatedMS] = attrN(ms(k.CreatedAt))
 	if !k.RevokedAt.IsZero() {
 		item[attrRevokedMS] = attrN(ms(k.RevokedAt))
+	}
+	for name, v := range account {
+		item[name] = v
 	}
 	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName:           aws.String(s.t.Accounts),

@@ -3,11 +3,11 @@
 //
 // Every write is a single-item conditional write (PutItem, UpdateItem or DeleteItem with a
 // ConditionExpression): no transactions and no batch writes, so every call works against
-// dynalite and against a global table replica. Times are stored as Unix milliseconds, UTC.
-// Items that expire carry two attributes: exp_ms (milliseconds; what every condition and every
-// read compares with the caller's time) and expires (whole epoch seconds, rounded up: the
-// table's TTL attribute). TTL deletes lazily, up to days late, so an expired item that is still
-// there is treated as absent everywhere.
+// dynalite and against a global table replica, and costs one write unit per KB. Times are stored
+// as Unix milliseconds, UTC. Items that expire carry two attributes: exp_ms (milliseconds; what
+// every condition and every read compares with the caller's time) and expires (whole epoch
+// seconds, rounded up: the table's TTL attribute). TTL deletes lazily, up to days late, so an
+// expired item that is still there is treated as absent everywhere.
 //
 // # Tables
 //
@@ -18,9 +18,11 @@
 //
 //	pk = "account#<id>"  kind "account": region, tier, rate_limit, allowance, disabled (BOOL),
 //	                     usage_plan_key, created_ms, key_ids (SS: the id of every key of the
-//	                     account, added before the key is written)
+//	                     account, added before the key is written), ver (the settings' version)
 //	pk = "key#<hash>"    kind "key": key_id, acct, hash, prefix, last4, created_ms,
-//	                     revoked_ms (absent while active), korder
+//	                     revoked_ms (absent while active), korder, last_used, and a copy of
+//	                     the account's settings: a_region, a_tier, a_rate_limit, a_allowance,
+//	                     a_disabled, a_usage_plan_key, a_created_ms, a_ver (accountcopy.go)
 //	pk = "keyid#<id>"    kind "keyid": hash, account (reserves the key id, finds a key by id)
 //
 // and one global secondary index, by_account (partition key acct, sort key korder, all
@@ -29,19 +31,21 @@
 // The index is eventually consistent in DynamoDB, so nothing depends on it for correctness:
 // ListKeys and RotateKey find an account's keys through key_ids (consistent reads) and add what
 // the index lists only for keys the set lacks (accounts written before key_ids existed). The
-// authorizer never reads it: it reads the key item by hash.
+// authorizer never reads it: it reads the key item by hash, which carries what it needs.
 //
-// idempotency (regional), pk = account, sk = idempotency key: fp, state ("in_flight",
-// "settling" or "done"), lease, trace, lease_exp_ms, exp_ms, expires (TTL), and while a
-// settlement is under way settle_trace, settle_month, settle_chars.
+// idempotency (regional), pk = account, sk = idempotency key: fp, state ("in_flight" or
+// "done"), lease, trace, lease_exp_ms, exp_ms, expires (TTL), month and slot (where the run of
+// the lease charges: the meter item of month and its writer slot). Records of the store before
+// the meter may also be "settling" with settle_trace, settle_month, settle_chars.
 //
-// usage (regional), pk = account, sk = month "YYYY-MM": characters, runs, and one marker
-// attribute "pending:<lease>" per settlement in progress: "charged" (the run of that lease was
-// charged) or "fenced" (a claimer took the lease over; it may never charge). No TTL: usage is
-// billing data.
+// usage (regional), pk = account, sk = month "YYYY-MM": the meter of the account in that month
+// (meter.go): characters, runs, d01 to d31 (characters per UTC day), the rate window (win_ms,
+// win_count) and one writer slot attribute "w:<slot>" per request writing it lately. No TTL:
+// usage is billing data. Items of the store before the meter may hold "pending:<id>" markers.
 //
-// rate_windows (regional), pk = account, sk = window start (N, Unix milliseconds): count,
-// expires (TTL, five minutes after the start).
+// rate_windows (regional), pk = a key of the caller's (the dashboard: a client address's HMAC),
+// sk = window start (N, Unix milliseconds): count, expires (TTL, five minutes after the start).
+// Accounts' requests are counted on the meter instead.
 //
 // # Accounts and keys
 //
@@ -58,7 +62,8 @@
 // through its key-id item to its key item (consistent reads), adds the keys the index lists,
 // and revokes every active one as RevokeKey does. An id whose key-id item or key item is
 // missing, or belongs to another account or key id, is skipped: no key authenticates through
-// it.
+// it. Each key item copies its account's settings, and UpdateAccount updates every copy before
+// it returns (accountcopy.go), so a change of an account takes effect on its next request.
 //
 // Crash points, each leaving nothing that authenticates without being revocable:
 //
@@ -70,18 +75,13 @@
 //   - RotateKey after adding the new key: the old keys stay active, never the account without
 //     one; RevokeKey or another RotateKey finishes the job. Part-way through the revocations:
 //     some old keys revoked, the same.
+//   - UpdateAccount after the account item: some keys still copy the old settings; calling it
+//     again (keyctl does on a retry) finishes the copies.
 //
 // A key being added while RotateKey runs (its id added after RotateKey read the set, or its
 // items written after RotateKey resolved its id) is not revoked: it is newer than the
 // rotation. Conditional writes on a global table are decided in the region that takes them;
 // operators manage accounts from one region.
-//
-// # Rate windows
-//
-// Hit is one UpdateItem: ADD count 1 and SET a marker attribute "hit:<random token>" under the
-// condition (attribute_not_exists(count) OR count < limit) AND attribute_not_exists(marker),
-// ReturnValues UPDATED_NEW; then a second UpdateItem removes the marker. A refused hit changes
-// nothing and reports count = limit (the window is full).
 //
 // # Lost answers
 //
@@ -96,110 +96,74 @@
 //     key item is missing or ours); the key item when it has our key id, account and
 //     created_ms. A repeat of a whole call that succeeded therefore succeeds too, and the port
 //     says so for every adapter. AddKey likewise; its ADD to key_ids is idempotent.
-//   - UpdateAccount (SET under attribute_exists), RevokeKey (if_not_exists) and the release of
-//     a key id (DELETE under its hash) are idempotent as they are.
-//   - Hit: the marker is the hit's identity. When a hit is refused after the SDK retried, a read
-//     of the window tells whether the marker is there, that is whether an earlier attempt was
-//     the one that counted (admitted, with the window's count). A refusal on the first and only
-//     attempt needs no read. A marker left by a crash before the clean-up costs a few bytes
-//     until the window item expires.
+//   - UpdateAccount (SET under attribute_exists, and copies under a_ver < ver), RevokeKey
+//     (if_not_exists) and the release of a key id (DELETE under its hash) are idempotent as
+//     they are.
+//   - Hit: the marker "hit:<random token>" is the hit's identity; a second write removes it.
+//   - The meter (Enter, Settle): every write sets the request's writer slot to a value no other
+//     request writes, under the condition that the slot does not hold it yet (Enter) or still
+//     holds the request's admission (Settle): a write sent again finds its own value (see
+//     meter.go).
 //   - Claim: the lease is the identity. A refused PutItem whose record is in flight under the
-//     claimer's own lease was written by an earlier attempt: the claim is won.
-//   - Settle: the charge sets the marker "pending:<lease>" (with an idempotency key) or
-//     "pending:<trace id>" (without) under attribute_not_exists of that marker, so a retry finds
-//     "charged" and does not charge again; Settle with a key then completes the record as
-//     below, and without one removes the marker (best effort: a leftover marker is never read
-//     again; trace ids are unique). The other steps are conditional on the lease and accept
-//     their own effect (settling in the same month, done, in flight after a revert).
-//   - Release, the fence and the clean-ups accept a refused condition as done.
+//     claimer's own lease was written by an earlier attempt: the claim is won. The fence of a
+//     takeover is refused only by the charge it fences against.
+//   - Release, the completion of a record and the clean-ups accept a refused condition as done.
 //
 // The store's client retries up to MaxAttempts times with a short full-jitter backoff
 // (NewRetryer), so a few lost answers in a row cost milliseconds, not the request.
 //
-// # Settle and Claim: the crash points
+// # The meter, and the crash points of a run with a key
 //
-// store.Ledger wants the charge and the completion of the idempotency record in one step.
-// DynamoDB (and dynalite) give one item per atomic write, so Settle with an idempotency key is
-// a sequence in which the usage item carries the proof of the charge. With lease L, key K,
-// month M and n characters:
+// A run writes its account's meter item once before its steps and once after them (meter.go):
+// Enter counts the request in the rate window and reads the month's usage, setting the
+// request's writer slot S to an admission value A; Settle ADDs the run's characters, one run
+// and the day's characters and sets S to the charge C, under S = A and the allowance. With an
+// Idempotency-Key the run also writes its record twice: Claim (a PutItem, after Enter, recording
+// the meter's month and S) and, after the charge, its completion (state done, trace, under its
+// lease). A request holds S from Enter to Leave; slots are pooled per Store (one per request in
+// flight), so the item holds a handful and stays under 1 KB; a slot whose last write is older
+// than five minutes (a day and an hour for a keyed charge) is removed by a later Settle in the
+// same write.
 //
-//  1. idempotency item: SET state = "settling", settle_trace, settle_month = M, settle_chars =
-//     n, under lease = L AND (state = "in_flight" OR (state = "settling" AND settle_month = M)).
-//     Refused: ErrLeaseLost, nothing charged. (Accepting "settling" lets a retried call
-//     continue its own settlement.)
-//  2. usage item (account, M): ADD characters n, runs 1 and SET "pending:L" = "charged", under
-//     (attribute_not_exists(characters) OR characters <= limit - n) AND
-//     attribute_not_exists("pending:L"). When it is refused, a consistent read tells why:
-//     "pending:L" = "charged": this lease was charged already (a retried call): go on to 3;
-//     "pending:L" = "fenced": a claimer took the lease over: ErrLeaseLost, nothing charged;
-//     otherwise the limit: put the record back (SET state = "in_flight" under lease = L AND
-//     state = "settling") and return admitted=false with the usage as read.
-//  3. idempotency item: SET state = "done", trace, under lease = L AND state is "settling" or
-//     "done".
-//  4. usage item: REMOVE "pending:L" under attribute_exists("pending:L") (best effort: it only
-//     keeps the item small).
+// Claim takes a record over when it is absent or expired (one conditional PutItem), and when
+// it is in flight with an expired lease L: its run stopped (or stalled past its lease) before
+// completing it, and may or may not have charged. Claim then writes a fence F into the run's
+// slot S on the meter item of the record's month, under the condition that S does not hold the
+// keyed charge of L; exactly one of that write and the run's charge (which needs S = A) wins,
+// because both are conditional writes on the one item:
 //
-// Claim takes over an idempotency record only when it is absent, expired, or in flight with an
-// expired lease (one conditional PutItem). A live record that is "settling" is returned as in
-// flight. A "settling" record whose lease has expired belonged to a run that stopped between 1
-// and 3; Claim repairs it before anything else: on the usage item of settle_month it writes
-// "pending:L" = "fenced" under attribute_not_exists("pending:L"). Exactly one of step 2 and
-// this fence succeeds for lease L, because both are conditional writes on the same item.
-//
-//   - The fence won (or a marker "fenced" is there already): L never charged and never will.
-//     Claim takes the record over with a PutItem under state = "settling" AND lease = L.
-//   - "pending:L" = "charged": L was charged. Claim marks the record done (trace =
-//     settle_trace, lease L kept) under state = "settling" AND lease = L, and returns it: the
-//     retry is a duplicate.
+//   - The fence won (S held A, or nothing): L never charged and never will (its charge needs
+//     S = A). Claim takes the record over with a PutItem under state = in_flight AND lease = L.
+//   - S holds L's charge: L was charged. Claim marks the record done under the same condition
+//     and returns it: the retry is a duplicate.
 //
 // Crash (or stall past the lease) at each point, with what happens to the run, the bill and the
 // record:
 //
-//   - Before 1: the record is in flight; after its lease a retry takes it over and runs. If the
-//     old run wakes up, its step 1 fails (lease changed): ErrLeaseLost, no charge. Billed once,
-//     by the retry.
-//   - Between 1 and 2: the record is settling, nothing charged. After the lease, a retry's
-//     Claim fences L (no "pending:L" yet) and takes over; the retry runs and is billed. If the
-//     old run wakes up, its step 2 finds "pending:L" = "fenced": ErrLeaseLost, no charge. If
-//     the old run charges first, the fence fails and Claim marks the record done instead (next
-//     case). Billed once.
-//   - Step 2 refused by the limit, then a crash before the record is put back: as between 1
-//     and 2 (nothing charged, the fence wins).
-//   - Between 2 and 3: charged, record settling, "pending:L" = "charged". Within the lease a
-//     retry gets idempotency_key_in_use; after it, Claim finds the marker, marks the record
-//     done with the run's trace, and the retry is a duplicate. If the old run wakes up, step 3
-//     succeeds too (same lease, same trace). Billed once, counted once.
-//   - Between 3 and 4: done and charged; the marker stays in the month's usage item (a few
-//     bytes, never read again: a done record is never repaired).
-//   - In Claim, between the fence and the takeover: the record is still settling with L, its
-//     lease expired, "pending:L" = "fenced"; the next Claim finds the marker and takes over.
-//     Between finding "charged" and marking done: the next Claim does the same again.
+//   - Before the charge: the record is in flight; after its lease a retry fences S and takes
+//     over, and runs. If the old run wakes up, its charge finds the fence: ErrLeaseLost, no
+//     charge. Billed once, by the retry.
+//   - After the charge, before the completion: charged, record in flight, S holds the charge.
+//     Within the lease a retry gets idempotency_key_in_use; after it, Claim finds the charge,
+//     marks the record done, and the retry is a duplicate. If the old run wakes up, its
+//     completion finds the record done: nothing changes. Billed once, counted once.
+//   - The completion failed (an error, not a crash): Settle returns ErrCharged and retires S
+//     (it is never handed out again, so the charge's proof stays until a Claim reads it, or a
+//     day and an hour); the caller leaves the record alone, and the next Claim after the lease
+//     completes it as above.
+//   - After the completion: done and charged; S is reused by the Store's next request.
 //
-// No run is billed twice: a charge needs "pending:L" absent and sets it; the marker is removed
-// only after the record is done, and a done record is never charged again (step 1 refuses it)
-// nor taken over before it expires; a lease taken over from a settling record is fenced
-// first, and one taken over in flight can no longer pass step 1. No run is billed without
-// being counted: characters and runs change in the same write as the marker, and a charged
-// lease always ends "done" with its own trace (step 3, or Claim's repair), so a retry never
-// runs again. A record stuck "settling" past its 24 h expiry is simply absent,
-// like any expired record. The cost: a settlement with a key takes three writes (four with the
-// clean-up) instead of one.
+// No run is billed twice: a charge needs S = A, and S changes from A only to the charge itself
+// or to a fence; a slot is never handed to another request while it may hold a charge whose
+// record is not complete (a completed run's slot is free again, and a crashed process's slots
+// die with it); and a record taken over was fenced first. No run is billed without being
+// counted: characters, runs and the day change in the charge's one write. A record stuck in
+// flight past its 24 h expiry is simply absent, like any expired record.
 //
-// An error (rather than a crash) after step 2 is the same as a crash there: Settle returns the
-// error, the run is charged, and the record is repaired by the next Claim after the lease. A
-// lost answer retried by the SDK is harmless at every step: step 1 accepts its own settling
-// record, step 2 finds its own "charged" marker, steps 3 and 4 are conditional on the lease.
-//
-// Why the fence: without it, a run that stalls past its lease between steps 1 and 2 (not
-// crashed, only slow) could charge after a retry took the record over, and both runs would be
-// billed. Why markers are top-level attributes ("pending:<lease>") and not entries of one map:
-// SET on a path inside a map fails when the map does not exist yet, and no single condition
-// could create it and test an entry.
-//
-// Settle without a key is step 2 with the marker "pending:<trace id>" and step 4: it has no
-// crash point (the charge and its marker are one write), and a retried charge finds its marker
-// (see Lost answers), so an unkeyed run is charged once. The cost of that identity: a second
-// write to remove the marker, for runs with and without a key, and for every admitted hit.
+// Records written "settling" by the store before the meter (whose Settle wrote the record
+// first and marked the usage item with "pending:<lease>") are repaired as that store did: the
+// claimer fences "pending:<lease>" on the usage item of settle_month; "charged" there makes the
+// retry a duplicate. Such records can only exist for a day after the upgrade.
 package dynamo
 
 import (
@@ -245,15 +209,16 @@ func TablesWithPrefix(prefix string) Tables {
 // Store is the DynamoDB store. It is safe for concurrent use; any number of Stores (in one
 // process or in many Lambda containers) may share the tables.
 type Store struct {
-	db *dynamodb.Client
-	t  Tables
+	db    *dynamodb.Client
+	t     Tables
+	slots *slots // the writer slots of the meter item (meter.go)
 }
 
 // New returns a Store on the tables t, which must exist (see CreateTables). The store uses a
 // copy of client with its own retry policy (NewRetryer): its writes are safe to retry, and it
 // relies on enough attempts to outlast a few lost answers.
 func New(client *dynamodb.Client, t Tables) *Store {
-	return &Store{db: withRetryPolicy(client), t: t}
+	return &Store{db: withRetryPolicy(client), t: t, slots: newSlots()}
 }
 
 // Close does nothing: the client has nothing to release.

@@ -109,6 +109,7 @@ func TestSharedTables(t *testing.T) {
 		{"Settle", func(t *testing.T, stores []store.Store) { storetest.AllowanceRace(t, stores, 50, 30, 1000) }},
 		{"Claim", func(t *testing.T, stores []store.Store) { storetest.ClaimRace(t, stores, 32) }},
 		{"Hit", func(t *testing.T, stores []store.Store) { storetest.HitRace(t, stores, 64, 40) }},
+		{"Enter", func(t *testing.T, stores []store.Store) { storetest.EnterRace(t, stores, 64, 40) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tables := freshTables(t)
@@ -144,6 +145,9 @@ func TestTablesWithPrefix(t *testing.T) {
 	}
 }
 
+// missingPass is a pass as Enter would make it, for calls that cannot reach a table.
+var missingPass = store.Pass{Account: "acct-1", Month: "2026-11", Admitted: true, Ref: ref("slot1", slotValue(kindAdmit, "tok", 0))}
+
 // TestMissingTable checks that every port reports a missing table as a wrapped SDK error:
 // never a panic, and never one of the store's sentinel errors.
 func TestMissingTable(t *testing.T) {
@@ -166,18 +170,23 @@ func TestMissingTable(t *testing.T) {
 		{"RevokeKey", func(ctx context.Context) error { return s.RevokeKey(ctx, "key-1", at) }},
 		{"RotateKey", func(ctx context.Context) error { return s.RotateKey(ctx, k, at) }},
 		{"Hit", func(ctx context.Context) error { _, _, err := s.Hit(ctx, "acct-1", at, 10); return err }},
+		{"KeyAccount", func(ctx context.Context) error { _, _, err := s.KeyAccount(ctx, "h1"); return err }},
+		{"Enter", func(ctx context.Context) error {
+			_, err := s.Enter(ctx, store.Entry{Account: "acct-1", Month: "2026-11", Window: at, Limit: 10})
+			return err
+		}},
 		{"Claim", func(ctx context.Context) error {
-			_, err := s.Claim(ctx, store.Claim{Account: "acct-1", Key: "k", Lease: "l", Now: at, TTL: time.Hour, LeaseTTL: time.Minute})
+			_, err := s.Claim(ctx, store.Claim{Account: "acct-1", Key: "k", Lease: "l", Now: at, TTL: time.Hour, LeaseTTL: time.Minute, Pass: missingPass})
 			return err
 		}},
 		{"Release", func(ctx context.Context) error { return s.Release(ctx, "acct-1", "k", "l") }},
 		{"Usage", func(ctx context.Context) error { _, err := s.Usage(ctx, "acct-1", "2026-11"); return err }},
 		{"Settle", func(ctx context.Context) error {
-			_, _, err := s.Settle(ctx, store.Settlement{Account: "acct-1", Month: "2026-11", Characters: 1, Limit: 10, TraceID: "sluice_t"})
+			_, _, err := s.Settle(ctx, store.Settlement{Pass: missingPass, Characters: 1, Limit: 10, TraceID: "sluice_t"})
 			return err
 		}},
 		{"SettleWithKey", func(ctx context.Context) error {
-			_, _, err := s.Settle(ctx, store.Settlement{Account: "acct-1", Month: "2026-11", Characters: 1, Limit: 10,
+			_, _, err := s.Settle(ctx, store.Settlement{Pass: missingPass, Characters: 1, Limit: 10,
 				Idem: &store.IdemCompletion{Key: "k", Lease: "l"}})
 			return err
 		}},
@@ -191,7 +200,7 @@ func TestMissingTable(t *testing.T) {
 			if !strings.HasPrefix(err.Error(), "dynamo: ") {
 				t.Errorf("err = %q, want context (dynamo: ...)", err)
 			}
-			for _, sentinel := range []error{store.ErrNotFound, store.ErrExists, store.ErrLeaseLost} {
+			for _, sentinel := range []error{store.ErrNotFound, store.ErrExists, store.ErrLeaseLost, store.ErrAccountChanged} {
 				if errors.Is(err, sentinel) {
 					t.Errorf("err = %v, is %v", err, sentinel)
 				}

@@ -32,7 +32,8 @@ func rawItem(t *testing.T, s *Store, table string, key map[string]types.Attribut
 // before the millisecond expiry that the conditions use.
 func TestTTLAttributes(t *testing.T) {
 	s := open(t)
-	c := store.Claim{Account: "acct-1", Key: "idem-1", Lease: "l", Now: layoutT0, TTL: 24 * time.Hour, LeaseTTL: time.Minute}
+	c := store.Claim{Account: "acct-1", Key: "idem-1", Lease: "l", Now: layoutT0, TTL: 24 * time.Hour, LeaseTTL: time.Minute,
+		Pass: crashEnter(t, s, "acct-1", layoutT0)}
 	if _, err := s.Claim(t.Context(), c); err != nil {
 		t.Fatalf("Claim: %v", err)
 	}

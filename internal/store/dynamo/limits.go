@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -47,6 +48,8 @@ const (
 	attrSettleTrace = "settle_trace"
 	attrSettleMonth = "settle_month"
 	attrSettleChars = "settle_chars"
+	attrSlot        = "slot"
+	attrMonth       = "month"
 )
 
 func itemKey(pk string, sk types.AttributeValue) map[string]types.AttributeValue {
@@ -185,6 +188,10 @@ type idemItem struct {
 	expMS       int64
 	settleTrace string
 	settleMonth string
+	// slot and month: where the run of the lease charges (the meter item of month, its writer
+	// slot). Absent on records written before the meter (legacy).
+	slot  string
+	month string
 }
 
 // live reports whether the record is live at nowMS: not expired, and done or within its lease.
@@ -230,6 +237,8 @@ func (s *Store) getIdem(ctx context.Context, account, key string) (idemItem, boo
 		expMS:       d.num(attrExpMS),
 		settleTrace: d.str(attrSettleTrace),
 		settleMonth: d.str(attrSettleMonth),
+		slot:        d.str(attrSlot),
+		month:       d.str(attrMonth),
 	}
 	if d.err != nil {
 		return idemItem{}, false, fmt.Errorf("read record: %w", d.err)
@@ -238,17 +247,21 @@ func (s *Store) getIdem(ctx context.Context, account, key string) (idemItem, boo
 }
 
 // Claim creates an in-flight record for c unless a live record exists, which it returns. It
-// first tries one conditional PutItem that succeeds when the record is absent, expired, or in
-// flight with an expired lease; when that is refused it reads the record: in flight under c's
-// own lease, it is c's (an earlier attempt of the write succeeded, its answer was lost); live,
-// it is returned; settling with an expired lease, it is repaired (see the package doc);
-// otherwise Claim tries again (another claimer changed the record meanwhile).
+// first tries one conditional PutItem that succeeds when the record is absent or expired; when
+// that is refused it reads the record: in flight under c's own lease, it is c's (an earlier
+// attempt of the write succeeded, its answer was lost); live, it is returned; in flight with
+// an expired lease, its run is taken over after its charge is settled one way or the other
+// (takeOver); settling with an expired lease (a record of the store before the meter), it is
+// repaired (repair); otherwise Claim tries again (another claimer changed the record).
 func (s *Store) Claim(ctx context.Context, c store.Claim) (*store.IdemRecord, error) {
+	if _, _, err := parseRef(c.Pass.Ref); err != nil || c.Pass.Month == "" {
+		return nil, fmt.Errorf("dynamo: claim %q: the claim needs the request's pass: %v", c.Key, err)
+	}
 	now := ms(c.Now)
 	fresh := condition{
-		expr:   "attribute_not_exists(pk) OR #exp <= :now OR (#st = :inflight AND #lexp <= :now)",
-		names:  map[string]string{"#exp": attrExpMS, "#st": attrState, "#lexp": attrLeaseExpMS},
-		values: map[string]types.AttributeValue{":now": attrN(now), ":inflight": attrS(store.IdemInFlight)},
+		expr:   "attribute_not_exists(pk) OR #exp <= :now",
+		names:  map[string]string{"#exp": attrExpMS},
+		values: map[string]types.AttributeValue{":now": attrN(now)},
 	}
 	for range maxClaimAttempts {
 		won, err := s.putClaim(ctx, c, fresh)
@@ -262,6 +275,7 @@ func (s *Store) Claim(ctx context.Context, c store.Claim) (*store.IdemRecord, er
 		if err != nil {
 			return nil, fmt.Errorf("dynamo: claim %q: %w", c.Key, err)
 		}
+		var existing *store.IdemRecord
 		switch {
 		case !found:
 			continue // released or deleted meanwhile: claim again
@@ -271,10 +285,15 @@ func (s *Store) Claim(ctx context.Context, c store.Claim) (*store.IdemRecord, er
 			return nil, nil
 		case cur.live(now):
 			return cur.public(), nil
-		case cur.rec.State != stateSettling || cur.expMS <= now:
+		case cur.expMS <= now:
 			continue // absent for c: the next put takes it over unless someone is faster
+		case cur.rec.State == store.IdemInFlight:
+			existing, won, err = s.takeOver(ctx, c, cur)
+		case cur.rec.State == stateSettling:
+			existing, won, err = s.repair(ctx, c, cur)
+		default:
+			continue
 		}
-		existing, won, err := s.repair(ctx, c, cur)
 		if err != nil {
 			return nil, fmt.Errorf("dynamo: claim %q: %w", c.Key, err)
 		}
@@ -286,6 +305,60 @@ func (s *Store) Claim(ctx context.Context, c store.Claim) (*store.IdemRecord, er
 		}
 	}
 	return nil, fmt.Errorf("dynamo: claim %q: record still changing after %d attempts", c.Key, maxClaimAttempts)
+}
+
+// takeOver resolves an in-flight record whose lease has expired: its run stopped (or stalled
+// past its lease) before its record was completed, and may or may not have charged. The run
+// charges by setting its writer slot on the meter item to "k|<lease>|..."; Claim fences the
+// slot with "f|<lease>|..." unless it holds that charge, and exactly one of the two conditional
+// writes on the one item wins. Fenced: the old run can never charge (its Settle requires its
+// own admission value in the slot); c takes the record over. Charged: the record is completed
+// as the old run's (done, its trace) and returned, so the retry is a duplicate. A record of the
+// store before the meter (no slot) is taken over at once: the old Settle's first step required
+// the lease, which the takeover changes.
+func (s *Store) takeOver(ctx context.Context, c store.Claim, cur idemItem) (existing *store.IdemRecord, won bool, err error) {
+	lease := cur.rec.Lease
+	ours := condition{
+		expr:   "#st = :inflight AND #lease = :old",
+		names:  map[string]string{"#st": attrState, "#lease": attrLease},
+		values: map[string]types.AttributeValue{":inflight": attrS(store.IdemInFlight), ":old": attrS(lease)},
+	}
+	if cur.slot != "" {
+		charged, err := s.fenceSlot(ctx, c.Account, cur.month, cur.slot, lease, ms(c.Now))
+		if err != nil {
+			return nil, false, err
+		}
+		if charged {
+			if err := s.markDone(ctx, c.Account, c.Key, "", ours); err != nil {
+				if errors.Is(err, errRefused) {
+					return nil, false, nil // the record moved on: look again
+				}
+				return nil, false, err
+			}
+			rec := cur.rec
+			rec.State = store.IdemDone
+			return &rec, false, nil
+		}
+	}
+	won, err = s.putClaim(ctx, c, ours)
+	return nil, won, err
+}
+
+// fenceSlot writes "f|<lease>|<now>" into the writer slot of the meter item of month unless the
+// slot holds the keyed charge of lease; charged reports that it does.
+func (s *Store) fenceSlot(ctx context.Context, account, month, slot, lease string, nowMS int64) (charged bool, err error) {
+	charge := kindKeyed + "|" + lease + "|"
+	_, err = s.meterWrite(ctx, account, month, "SET #slot = :f",
+		"attribute_not_exists(#slot) OR NOT begins_with(#slot, :charge)",
+		map[string]string{"#slot": slotPrefix + slot},
+		map[string]types.AttributeValue{":f": attrS(slotValue(kindFence, lease, nowMS)), ":charge": attrS(charge)})
+	switch {
+	case err == nil:
+		return false, nil
+	case errors.Is(err, errRefused):
+		return true, nil
+	}
+	return false, fmt.Errorf("fence lease %q: %w", lease, err)
 }
 
 // condition is a ConditionExpression with its names and values.
@@ -306,6 +379,9 @@ func (s *Store) putClaim(ctx context.Context, c store.Claim, cond condition) (bo
 	item[attrLeaseExpMS] = attrN(leaseExp)
 	item[attrExpMS] = attrN(exp)
 	item[attrTTL] = attrN(ttlSeconds(exp))
+	slot, _, _ := parseRef(c.Pass.Ref)
+	setS(item, attrSlot, slot)
+	setS(item, attrMonth, c.Pass.Month)
 	_, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName:                 aws.String(s.t.Idempotency),
 		Item:                      item,
@@ -322,8 +398,8 @@ func (s *Store) putClaim(ctx context.Context, c store.Claim, cond condition) (bo
 	return true, nil
 }
 
-// repair resolves a settling record whose lease has expired (its run stopped between Settle
-// steps 1 and 3). It fences the lease on the usage item of the settlement's month; when the
+// repair resolves a settling record whose lease has expired, written by the store before the
+// meter (its run stopped between that Settle's steps 1 and 3). It fences the lease on the usage item of the settlement's month; when the
 // fence holds, c takes the record over (won). When the lease had been charged, the record is
 // marked done with the settlement's trace and returned. Both nil and false: the record changed
 // meanwhile; look again.
@@ -484,13 +560,17 @@ func (s *Store) readUsage(ctx context.Context, account, month, lease string) (st
 	return u, mark, nil
 }
 
-// Settle charges st and completes st.Idem. Without Idem it is one conditional ADD that also
-// sets the marker "pending:<trace id>", so that a retry whose first attempt charged finds the
-// marker instead of charging again, and a clean-up that removes the marker. With Idem it is
-// the four-step sequence of the package doc, safe at every crash point: ErrLeaseLost (and no
-// charge) when the lease no longer holds the record or was fenced by a claimer; admitted=false
-// (nothing charged, the record back in flight) when the limit would be crossed. An error after
-// the charge leaves the run charged and its record settling, for the next Claim to complete.
+// Settle charges st on the meter item of its pass and completes st.Idem: one conditional
+// UpdateItem of the meter item (ADD characters, one run and the day's characters; SET the
+// pass's writer slot to the charge, "c|<trace id>|..." or with a key "k|<lease>|..."; REMOVE a
+// few stale slots), under the condition that the slot still holds the pass's admission value
+// and the allowance holds; then, with a key, one UpdateItem of the record (done, under its
+// lease). A refused charge is explained by a consistent read: the slot holds this charge (an
+// attempt sent again after a lost answer had charged), a fence or nothing (a claimer took the
+// key over: ErrLeaseLost, nothing charged), or the admission value (the allowance, or a stale
+// slot that changed: then the charge is sent again without removals). A charge that may have
+// been applied and whose record could not be completed retires the slot (its value is the
+// proof a later Claim reads) and returns ErrCharged.
 func (s *Store) Settle(ctx context.Context, st store.Settlement) (store.Usage, bool, error) {
 	if st.Characters < 0 {
 		return store.Usage{}, false, fmt.Errorf("dynamo: settle: negative characters %d", st.Characters)
@@ -498,202 +578,135 @@ func (s *Store) Settle(ctx context.Context, st store.Settlement) (store.Usage, b
 	if err := store.ValidDay(st.Day); err != nil {
 		return store.Usage{}, false, fmt.Errorf("dynamo: settle: %w", err)
 	}
-	if st.Idem == nil {
-		return s.settleUnkeyed(ctx, st)
-	}
-	fail := func(err error) (store.Usage, bool, error) {
-		return store.Usage{}, false, fmt.Errorf("dynamo: settle %q: %w", st.Idem.Key, err)
-	}
-	if err := s.settleBegin(ctx, st); err != nil {
-		return fail(err)
-	}
-	u, res, err := s.settleCharge(ctx, st, st.Idem.Lease)
+	slot, admission, err := parseRef(st.Pass.Ref)
 	if err != nil {
-		return fail(err)
+		return store.Usage{}, false, fmt.Errorf("dynamo: settle: %w", err)
 	}
-	switch res {
-	case fenced:
-		return fail(store.ErrLeaseLost)
-	case refused:
-		if err := s.settleRevert(ctx, st); err != nil {
-			return fail(err)
-		}
-		return u, false, nil
-	}
-	if err := s.settleFinish(ctx, st); err != nil {
-		return fail(err)
-	}
-	// Best effort: a marker left behind is never read again (the record is done).
-	_ = s.removeMarker(ctx, s.t.Usage, usageKey(st.Account, st.Month), pendingPrefix+st.Idem.Lease)
-	return u, true, nil
-}
-
-// settleUnkeyed charges a run without an idempotency key once, identified by its trace id.
-func (s *Store) settleUnkeyed(ctx context.Context, st store.Settlement) (store.Usage, bool, error) {
-	if st.TraceID == "" {
+	if st.Idem == nil && st.TraceID == "" {
 		return store.Usage{}, false, errors.New("dynamo: settle: a settlement without an idempotency key needs the run's trace id")
 	}
-	u, res, err := s.settleCharge(ctx, st, st.TraceID)
+	u, res, err := s.charge(ctx, st, slot, admission)
 	if err != nil {
+		if st.Idem != nil {
+			s.slots.retire(slot) // the charge may stand: keep its proof for the next Claim
+			return store.Usage{}, false, fmt.Errorf("dynamo: settle %q: %w: %w", st.Idem.Key, store.ErrCharged, err)
+		}
 		return store.Usage{}, false, fmt.Errorf("dynamo: settle %q: %w", st.TraceID, err)
 	}
 	switch res {
+	case fenced:
+		return store.Usage{}, false, fmt.Errorf("dynamo: settle %q: %w", st.Idem.Key, store.ErrLeaseLost)
 	case refused:
 		return u, false, nil
-	case fenced: // nothing fences a trace id
-		return store.Usage{}, false, fmt.Errorf("dynamo: settle %q: the charge's marker is %q", st.TraceID, markFenced)
 	}
-	// Best effort: a marker left behind takes a few bytes of the month's item and is never read.
-	_ = s.removeMarker(ctx, s.t.Usage, usageKey(st.Account, st.Month), pendingPrefix+st.TraceID)
+	if st.Idem != nil {
+		err := s.markDone(ctx, st.Pass.Account, st.Idem.Key, st.Idem.TraceID, condition{
+			expr:  "#lease = :lease AND (#st = :inflight OR #st = :done)",
+			names: map[string]string{"#lease": attrLease},
+			values: map[string]types.AttributeValue{
+				":lease": attrS(st.Idem.Lease), ":inflight": attrS(store.IdemInFlight),
+			},
+		})
+		// Refused: a Claim found the charge and completed the record, or the record expired;
+		// either way the charge stands and the key is settled.
+		if err != nil && !errors.Is(err, errRefused) {
+			s.slots.retire(slot)
+			return store.Usage{}, false, fmt.Errorf("dynamo: settle %q: %w: %w", st.Idem.Key, store.ErrCharged, err)
+		}
+	}
 	return u, true, nil
 }
 
-// chargeResult is the outcome of Settle step 2.
+// chargeResult is the outcome of a charge.
 type chargeResult int
 
 const (
 	charged        chargeResult = iota // charged now
-	alreadyCharged                     // the lease was charged by an earlier attempt
+	alreadyCharged                     // charged by an earlier attempt of this settlement
 	refused                            // the limit would be crossed; nothing changed
-	fenced                             // the lease was taken over; nothing changed
+	fenced                             // the key was taken over; nothing changed
 )
 
-// settleBegin is Settle step 1: the record held by st.Idem.Lease becomes settling and records
-// the month, the trace and the characters. ErrLeaseLost when the lease does not hold it in
-// flight (or settling in the same month: a retried call).
-func (s *Store) settleBegin(ctx context.Context, st store.Settlement) error {
-	names := map[string]string{
-		"#st": attrState, "#lease": attrLease, "#smonth": attrSettleMonth, "#schars": attrSettleChars,
-		"#strace": attrSettleTrace,
+// charge is Settle's write to the meter item (see Settle).
+func (s *Store) charge(ctx context.Context, st store.Settlement, slot, admission string) (store.Usage, chargeResult, error) {
+	_, _, windowMS, _ := parseSlot(admission)
+	value := slotValue(kindCharge, st.TraceID, windowMS)
+	if st.Idem != nil {
+		value = slotValue(kindKeyed, st.Idem.Lease, windowMS)
 	}
-	values := map[string]types.AttributeValue{
-		":settling": attrS(stateSettling), ":inflight": attrS(store.IdemInFlight), ":lease": attrS(st.Idem.Lease),
-		":month": attrS(st.Month), ":chars": attrN(st.Characters),
-	}
-	expr := "SET #st = :settling, #smonth = :month, #schars = :chars"
-	if st.Idem.TraceID != "" {
-		values[":trace"] = attrS(st.Idem.TraceID)
-		expr += ", #strace = :trace"
-	} else {
-		expr += " REMOVE #strace"
-	}
-	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                 aws.String(s.t.Idempotency),
-		Key:                       idemKey(st.Account, st.Idem.Key),
-		UpdateExpression:          aws.String(expr),
-		ConditionExpression:       aws.String("#lease = :lease AND (#st = :inflight OR (#st = :settling AND #smonth = :month))"),
-		ExpressionAttributeNames:  names,
-		ExpressionAttributeValues: values,
-	})
-	if conditionFailed(err) {
-		return store.ErrLeaseLost
-	}
-	if err != nil {
-		return fmt.Errorf("begin settlement: %w", err)
-	}
-	return nil
-}
-
-// settleCharge is Settle step 2 (and the charge of a Settle without Idem): one conditional ADD
-// of the characters and one run that sets the marker "pending:<id>" (id: the lease, or the trace
-// id without Idem), under the limit and unless a marker for id is there. When the write is
-// refused, a consistent read tells why (the marker: charged by an earlier attempt, or fenced)
-// and gives the usage as it stands.
-func (s *Store) settleCharge(ctx context.Context, st store.Settlement, id string) (store.Usage, chargeResult, error) {
-	names := map[string]string{"#ch": attrCharacters, "#runs": attrRuns, "#p": pendingPrefix + id}
-	values := map[string]types.AttributeValue{
-		":n": attrN(st.Characters), ":one": attrN(1), ":max": attrN(st.Limit - st.Characters),
-		":charged": attrS(markCharged),
-	}
-	expr := "ADD #ch :n, #runs :one"
-	if st.Day > 0 { // the day's counter, in the same write as the month's
-		names["#day"] = dayAttr(st.Day)
-		expr += ", #day :n"
-	}
-	expr += " SET #p = :charged"
-	cond := "(attribute_not_exists(#ch) OR #ch <= :max) AND attribute_not_exists(#p)"
-	// A charge over the limit on its own can never fit: skip the write.
-	if st.Characters <= st.Limit {
-		out, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-			TableName:                 aws.String(s.t.Usage),
-			Key:                       usageKey(st.Account, st.Month),
-			UpdateExpression:          aws.String(expr),
-			ConditionExpression:       aws.String(cond),
-			ExpressionAttributeNames:  names,
-			ExpressionAttributeValues: values,
-			ReturnValues:              types.ReturnValueUpdatedNew,
-		})
-		if err == nil {
-			d := decoder{item: out.Attributes}
-			u := store.Usage{Characters: d.num(attrCharacters), Runs: d.num(attrRuns)}
-			if d.err != nil {
-				return store.Usage{}, 0, fmt.Errorf("charge: %w", d.err)
-			}
-			return u, charged, nil
+	prunes := s.slots.takePrunes(slot)
+	for attempt := 0; attempt < 2; attempt++ {
+		names := map[string]string{"#ch": attrCharacters, "#runs": attrRuns, "#slot": slotPrefix + slot}
+		values := map[string]types.AttributeValue{
+			":n": attrN(st.Characters), ":one": attrN(1), ":max": attrN(st.Limit - st.Characters),
+			":v": attrS(value), ":a": attrS(admission),
 		}
-		if !conditionFailed(err) {
+		update := "ADD #ch :n, #runs :one"
+		if st.Day > 0 { // the day's counter, in the same write as the month's
+			names["#day"] = dayAttr(st.Day)
+			update += ", #day :n"
+		}
+		update += " SET #slot = :v"
+		cond := "#slot = :a AND (attribute_not_exists(#ch) OR #ch <= :max)"
+		i := 0
+		var removes []string
+		for name, old := range prunes {
+			if name == slotPrefix+slot {
+				continue
+			}
+			n, v := fmt.Sprintf("#p%d", i), fmt.Sprintf(":p%d", i)
+			names[n], values[v] = name, attrS(old)
+			removes = append(removes, n)
+			cond += " AND " + n + " = " + v
+			i++
+		}
+		if len(removes) > 0 {
+			update += " REMOVE " + strings.Join(removes, ", ")
+		}
+		if st.Characters <= st.Limit { // a charge over the limit on its own can never fit
+			out, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+				TableName:                 aws.String(s.t.Usage),
+				Key:                       usageKey(st.Pass.Account, st.Pass.Month),
+				UpdateExpression:          aws.String(update),
+				ConditionExpression:       aws.String(cond),
+				ExpressionAttributeNames:  names,
+				ExpressionAttributeValues: values,
+				ReturnValues:              types.ReturnValueUpdatedNew,
+			})
+			if err == nil {
+				d := decoder{item: out.Attributes}
+				u := store.Usage{Characters: d.num(attrCharacters), Runs: d.num(attrRuns)}
+				if d.err != nil {
+					return store.Usage{}, 0, fmt.Errorf("charge: %w", d.err)
+				}
+				return u, charged, nil
+			}
+			if !conditionFailed(err) {
+				return store.Usage{}, 0, fmt.Errorf("charge: %w", err)
+			}
+		}
+		item, err := s.readMeter(ctx, st.Pass.Account, st.Pass.Month)
+		if err != nil {
 			return store.Usage{}, 0, fmt.Errorf("charge: %w", err)
 		}
+		d := decoder{item: item}
+		held := d.str(slotPrefix + slot)
+		u := usageOf(item)
+		if d.err != nil {
+			return store.Usage{}, 0, fmt.Errorf("charge: %w", d.err)
+		}
+		switch {
+		case held == value:
+			return u, alreadyCharged, nil
+		case held != admission:
+			if st.Idem != nil { // a fence, or a slot removed as stale: the key was taken over
+				return u, fenced, nil
+			}
+			return store.Usage{}, 0, fmt.Errorf("charge: the writer slot holds %q, not this pass's admission", held)
+		case u.Characters+st.Characters > st.Limit || st.Characters > st.Limit:
+			return u, refused, nil
+		}
+		prunes = nil // a stale slot changed meanwhile: charge again without removals
 	}
-	u, mark, err := s.readUsage(ctx, st.Account, st.Month, id)
-	if err != nil {
-		return store.Usage{}, 0, fmt.Errorf("charge: %w", err)
-	}
-	switch mark {
-	case markCharged:
-		return u, alreadyCharged, nil
-	case markFenced:
-		return u, fenced, nil
-	}
-	return u, refused, nil
-}
-
-// settleRevert puts a settling record back in flight after the limit refused its charge.
-// ErrLeaseLost when the lease no longer holds it (a claimer fenced and took it over).
-func (s *Store) settleRevert(ctx context.Context, st store.Settlement) error {
-	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:           aws.String(s.t.Idempotency),
-		Key:                 idemKey(st.Account, st.Idem.Key),
-		UpdateExpression:    aws.String("SET #st = :inflight REMOVE #strace, #smonth, #schars"),
-		ConditionExpression: aws.String("#lease = :lease AND #st = :settling"),
-		ExpressionAttributeNames: map[string]string{
-			"#st": attrState, "#lease": attrLease, "#strace": attrSettleTrace, "#smonth": attrSettleMonth,
-			"#schars": attrSettleChars,
-		},
-		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":inflight": attrS(store.IdemInFlight), ":settling": attrS(stateSettling), ":lease": attrS(st.Idem.Lease),
-		},
-	})
-	if err == nil {
-		return nil
-	}
-	if !conditionFailed(err) {
-		return fmt.Errorf("revert settlement: %w", err)
-	}
-	// A retried call may have reverted it already.
-	cur, found, err := s.getIdem(ctx, st.Account, st.Idem.Key)
-	if err != nil {
-		return fmt.Errorf("revert settlement: %w", err)
-	}
-	if found && cur.rec.Lease == st.Idem.Lease && cur.rec.State == store.IdemInFlight {
-		return nil
-	}
-	return store.ErrLeaseLost
-}
-
-// settleFinish is Settle step 3: the record held by the lease becomes done with the run's
-// trace. A refused condition means the record expired and was replaced or deleted: the charge
-// stands, and the key is past its lifetime anyway, so that is not an error.
-func (s *Store) settleFinish(ctx context.Context, st store.Settlement) error {
-	err := s.markDone(ctx, st.Account, st.Idem.Key, st.Idem.TraceID, condition{
-		expr:  "#lease = :lease AND (#st = :settling OR #st = :done)",
-		names: map[string]string{"#lease": attrLease},
-		values: map[string]types.AttributeValue{
-			":lease": attrS(st.Idem.Lease), ":settling": attrS(stateSettling),
-		},
-	})
-	if err != nil && !errors.Is(err, errRefused) {
-		return err
-	}
-	return nil
+	return store.Usage{}, 0, errors.New("charge: refused twice with the allowance free")
 }

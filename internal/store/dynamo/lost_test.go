@@ -30,9 +30,18 @@ func lose(p *faultproxy.Proxy, i int) {
 
 var lostT0 = time.Date(2026, 11, 22, 21, 4, 5, 0, time.UTC)
 
-func lostClaim(lease string, now time.Time) store.Claim {
+// lostClaim is a claim with a new pass (entered without losing anything).
+func lostClaim(t *testing.T, s *Store, lease string, now time.Time) store.Claim {
+	t.Helper()
 	return store.Claim{Account: "acct-1", Key: "idem-1", Fingerprint: "fp", Lease: lease, TraceID: "sluice_" + lease,
-		Now: now, TTL: 24 * time.Hour, LeaseTTL: time.Minute}
+		Now: now, TTL: 24 * time.Hour, LeaseTTL: time.Minute, Pass: crashEnter(t, s, "acct-1", now)}
+}
+
+func mustStep(t *testing.T, what string, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
 }
 
 // TestLostAnswerOfEachWrite loses the answer of one write of a call at a time, after DynamoDB
@@ -43,23 +52,27 @@ func lostClaim(lease string, now time.Time) store.Claim {
 func TestLostAnswerOfEachWrite(t *testing.T) {
 	t.Run("Claim", func(t *testing.T) {
 		s, p := lossy(t)
+		c := lostClaim(t, s, "lease-1", lostT0)
 		lose(p, 0)
-		claimWins(t, s, lostClaim("lease-1", lostT0))
-		claimFinds(t, s, lostClaim("lease-2", lostT0.Add(time.Second)), store.IdemInFlight, "lease-1", "sluice_lease-1")
+		claimWins(t, s, c)
+		claimFinds(t, s, lostClaim(t, s, "lease-2", lostT0.Add(time.Second)), store.IdemInFlight, "lease-1", "sluice_lease-1")
 	})
-	t.Run("ClaimTakeover", func(t *testing.T) {
-		s, p := lossy(t)
-		claimWins(t, s, lostClaim("lease-1", lostT0))
-		lose(p, 0)
-		claimWins(t, s, lostClaim("lease-2", lostT0.Add(2*time.Minute))) // the first lease expired
-		claimFinds(t, s, lostClaim("lease-3", lostT0.Add(2*time.Minute+time.Second)), store.IdemInFlight, "lease-2", "sluice_lease-2")
-	})
+	for i, write := range []string{"fence", "takeover"} {
+		t.Run("ClaimTakeover/"+write, func(t *testing.T) {
+			s, p := lossy(t)
+			claimWins(t, s, lostClaim(t, s, "lease-1", lostT0))
+			c := lostClaim(t, s, "lease-2", lostT0.Add(2*time.Minute)) // the first lease expired
+			lose(p, i)
+			claimWins(t, s, c)
+			claimFinds(t, s, lostClaim(t, s, "lease-3", lostT0.Add(2*time.Minute+time.Second)), store.IdemInFlight, "lease-2", "sluice_lease-2")
+		})
+	}
 	t.Run("Release", func(t *testing.T) {
 		s, p := lossy(t)
-		claimWins(t, s, lostClaim("lease-1", lostT0))
+		claimWins(t, s, lostClaim(t, s, "lease-1", lostT0))
 		lose(p, 0)
 		mustStep(t, "Release", s.Release(t.Context(), "acct-1", "idem-1", "lease-1"))
-		claimWins(t, s, lostClaim("lease-2", lostT0.Add(time.Second)))
+		claimWins(t, s, lostClaim(t, s, "lease-2", lostT0.Add(time.Second)))
 	})
 
 	for i, write := range []string{"account item", "key-id item", "key item"} {
@@ -106,51 +119,68 @@ func TestLostAnswerOfEachWrite(t *testing.T) {
 		})
 	}
 
-	for i, write := range []string{"charge", "clean-up"} {
-		t.Run("SettleWithoutKey/"+write, func(t *testing.T) {
-			s, p := lossy(t)
-			settle := func(trace string, n int64, want store.Usage, admitted bool) {
-				t.Helper()
-				u, ok, err := s.Settle(t.Context(), store.Settlement{Account: "acct-1", Month: "2026-11", Characters: n, Limit: 10, TraceID: trace})
-				if err != nil || ok != admitted || u != want {
-					t.Fatalf("Settle(%s, %d) = %+v, %v, %v; want %+v, %v", trace, n, u, ok, err, want, admitted)
-				}
+	// Enter: the first request of a window rolls it over, the next ones count in it; the one
+	// that fills the window must not be refused by its own retry.
+	t.Run("Enter", func(t *testing.T) {
+		s, p := lossy(t)
+		w := lostT0.Truncate(time.Minute)
+		in := func(want int64, admitted bool) {
+			t.Helper()
+			pass, err := s.Enter(t.Context(), store.Entry{Account: "acct-1", Month: crashMonth, Window: w, Limit: 2})
+			if err != nil || pass.Count != want || pass.Admitted != admitted {
+				t.Fatalf("Enter = %+v, %v; want count %d, admitted %v", pass, err, want, admitted)
 			}
-			lose(p, i)
-			settle("sluice_run-1", 4, store.Usage{Characters: 4, Runs: 1}, true)
-			lose(p, i)
-			settle("sluice_run-2", 6, store.Usage{Characters: 10, Runs: 2}, true) // exactly reaches the limit
-			settle("sluice_run-3", 1, store.Usage{Characters: 10, Runs: 2}, false)
-			usageIs(t, s, store.Usage{Characters: 10, Runs: 2})
-		})
-	}
+			s.Leave(pass)
+		}
+		lose(p, 0)
+		in(1, true) // the rollover
+		lose(p, 0)
+		in(2, true) // the same window
+		in(2, false)
+		lose(p, 0)
+		w = w.Add(time.Minute)
+		in(1, true) // the next window's rollover, after a same-window attempt was refused
+		if st := p.Stats(); st.Dropped != 3 {
+			t.Fatalf("%d answers lost, want 3", st.Dropped)
+		}
+	})
 
-	for i, write := range []string{"begin", "charge", "finish", "clean-up"} {
+	t.Run("SettleWithoutKey", func(t *testing.T) {
+		s, p := lossy(t)
+		settle := func(trace string, n int64, want store.Usage, admitted bool) {
+			t.Helper()
+			st := store.Settlement{Pass: crashEnter(t, s, "acct-1", lostT0), Characters: n, Limit: 10, TraceID: trace}
+			defer s.Leave(st.Pass)
+			lose(p, 0)
+			u, ok, err := s.Settle(t.Context(), st)
+			if err != nil || ok != admitted || u != want {
+				t.Fatalf("Settle(%s, %d) = %+v, %v, %v; want %+v, %v", trace, n, u, ok, err, want, admitted)
+			}
+		}
+		settle("sluice_run-1", 4, store.Usage{Characters: 4, Runs: 1}, true)
+		settle("sluice_run-2", 6, store.Usage{Characters: 10, Runs: 2}, true) // exactly reaches the limit
+		settle("sluice_run-3", 1, store.Usage{Characters: 10, Runs: 2}, false)
+		usageIs(t, s, "acct-1", store.Usage{Characters: 10, Runs: 2})
+	})
+
+	for i, write := range []string{"charge", "completion"} {
 		t.Run("SettleWithKey/"+write, func(t *testing.T) {
 			s, p := lossy(t)
-			c := lostClaim("lease-1", lostT0)
+			c := lostClaim(t, s, "lease-1", lostT0)
 			claimWins(t, s, c)
 			lose(p, i)
-			u, ok, err := s.Settle(t.Context(), store.Settlement{Account: "acct-1", Month: crashMonth, Characters: 5, Limit: 5,
+			u, ok, err := s.Settle(t.Context(), store.Settlement{Pass: c.Pass, Characters: 5, Limit: 5,
 				TraceID: "sluice_run-1", Idem: &store.IdemCompletion{Key: "idem-1", Lease: "lease-1", TraceID: "sluice_run-1"}})
 			if err != nil || !ok || u != (store.Usage{Characters: 5, Runs: 1}) {
 				t.Fatalf("Settle = %+v, %v, %v; want {5 1}, admitted", u, ok, err)
 			}
-			usageIs(t, s, store.Usage{Characters: 5, Runs: 1})
-			claimFinds(t, s, lostClaim("lease-2", lostT0.Add(time.Hour)), store.IdemDone, "lease-1", "sluice_run-1")
+			usageIs(t, s, "acct-1", store.Usage{Characters: 5, Runs: 1})
+			claimFinds(t, s, lostClaim(t, s, "lease-2", lostT0.Add(time.Hour)), store.IdemDone, "lease-1", "sluice_run-1")
+			if st := p.Stats(); st.Dropped != 1 {
+				t.Fatalf("%d answers lost, want 1", st.Dropped)
+			}
 		})
 	}
-	t.Run("SettleWithKeyRefused/revert", func(t *testing.T) {
-		s, p := lossy(t)
-		claimWins(t, s, lostClaim("lease-1", lostT0))
-		lose(p, 1) // begin passes; the charge is refused (not a success); the revert loses its answer
-		_, ok, err := s.Settle(t.Context(), store.Settlement{Account: "acct-1", Month: crashMonth, Characters: 11, Limit: 10,
-			TraceID: "sluice_run-1", Idem: &store.IdemCompletion{Key: "idem-1", Lease: "lease-1", TraceID: "sluice_run-1"}})
-		if err != nil || ok {
-			t.Fatalf("Settle over the limit = %v, %v; want refused", ok, err)
-		}
-		claimFinds(t, s, lostClaim("lease-2", lostT0.Add(time.Second)), store.IdemInFlight, "lease-1", "sluice_lease-1")
-	})
 }
 
 // wantKeys checks that account's keys are exactly ids, in order.

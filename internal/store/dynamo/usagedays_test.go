@@ -7,14 +7,15 @@ import (
 )
 
 // TestDayCountedOnceWhenChargeResponseIsLost loses the answer of a keyed settlement's charge:
-// the SDK's retry finds the lease's marker, so neither the month nor the day is charged twice.
+// the SDK's retry finds the charge in the run's writer slot, so neither the month nor the day
+// is charged twice.
 func TestDayCountedOnceWhenChargeResponseIsLost(t *testing.T) {
 	s, p := lossy(t)
 	ctx := t.Context()
-	c := crashClaim("lease-1", crashT0)
-	claimWins(t, s, c)
-	lose(p, 1) // the idempotency record's settling mark, then the charge
-	st := crashSettlement("lease-1", 40)
+	run := newCrashRun(t, s, "acct-1", "lease-1", crashT0, 40)
+	claimWins(t, s, run.claim)
+	lose(p, 0) // the charge
+	st := run.st
 	st.Day = 22
 	if _, ok, err := s.Settle(ctx, st); err != nil || !ok {
 		t.Fatalf("Settle with a lost charge response = %v, %v", ok, err)
@@ -31,11 +32,11 @@ func TestDayCountedOnceWhenChargeResponseIsLost(t *testing.T) {
 }
 
 // TestUnkeyedDayCountedOnceWhenChargeResponseIsLost: a run without an idempotency key is charged
-// under its trace id's marker, so a lost answer is not counted twice in the month nor the day.
+// in its writer slot too, so a lost answer is not counted twice in the month nor the day.
 func TestUnkeyedDayCountedOnceWhenChargeResponseIsLost(t *testing.T) {
 	s, p := lossy(t)
+	st := store.Settlement{Pass: crashEnter(t, s, "acct-1", crashT0), Day: 5, Characters: 7, Limit: 100, TraceID: "sluice_run-1"}
 	lose(p, 0)
-	st := store.Settlement{Account: "acct-1", Month: crashMonth, Day: 5, Characters: 7, Limit: 100, TraceID: "sluice_run-1"}
 	if _, ok, err := s.Settle(t.Context(), st); err != nil || !ok {
 		t.Fatalf("Settle with a lost answer = %v, %v", ok, err)
 	}

@@ -122,6 +122,32 @@ func (s *Store) KeyByHash(ctx context.Context, hash string) (store.Key, error) {
 	return k, nil
 }
 
+// KeyAccount returns the key with hash and its account, in one query.
+func (s *Store) KeyAccount(ctx context.Context, hash string) (store.Key, store.Account, error) {
+	var a store.Account
+	var disabled, created int64
+	row := s.r.QueryRowContext(ctx, `SELECT k.id, k.account, k.hash, k.prefix, k.last4, k.created_at, k.revoked_at,
+		COALESCE(k.last_used, ''), a.region, a.tier, a.rate_limit, a.allowance, a.disabled, a.usage_plan_key, a.created_at
+		FROM api_keys k JOIN accounts a ON a.id = k.account WHERE k.hash = ?`, hash)
+	k, err := scanKey(multiScanner{row, []any{&a.Region, &a.Tier, &a.RateLimit, &a.Allowance, &disabled, &a.UsagePlanKey, &created}})
+	if errors.Is(err, sql.ErrNoRows) {
+		return store.Key{}, store.Account{}, fmt.Errorf("sqlite: key account: %w", store.ErrNotFound)
+	}
+	if err != nil {
+		return store.Key{}, store.Account{}, fmt.Errorf("sqlite: key account: %w", err)
+	}
+	a.ID, a.Disabled, a.CreatedAt = k.Account, disabled != 0, fromMS(created)
+	return k, a, nil
+}
+
+// multiScanner scans a row whose first columns scanKey reads, and more after them.
+type multiScanner struct {
+	row  scanner
+	more []any
+}
+
+func (m multiScanner) Scan(dest ...any) error { return m.row.Scan(append(dest, m.more...)...) }
+
 // ListKeys returns every key of account, oldest first; none (and no error) for an unknown
 // account.
 func (s *Store) ListKeys(ctx context.Context, account string) ([]store.Key, error) {

@@ -52,6 +52,44 @@ func (s *Store) Count(ctx context.Context, account string, start time.Time) (int
 	return count, nil
 }
 
+// Enter counts one request in the account's window, kept on its month's usage row, in one
+// upsert: the stored window is the same (count it, below the limit), older (start e.Window's
+// with this request), or newer (a lagging clock: count it there).
+func (s *Store) Enter(ctx context.Context, e store.Entry) (store.Pass, error) {
+	p := store.Pass{Account: e.Account, Month: e.Month}
+	if e.Limit <= 0 {
+		u, err := s.Usage(ctx, e.Account, e.Month)
+		p.Usage = u
+		return p, err
+	}
+	w := ms(e.Window)
+	err := s.w.QueryRowContext(ctx, `INSERT INTO usage (account, month, characters, runs, window_start, window_count)
+		VALUES (?1, ?2, 0, 0, ?3, 1)
+		ON CONFLICT (account, month) DO UPDATE SET
+			window_count = CASE WHEN window_start >= ?3 THEN window_count + 1 ELSE 1 END,
+			window_start = MAX(window_start, ?3)
+			WHERE window_start < ?3 OR window_count < ?4
+		RETURNING characters, runs, window_count`, e.Account, e.Month, w, e.Limit).
+		Scan(&p.Usage.Characters, &p.Usage.Runs, &p.Count)
+	switch {
+	case err == nil:
+		p.Admitted = true
+		return p, nil
+	case !errors.Is(err, sql.ErrNoRows):
+		return store.Pass{}, fmt.Errorf("sqlite: enter: %w", err)
+	}
+	// Refused: the window is full; report it as it stands.
+	err = s.r.QueryRowContext(ctx, `SELECT characters, runs, window_count FROM usage WHERE account = ? AND month = ?`,
+		e.Account, e.Month).Scan(&p.Usage.Characters, &p.Usage.Runs, &p.Count)
+	if err != nil {
+		return store.Pass{}, fmt.Errorf("sqlite: enter: %w", err)
+	}
+	return p, nil
+}
+
+// Leave does nothing: a pass holds nothing in this store.
+func (s *Store) Leave(store.Pass) {}
+
 // Claim creates an in-flight record for c unless a live record exists, which it returns. The
 // read and the write happen in one IMMEDIATE transaction, so concurrent claims, also from other
 // processes, have exactly one winner.
@@ -129,6 +167,7 @@ func (s *Store) Settle(ctx context.Context, st store.Settlement) (store.Usage, b
 	if err := store.ValidDay(st.Day); err != nil {
 		return store.Usage{}, false, fmt.Errorf("sqlite: settle: %w", err)
 	}
+	acct, month := st.Pass.Account, st.Pass.Month
 	var after store.Usage
 	var admitted bool
 	err := s.withTx(ctx, func(tx *txn) error {
@@ -136,7 +175,7 @@ func (s *Store) Settle(ctx context.Context, st store.Settlement) (store.Usage, b
 			var held bool
 			err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM idempotency
 				WHERE account = ? AND key = ? AND lease = ? AND state = ?)`,
-				st.Account, st.Idem.Key, st.Idem.Lease, store.IdemInFlight).Scan(&held)
+				acct, st.Idem.Key, st.Idem.Lease, store.IdemInFlight).Scan(&held)
 			if err != nil {
 				return err
 			}
@@ -149,12 +188,12 @@ func (s *Store) Settle(ctx context.Context, st store.Settlement) (store.Usage, b
 			ON CONFLICT (account, month) DO UPDATE
 				SET characters = characters + excluded.characters, runs = runs + 1
 				WHERE characters + excluded.characters <= ?4
-			RETURNING characters, runs`, st.Account, st.Month, st.Characters, st.Limit).
+			RETURNING characters, runs`, acct, month, st.Characters, st.Limit).
 			Scan(&after.Characters, &after.Runs)
 		if errors.Is(err, sql.ErrNoRows) {
 			// Refused: nothing changed; report the usage as it stands.
 			err = tx.QueryRowContext(ctx, `SELECT characters, runs FROM usage WHERE account = ? AND month = ?`,
-				st.Account, st.Month).Scan(&after.Characters, &after.Runs)
+				acct, month).Scan(&after.Characters, &after.Runs)
 			if err != nil && !errors.Is(err, sql.ErrNoRows) {
 				return err
 			}
@@ -170,7 +209,7 @@ func (s *Store) Settle(ctx context.Context, st store.Settlement) (store.Usage, b
 		if st.Idem != nil {
 			_, err := tx.ExecContext(ctx, `UPDATE idempotency SET state = ?, trace_id = COALESCE(NULLIF(?, ''), trace_id)
 				WHERE account = ? AND key = ? AND lease = ?`,
-				store.IdemDone, st.Idem.TraceID, st.Account, st.Idem.Key, st.Idem.Lease)
+				store.IdemDone, st.Idem.TraceID, acct, st.Idem.Key, st.Idem.Lease)
 			if err != nil {
 				return fmt.Errorf("complete idempotency record: %w", err)
 			}

@@ -31,7 +31,7 @@ var _ store.Store = (*Store)(nil)
 
 const (
 	// schemaVersion is stored in PRAGMA user_version: the number of migrations applied.
-	schemaVersion = 2
+	schemaVersion = 3
 	// busyTimeout is how long a connection waits for another connection's lock.
 	busyTimeout = 10 * time.Second
 	// readConns bounds the pool of read-only connections.
@@ -122,7 +122,14 @@ func (s *Store) Close() error {
 }
 
 // migrations[i] brings a database from version i to version i+1. Only ever append.
-var migrations = [][]string{schema, dashboardSchema}
+var migrations = [][]string{schema, dashboardSchema, meterSchema}
+
+// meterSchema puts each account's rate window on its month's usage row (Meter.Enter). The
+// rate_windows table stays for the windows counted under other keys (failed sign-ins).
+var meterSchema = []string{
+	`ALTER TABLE usage ADD COLUMN window_start INTEGER NOT NULL DEFAULT 0`,
+	`ALTER TABLE usage ADD COLUMN window_count INTEGER NOT NULL DEFAULT 0`,
+}
 
 var schema = []string{
 	`CREATE TABLE IF NOT EXISTS accounts (

@@ -42,6 +42,7 @@ func TestMultiProcessShare(t *testing.T) {
 		{"Settle", func(t *testing.T, stores []store.Store) { storetest.AllowanceRace(t, stores, 50, 30, 1000) }},
 		{"Claim", func(t *testing.T, stores []store.Store) { storetest.ClaimRace(t, stores, 32) }},
 		{"Hit", func(t *testing.T, stores []store.Store) { storetest.HitRace(t, stores, 64, 40) }},
+		{"Enter", func(t *testing.T, stores []store.Store) { storetest.EnterRace(t, stores, 64, 40) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "shared.db")
@@ -79,7 +80,7 @@ func TestOpen(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Open: %v", err)
 		}
-		if _, _, err := s.Settle(t.Context(), store.Settlement{Account: "a", Month: "2026-11", Characters: 3, Limit: 10}); err != nil {
+		if _, _, err := s.Settle(t.Context(), store.Settlement{Pass: store.Pass{Account: "a", Month: "2026-11"}, Characters: 3, Limit: 10}); err != nil {
 			t.Fatalf("Settle: %v", err)
 		}
 		if err := s.Close(); err != nil {
@@ -105,7 +106,7 @@ func BenchmarkSettle(b *testing.B) {
 	s := openAt(b, filepath.Join(b.TempDir(), "bench.db"))
 	ctx := context.Background()
 	for b.Loop() {
-		if _, ok, err := s.Settle(ctx, store.Settlement{Account: "acct-1", Month: "2026-11", Characters: 100, Limit: 1 << 62}); err != nil || !ok {
+		if _, ok, err := s.Settle(ctx, store.Settlement{Pass: store.Pass{Account: "acct-1", Month: "2026-11"}, Characters: 100, Limit: 1 << 62}); err != nil || !ok {
 			b.Fatalf("Settle = %v, %v", ok, err)
 		}
 	}
@@ -123,9 +124,21 @@ func BenchmarkSettleWithIdempotency(b *testing.B) {
 			Now: now, TTL: 24 * time.Hour, LeaseTTL: time.Minute}); err != nil {
 			b.Fatalf("Claim: %v", err)
 		}
-		if _, ok, err := s.Settle(ctx, store.Settlement{Account: "acct-1", Month: "2026-11", Characters: 100, Limit: 1 << 62,
+		if _, ok, err := s.Settle(ctx, store.Settlement{Pass: store.Pass{Account: "acct-1", Month: "2026-11"}, Characters: 100, Limit: 1 << 62,
 			Idem: &store.IdemCompletion{Key: k, Lease: "l", TraceID: "t"}}); err != nil || !ok {
 			b.Fatalf("Settle = %v, %v", ok, err)
+		}
+	}
+}
+
+func BenchmarkEnter(b *testing.B) {
+	s := openAt(b, filepath.Join(b.TempDir(), "bench.db"))
+	ctx := context.Background()
+	w := time.Date(2026, 11, 22, 21, 4, 0, 0, time.UTC)
+	for b.Loop() {
+		p, err := s.Enter(ctx, store.Entry{Account: "acct-1", Month: "2026-11", Window: w, Limit: 1 << 62})
+		if err != nil || !p.Admitted {
+			b.Fatalf("Enter = %+v, %v", p, err)
 		}
 	}
 }

@@ -15,7 +15,7 @@ func addDay(ctx context.Context, tx *txn, st store.Settlement) error {
 	}
 	_, err := tx.ExecContext(ctx, `INSERT INTO usage_days (account, month, day, characters) VALUES (?, ?, ?, ?)
 		ON CONFLICT (account, month, day) DO UPDATE SET characters = characters + excluded.characters`,
-		st.Account, st.Month, st.Day, st.Characters)
+		st.Pass.Account, st.Pass.Month, st.Day, st.Characters)
 	if err != nil {
 		return fmt.Errorf("count the day: %w", err)
 	}

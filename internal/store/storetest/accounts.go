@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -164,6 +165,51 @@ func runAccounts(t *testing.T, open func(t *testing.T) store.Store) {
 			t.Fatalf("GetAccount(acct-2): %v", err)
 		}
 		sameAccount(t, other, account("acct-2"))
+	})
+
+	t.Run("KeyAccount", func(t *testing.T) {
+		// KeyAccount answers the key with its account as it stands: after an update, every key
+		// of the account (the first, one added, one rotated in) sees the new settings.
+		s := open(t)
+		a := account("acct-1")
+		mustCreate(t, s, a, key("key-1", "acct-1", t0))
+		mustCreate(t, s, account("acct-2"), key("key-2", "acct-2", t0))
+		if err := s.AddKey(t.Context(), key("key-3", "acct-1", t0.Add(time.Second))); err != nil {
+			t.Fatalf("AddKey: %v", err)
+		}
+		check := func(id string, want store.Account, revoked bool) {
+			t.Helper()
+			k, got, err := s.KeyAccount(t.Context(), "hash-"+id)
+			if err != nil {
+				t.Fatalf("KeyAccount(%s): %v", id, err)
+			}
+			if k.ID != id || k.Account != want.ID || k.Active() == revoked {
+				t.Errorf("KeyAccount(%s) key = %+v", id, k)
+			}
+			sameAccount(t, got, want)
+		}
+		check("key-1", a, false)
+		check("key-3", a, false)
+		u := a
+		u.RateLimit, u.Allowance, u.Disabled, u.Tier = 7, 70, true, "free"
+		if err := s.UpdateAccount(t.Context(), u); err != nil {
+			t.Fatalf("UpdateAccount: %v", err)
+		}
+		check("key-1", u, false)
+		check("key-3", u, false)
+		check("key-2", account("acct-2"), false)
+		u.Disabled, u.UsagePlanKey = false, ""
+		if err := s.RotateKey(t.Context(), key("key-4", "acct-1", t0.Add(2*time.Second)), t0.Add(3*time.Second)); err != nil {
+			t.Fatalf("RotateKey: %v", err)
+		}
+		if err := s.UpdateAccount(t.Context(), u); err != nil {
+			t.Fatalf("UpdateAccount: %v", err)
+		}
+		check("key-1", u, true)
+		check("key-4", u, false)
+		if _, _, err := s.KeyAccount(t.Context(), "hash-none"); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("KeyAccount of an unknown hash: %v, want ErrNotFound", err)
+		}
 	})
 
 	t.Run("HasAccounts", func(t *testing.T) {

@@ -20,8 +20,11 @@ func claim(acct, k, lease string) store.Claim {
 	}
 }
 
-func mustClaim(t *testing.T, s store.Store, c store.Claim) {
+// mustClaim claims c with a new pass (of c.Account in 2026-11) and expects to win; it returns c
+// with that pass, which the run's Settle uses.
+func mustClaim(t *testing.T, s store.Store, c store.Claim) store.Claim {
 	t.Helper()
+	c.Pass = enter(t, s, c.Account, "2026-11")
 	existing, err := s.Claim(t.Context(), c)
 	if err != nil {
 		t.Fatalf("Claim(%s/%s, %s): %v", c.Account, c.Key, c.Lease, err)
@@ -29,11 +32,13 @@ func mustClaim(t *testing.T, s store.Store, c store.Claim) {
 	if existing != nil {
 		t.Fatalf("Claim(%s/%s, %s) found %+v, want a new record", c.Account, c.Key, c.Lease, existing)
 	}
+	return c
 }
 
-// wantRecord claims c and expects to find the record of claim from in state.
+// wantRecord claims c (with a new pass) and expects to find the record of claim from in state.
 func wantRecord(t *testing.T, s store.Store, c store.Claim, from store.Claim, state, trace string) {
 	t.Helper()
+	c.Pass = enter(t, s, c.Account, "2026-11")
 	got, err := s.Claim(t.Context(), c)
 	if err != nil {
 		t.Fatalf("Claim: %v", err)
@@ -57,14 +62,13 @@ func wantRecord(t *testing.T, s store.Store, c store.Claim, from store.Claim, st
 func runIdempotency(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("ClaimOnce", func(t *testing.T) {
 		s := open(t)
-		first := claim("acct-1", "idem-1", "lease-1")
-		mustClaim(t, s, first)
+		first := mustClaim(t, s, claim("acct-1", "idem-1", "lease-1"))
 		second := claim("acct-1", "idem-1", "lease-2")
 		second.Now = t0.Add(30 * time.Second) // within the first lease
 		wantRecord(t, s, second, first, store.IdemInFlight, first.TraceID)
 		// Nothing changed: the first lease still settles.
 		_, ok, err := s.Settle(t.Context(), store.Settlement{
-			Account: "acct-1", Month: "2026-11", Characters: 1, Limit: 10, TraceID: first.TraceID,
+			Pass: first.Pass, Characters: 1, Limit: 10, TraceID: first.TraceID,
 			Idem: &store.IdemCompletion{Key: "idem-1", Lease: "lease-1", TraceID: first.TraceID},
 		})
 		if err != nil || !ok {
@@ -89,9 +93,8 @@ func runIdempotency(t *testing.T, open func(t *testing.T) store.Store) {
 
 	t.Run("ExpiredRecordIsAbsent", func(t *testing.T) {
 		s := open(t)
-		first := claim("acct-1", "idem-1", "lease-1")
-		mustClaim(t, s, first)
-		settle(t, s, "acct-1", "idem-1", "lease-1", "sluice_trace-done")
+		first := mustClaim(t, s, claim("acct-1", "idem-1", "lease-1"))
+		settle(t, s, first, "sluice_trace-done")
 		// Just before Expires the done record is live.
 		before := claim("acct-1", "idem-1", "lease-2")
 		before.Now = t0.Add(24*time.Hour - time.Millisecond)
@@ -99,7 +102,7 @@ func runIdempotency(t *testing.T, open func(t *testing.T) store.Store) {
 		// From Expires on it is absent.
 		later := claim("acct-1", "idem-1", "lease-3")
 		later.Now = t0.Add(24 * time.Hour)
-		mustClaim(t, s, later)
+		later = mustClaim(t, s, later)
 		again := claim("acct-1", "idem-1", "lease-4")
 		again.Now = later.Now.Add(time.Second)
 		wantRecord(t, s, again, later, store.IdemInFlight, later.TraceID)
@@ -107,10 +110,10 @@ func runIdempotency(t *testing.T, open func(t *testing.T) store.Store) {
 
 	t.Run("LeaseTakeover", func(t *testing.T) {
 		s := open(t)
-		mustClaim(t, s, claim("acct-1", "idem-1", "lease-1"))
+		old := mustClaim(t, s, claim("acct-1", "idem-1", "lease-1"))
 		late := claim("acct-1", "idem-1", "lease-2")
 		late.Now = t0.Add(time.Minute) // the first lease has expired: its run crashed
-		mustClaim(t, s, late)
+		late = mustClaim(t, s, late)
 		probe := claim("acct-1", "idem-1", "lease-3")
 		probe.Now = late.Now.Add(time.Second)
 		wantRecord(t, s, probe, late, store.IdemInFlight, late.TraceID)
@@ -120,7 +123,7 @@ func runIdempotency(t *testing.T, open func(t *testing.T) store.Store) {
 			t.Fatalf("Usage: %v", err)
 		}
 		_, ok, err := s.Settle(t.Context(), store.Settlement{
-			Account: "acct-1", Month: "2026-11", Characters: 5, Limit: 100, TraceID: "sluice_trace-old",
+			Pass: old.Pass, Characters: 5, Limit: 100, TraceID: "sluice_trace-old",
 			Idem: &store.IdemCompletion{Key: "idem-1", Lease: "lease-1", TraceID: "sluice_trace-old"},
 		})
 		wantErr(t, "Settle by the old lease", err, store.ErrLeaseLost)
@@ -134,7 +137,7 @@ func runIdempotency(t *testing.T, open func(t *testing.T) store.Store) {
 		if after != before {
 			t.Errorf("usage after a lost lease = %+v, want %+v", after, before)
 		}
-		settle(t, s, "acct-1", "idem-1", "lease-2", late.TraceID)
+		settle(t, s, late, late.TraceID)
 	})
 
 	t.Run("ReleaseByLease", func(t *testing.T) {
@@ -159,11 +162,10 @@ func runIdempotency(t *testing.T, open func(t *testing.T) store.Store) {
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				s := open(t)
-				first := claim("acct-1", "idem-1", "lease-1")
-				mustClaim(t, s, first)
+				first := mustClaim(t, s, claim("acct-1", "idem-1", "lease-1"))
 				state, trace := store.IdemInFlight, first.TraceID
 				if tc.done {
-					settle(t, s, "acct-1", "idem-1", "lease-1", "sluice_trace-done")
+					settle(t, s, first, "sluice_trace-done")
 					state, trace = store.IdemDone, "sluice_trace-done"
 				}
 				if err := s.Release(t.Context(), tc.account, "idem-1", tc.lease); err != nil {
@@ -188,7 +190,15 @@ func ClaimRace(t *testing.T, stores []store.Store, workers int) (winner string) 
 		s := stores[i%len(stores)]
 		wg.Go(func() {
 			lease := fmt.Sprintf("lease-%d", i)
-			existing, err := s.Claim(context.Background(), claim("acct-race", "idem-race", lease))
+			c := claim("acct-race", "idem-race", lease)
+			p, err := s.Enter(context.Background(), store.Entry{Account: "acct-race", Month: "2026-11", Window: window0, Limit: noLimit})
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer s.Leave(p)
+			c.Pass = p
+			existing, err := s.Claim(context.Background(), c)
 			switch {
 			case err != nil:
 				errs <- err

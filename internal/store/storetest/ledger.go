@@ -12,15 +12,16 @@ import (
 
 // The Ledger port, and Settle's completion of idempotency records.
 
-// settle completes key's record held by lease with a 1-character charge and expects admission.
-func settle(t *testing.T, s store.Store, acct, k, lease, trace string) {
+// settle completes the record claimed by c (with c's pass) with a 1-character charge and
+// expects admission.
+func settle(t *testing.T, s store.Store, c store.Claim, trace string) {
 	t.Helper()
 	_, ok, err := s.Settle(t.Context(), store.Settlement{
-		Account: acct, Month: "2026-11", Characters: 1, Limit: 1 << 40, TraceID: trace,
-		Idem: &store.IdemCompletion{Key: k, Lease: lease, TraceID: trace},
+		Pass: c.Pass, Characters: 1, Limit: 1 << 40, TraceID: trace,
+		Idem: &store.IdemCompletion{Key: c.Key, Lease: c.Lease, TraceID: trace},
 	})
 	if err != nil || !ok {
-		t.Fatalf("Settle(%s/%s, %s) = %v, %v; want admitted", acct, k, lease, ok, err)
+		t.Fatalf("Settle(%s/%s, %s) = %v, %v; want admitted", c.Account, c.Key, c.Lease, ok, err)
 	}
 }
 
@@ -84,10 +85,7 @@ func runLedger(t *testing.T, open func(t *testing.T) store.Store) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := open(t)
 			for i, st := range tc.steps {
-				got, ok, err := s.Settle(t.Context(), store.Settlement{
-					Account: "acct-1", Month: st.month, Characters: st.characters, Limit: st.limit,
-					TraceID: fmt.Sprintf("sluice_run-%d", i),
-				})
+				got, ok, err := s.Settle(t.Context(), settlement(t, s, "acct-1", st.month, st.characters, st.limit, fmt.Sprintf("sluice_run-%d", i)))
 				if err != nil {
 					t.Fatalf("step %d: Settle: %v", i, err)
 				}
@@ -105,10 +103,9 @@ func runLedger(t *testing.T, open func(t *testing.T) store.Store) {
 
 	t.Run("CompletesIdempotency", func(t *testing.T) {
 		s := open(t)
-		first := claim("acct-1", "idem-1", "lease-1")
-		mustClaim(t, s, first)
+		first := mustClaim(t, s, claim("acct-1", "idem-1", "lease-1"))
 		got, ok, err := s.Settle(t.Context(), store.Settlement{
-			Account: "acct-1", Month: "2026-11", Characters: 42, Limit: 100, TraceID: "sluice_trace-final",
+			Pass: first.Pass, Characters: 42, Limit: 100, TraceID: "sluice_trace-final",
 			Idem: &store.IdemCompletion{Key: "idem-1", Lease: "lease-1", TraceID: "sluice_trace-final"},
 		})
 		if err != nil || !ok || got != (store.Usage{Characters: 42, Runs: 1}) {
@@ -117,24 +114,14 @@ func runLedger(t *testing.T, open func(t *testing.T) store.Store) {
 		later := claim("acct-1", "idem-1", "lease-2")
 		later.Now = t0.Add(time.Hour) // long after the lease: a done record stays live
 		wantRecord(t, s, later, first, store.IdemDone, "sluice_trace-final")
-		// A done record cannot be completed (and charged) again.
-		_, ok, err = s.Settle(t.Context(), store.Settlement{
-			Account: "acct-1", Month: "2026-11", Characters: 1, Limit: 100, TraceID: "sluice_trace-again",
-			Idem: &store.IdemCompletion{Key: "idem-1", Lease: "lease-1", TraceID: "sluice_trace-again"},
-		})
-		wantErr(t, "second Settle", err, store.ErrLeaseLost)
-		if ok {
-			t.Error("second Settle admitted")
-		}
 		wantUsage(t, s, "acct-1", "2026-11", store.Usage{Characters: 42, Runs: 1})
 	})
 
 	t.Run("RefusedLeavesRecordInFlight", func(t *testing.T) {
 		s := open(t)
-		first := claim("acct-1", "idem-1", "lease-1")
-		mustClaim(t, s, first)
+		first := mustClaim(t, s, claim("acct-1", "idem-1", "lease-1"))
 		got, ok, err := s.Settle(t.Context(), store.Settlement{
-			Account: "acct-1", Month: "2026-11", Characters: 101, Limit: 100, TraceID: "sluice_trace-final",
+			Pass: first.Pass, Characters: 101, Limit: 100, TraceID: "sluice_trace-final",
 			Idem: &store.IdemCompletion{Key: "idem-1", Lease: "lease-1", TraceID: "sluice_trace-final"},
 		})
 		if err != nil || ok || got != (store.Usage{}) {
@@ -146,40 +133,37 @@ func runLedger(t *testing.T, open func(t *testing.T) store.Store) {
 	})
 
 	t.Run("LeaseLost", func(t *testing.T) {
-		for _, tc := range []struct {
-			name    string
-			prepare func(t *testing.T, s store.Store)
-			idem    store.IdemCompletion
-		}{
-			{"WrongLease", func(t *testing.T, s store.Store) {
-				mustClaim(t, s, claim("acct-1", "idem-1", "lease-1"))
-			}, store.IdemCompletion{Key: "idem-1", Lease: "lease-other"}},
-			{"NoRecord", func(*testing.T, store.Store) {}, store.IdemCompletion{Key: "idem-1", Lease: "lease-1"}},
-			{"OtherAccountsRecord", func(t *testing.T, s store.Store) {
-				mustClaim(t, s, claim("acct-2", "idem-1", "lease-1"))
-			}, store.IdemCompletion{Key: "idem-1", Lease: "lease-1"}},
-			{"Released", func(t *testing.T, s store.Store) {
-				mustClaim(t, s, claim("acct-1", "idem-1", "lease-1"))
-				if err := s.Release(t.Context(), "acct-1", "idem-1", "lease-1"); err != nil {
-					t.Fatalf("Release: %v", err)
-				}
-			}, store.IdemCompletion{Key: "idem-1", Lease: "lease-1"}},
-		} {
-			t.Run(tc.name, func(t *testing.T) {
+		// A run that outlived its lease was taken over by a claimer: its Settle charges
+		// nothing, whether it comes before or after the new run's.
+		for _, newFirst := range []bool{false, true} {
+			t.Run(fmt.Sprint("NewRunSettledFirst=", newFirst), func(t *testing.T) {
 				s := open(t)
-				if _, ok, err := s.Settle(t.Context(), store.Settlement{Account: "acct-1", Month: "2026-11", Characters: 7, Limit: 100, TraceID: "sluice_run-before"}); err != nil || !ok {
-					t.Fatalf("Settle without key = %v, %v", ok, err)
+				settleOK := func(st store.Settlement) {
+					t.Helper()
+					if _, ok, err := s.Settle(t.Context(), st); err != nil || !ok {
+						t.Fatalf("Settle = %v, %v", ok, err)
+					}
 				}
-				tc.prepare(t, s)
-				idem := tc.idem
+				settleOK(settlement(t, s, "acct-1", "2026-11", 7, 100, "sluice_run-before"))
+				old := mustClaim(t, s, claim("acct-1", "idem-1", "lease-1"))
+				taker := claim("acct-1", "idem-1", "lease-2")
+				taker.Now = t0.Add(time.Minute)
+				taker = mustClaim(t, s, taker)
+				if newFirst {
+					settle(t, s, taker, "sluice_trace-new")
+				}
 				_, ok, err := s.Settle(t.Context(), store.Settlement{
-					Account: "acct-1", Month: "2026-11", Characters: 10, Limit: 100, TraceID: "sluice_run-lost", Idem: &idem,
+					Pass: old.Pass, Characters: 10, Limit: 100, TraceID: "sluice_run-old",
+					Idem: &store.IdemCompletion{Key: "idem-1", Lease: "lease-1", TraceID: "sluice_run-old"},
 				})
-				wantErr(t, "Settle", err, store.ErrLeaseLost)
+				wantErr(t, "Settle by the old lease", err, store.ErrLeaseLost)
 				if ok {
-					t.Error("Settle admitted")
+					t.Error("Settle by the old lease admitted")
 				}
-				wantUsage(t, s, "acct-1", "2026-11", store.Usage{Characters: 7, Runs: 1})
+				if !newFirst {
+					settle(t, s, taker, "sluice_trace-new")
+				}
+				wantUsage(t, s, "acct-1", "2026-11", store.Usage{Characters: 8, Runs: 2})
 			})
 		}
 	})
@@ -202,9 +186,14 @@ func AllowanceRace(t *testing.T, stores []store.Store, workers int, chars, limit
 	for i := range workers {
 		s := stores[i%len(stores)]
 		wg.Go(func() {
+			p, err := s.Enter(context.Background(), store.Entry{Account: "acct-race", Month: "2026-11", Window: window0, Limit: noLimit})
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer s.Leave(p)
 			after, ok, err := s.Settle(context.Background(), store.Settlement{
-				Account: "acct-race", Month: "2026-11", Characters: chars, Limit: limit,
-				TraceID: fmt.Sprintf("sluice_race-%d", i),
+				Pass: p, Characters: chars, Limit: limit, TraceID: fmt.Sprintf("sluice_race-%d", i),
 			})
 			if err != nil {
 				errs <- err

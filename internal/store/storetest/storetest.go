@@ -15,6 +15,7 @@ import (
 func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("Accounts", func(t *testing.T) { runAccounts(t, open) })
 	t.Run("RateWindow", func(t *testing.T) { runRateWindow(t, open) })
+	t.Run("Meter", func(t *testing.T) { runMeter(t, open) })
 	t.Run("Idempotency", func(t *testing.T) { runIdempotency(t, open) })
 	t.Run("Ledger", func(t *testing.T) { runLedger(t, open) })
 	t.Run("Dashboard", func(t *testing.T) { runDashboard(t, open) })

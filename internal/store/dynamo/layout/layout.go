@@ -25,6 +25,24 @@ const (
 	RevokedMS = "revoked_ms"
 )
 
+// AccountCopy are the attributes of a key item that copy its account's settings, so that the
+// authorizer reads one item per request; CopyVersion is the account's version they copy.
+func AccountCopy() []string {
+	return []string{CopyRegion, CopyTier, CopyRateLimit, CopyAllowance, CopyDisabled, CopyUsagePlanKey, CopyCreatedMS, CopyVersion}
+}
+
+// The key item's copies of its account's settings.
+const (
+	CopyRegion       = "a_region"
+	CopyTier         = "a_tier"
+	CopyRateLimit    = "a_rate_limit"
+	CopyAllowance    = "a_allowance"
+	CopyDisabled     = "a_disabled"
+	CopyUsagePlanKey = "a_usage_plan_key"
+	CopyCreatedMS    = "a_created_ms"
+	CopyVersion      = "a_ver"
+)
+
 // Write is one kind of write a function makes to the accounts table: an action on items whose
 // partition key starts with Prefix, naming only Attributes (nil: any). The CDK app turns each
 // into one IAM statement; the store's tests check that its requests fit them.
@@ -38,7 +56,8 @@ type Write struct {
 // it limits what each write can touch: an account item only in its set of key ids (AddKey), key
 // and key-id items put whole (putKey), a key item updated only in its revocation (RevokeKey), a
 // key-id item deleted (a reservation released). No write can change an account's allowance,
-// limits or state.
+// limits or state, nor a key item's copy of them (a key whose account changed while it was
+// written is revoked, and the dashboard makes another).
 func DashboardWrites() []Write {
 	return []Write{
 		{"AccountKeyIDs", "dynamodb:UpdateItem", PrefixAccount, []string{PK, KeyIDs}},

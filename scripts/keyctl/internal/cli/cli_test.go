@@ -220,9 +220,15 @@ func TestUsage(t *testing.T) { eachBackend(t, testUsage) }
 func testUsage(t *testing.T, b *backend) {
 	acct, _ := created(t, b.ok(t, "account", "create", "-allowance", "2000000"))
 	for _, n := range []int64{1_000_000, 500_000} {
-		if _, ok, err := b.store(t).Settle(t.Context(), store.Settlement{Account: acct, Month: "2026-03", Characters: n, Limit: 2_000_000, TraceID: "sluice_usage-" + strconv.FormatInt(n, 10)}); err != nil || !ok {
+		st := b.store(t)
+		p, err := st.Enter(t.Context(), store.Entry{Account: acct, Month: "2026-03", Window: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC), Limit: 1000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok, err := st.Settle(t.Context(), store.Settlement{Pass: p, Characters: n, Limit: 2_000_000, TraceID: "sluice_usage-" + strconv.FormatInt(n, 10)}); err != nil || !ok {
 			t.Fatalf("settle: %v %v", ok, err)
 		}
+		st.Leave(p)
 	}
 	a, err := b.store(t).GetAccount(t.Context(), acct)
 	if err != nil {
@@ -369,5 +375,39 @@ func TestUnreachableStore(t *testing.T) {
 				t.Fatalf("took %v", d)
 			}
 		})
+	}
+}
+
+func TestMigrate(t *testing.T) { eachBackend(t, testMigrate) }
+
+// testMigrate: keyctl migrate copies every account onto its keys on DynamoDB (and has nothing
+// to do on SQLite); it can run again, and the keys authenticate before and after.
+func testMigrate(t *testing.T, b *backend) {
+	acct, _ := created(t, b.ok(t, "account", "create"))
+	b.ok(t, "key", "create", acct)
+	want := 0
+	if b.name == "DynamoDB" {
+		want = 1
+	}
+	for range 2 {
+		r := b.ok(t, "-json", "migrate")
+		var got struct {
+			Accounts int `json:"accounts_copied_to_keys"`
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &got); err != nil || got.Accounts != want {
+			t.Fatalf("migrate = %s (%v), want %d accounts", r.stdout, err, want)
+		}
+	}
+	keys, err := b.store(t).ListKeys(t.Context(), acct)
+	if err != nil || len(keys) != 2 {
+		t.Fatalf("keys = %v, %v", keys, err)
+	}
+	for _, k := range keys {
+		if _, a, err := b.store(t).KeyAccount(t.Context(), k.Hash); err != nil || a.ID != acct {
+			t.Fatalf("KeyAccount(%s) = %+v, %v", k.ID, a, err)
+		}
+	}
+	if r := b.keyctl(t, "migrate", "extra"); r.code != cli.ExitUsage {
+		t.Fatalf("migrate with an argument: %v", r)
 	}
 }

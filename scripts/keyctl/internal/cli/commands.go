@@ -41,6 +41,9 @@ func (c *command) dispatch(ctx context.Context, args []string) error {
 	if name == "dashboard-link" {
 		return c.dashboardLink(ctx, args[1:])
 	}
+	if name == "migrate" {
+		return c.migrate(ctx, args[1:])
+	}
 	if len(args) < 2 {
 		switch name {
 		case "account", "key":
@@ -408,5 +411,39 @@ func (c *command) usage(ctx context.Context, args []string) error {
 		return unreachable("read the usage", err)
 	}
 	c.printUsage(account.Report(a, *month, u))
+	return nil
+}
+
+// keyCopier is a store whose key items copy their account's settings (the DynamoDB store).
+type keyCopier interface {
+	CopyAccountsToKeys(ctx context.Context) (int, error)
+}
+
+// migrate brings the store's layout up to date: on DynamoDB it copies every account's settings
+// onto its key items, so that the authorizer reads one item per request (docs/aws.md,
+// "Migrations"). It is safe to run again and while the service runs. SQLite migrates itself
+// when it is opened.
+func (c *command) migrate(ctx context.Context, args []string) error {
+	fs := c.flags("migrate")
+	if _, err := c.args(fs, args); err != nil {
+		return err
+	}
+	if err := c.open(ctx, need{}); err != nil {
+		return err
+	}
+	n := 0
+	if kc, ok := c.st.(keyCopier); ok {
+		var err error
+		if n, err = kc.CopyAccountsToKeys(ctx); err != nil {
+			return unreachable("copy the accounts to their keys", err)
+		}
+	}
+	if c.opts.json {
+		c.writeJSON(struct {
+			Accounts int `json:"accounts_copied_to_keys"`
+		}{n})
+		return nil
+	}
+	fmt.Fprintf(c.out, "Migrated: the settings of %d accounts copied onto their keys.\n", n)
 	return nil
 }

@@ -1,0 +1,69 @@
+package metering_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/sluice-api/sluice/internal/metering"
+	"github.com/sluice-api/sluice/internal/pipeline"
+	"github.com/sluice-api/sluice/internal/services"
+	"github.com/sluice-api/sluice/internal/store"
+	"github.com/sluice-api/sluice/internal/store/sqlite"
+)
+
+// upper is a transform that changes nothing but bills like any step.
+type upper struct{}
+
+func (upper) Descriptor() services.Descriptor {
+	return services.Descriptor{Name: "example.upper", Kind: services.KindTransform, Version: 1, Accepts: []string{"text"},
+		Emits: "same", BillingUnit: "characters", Languages: []string{"any"}, Params: map[string]services.Param{},
+		Model: services.Model{ID: "none", License: "none"}}
+}
+
+func (upper) Run(_ context.Context, r services.Request) (services.Result, error) {
+	return services.Result{Payload: r.Payload}, nil
+}
+
+// A run goes through the meter in three calls: Enter before anything else (the rate window),
+// Admit once the request is valid (idempotency and allowance), and Settle after the steps (the
+// charge, once).
+func Example() {
+	dir, _ := os.MkdirTemp("", "metering-example")
+	defer os.RemoveAll(dir)
+	st, _ := sqlite.Open(filepath.Join(dir, "sluice.db"))
+	defer st.Close()
+	reg, _ := services.NewRegistry(upper{})
+	engine, _ := pipeline.New(reg)
+
+	ctx, now := context.Background(), time.Date(2026, 11, 28, 9, 0, 0, 0, time.UTC)
+	acct := store.Account{ID: "acct_example", Region: "eu-west-1", RateLimit: 600, Allowance: 1_000}
+	meter := metering.New(st, metering.Config{})
+
+	gate, err := meter.Enter(ctx, acct, now)
+	if err != nil {
+		fmt.Println(err) // rate_limited, or the store is down
+		return
+	}
+	plan, _, perr := engine.Check([]byte(`{"input":{"type":"text","value":"hello"},"pipeline":[{"id":"a","service":"example.upper"},{"id":"b","service":"example.upper"}]}`))
+	if perr != nil {
+		gate.Close()
+		return
+	}
+	adm, _, err := gate.Admit(ctx, metering.Run{TraceID: "sluice_example", InputChars: plan.InputChars})
+	if err != nil {
+		fmt.Println(err) // allowance_exhausted, or an idempotency answer
+		return
+	}
+	out := engine.Execute(ctx, plan, pipeline.Env{TraceID: "sluice_example", Account: acct.ID, ReceivedAt: now, Budget: adm.Budget})
+	out, err = adm.Settle(ctx, out)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	u, _ := st.Usage(ctx, acct.ID, "2026-11")
+	fmt.Printf("%s, billed %d characters; the month: %d characters in %d run\n", out.Status, out.Characters(), u.Characters, u.Runs)
+	// Output: completed, billed 10 characters; the month: 10 characters in 1 run
+}

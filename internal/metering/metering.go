@@ -1,0 +1,302 @@
+// Package metering admits a run before its steps and settles it after them. It holds the
+// invariants of billing: every request counts in its account's rate window (Enter); a run starts
+// only under its idempotency key's claim and within the month's allowance (Admit); and a run is
+// charged exactly for the steps that completed, once, before its answer is returned (Settle).
+//
+// A run costs the store one request before its steps and one after (two more with an
+// Idempotency-Key: the claim, and the completion of the key's record): Enter counts the request
+// and reads the month's usage in one write, and Settle charges the run, its day and the allowance
+// in one write (store.Meter). internal/api maps HTTP onto this package; the dashboard's
+// playground calls it directly.
+package metering
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/sluice-api/sluice/internal/account"
+	"github.com/sluice-api/sluice/internal/errcode"
+	"github.com/sluice-api/sluice/internal/pipeline"
+	"github.com/sluice-api/sluice/internal/store"
+)
+
+// Store is what metering needs from a store.
+type Store interface {
+	store.Meter
+	store.Idempotency
+	store.Ledger
+}
+
+// Defaults of Config.
+const (
+	DefaultIdempotencyTTL = 24 * time.Hour
+	DefaultLeaseTTL       = 60 * time.Second
+	// settleTimeout bounds settling a run whose context has no deadline.
+	settleTimeout = 5 * time.Second
+	// maxSettleAttempts bounds the retries of a charge that lost a race for the allowance; each
+	// retry shortens the run, so a few always suffice.
+	maxSettleAttempts = 8
+)
+
+// Config holds the meter's settings.
+type Config struct {
+	// IdempotencyTTL is how long a key is remembered (24 h).
+	IdempotencyTTL time.Duration
+	// LeaseTTL is how long an in-flight run holds its key before a retry may take it over; it
+	// must be longer than the longest run.
+	LeaseTTL time.Duration
+	// SettleReserve is kept from the request's deadline for settling after the steps
+	// (StepContext); 500 ms when 0.
+	SettleReserve time.Duration
+	Log           *slog.Logger // failures of a best-effort release; never any request text
+}
+
+// Meter admits and settles runs on a store. It is safe for concurrent use.
+type Meter struct {
+	st  Store
+	cfg Config
+}
+
+// New returns a meter over st.
+func New(st Store, cfg Config) *Meter {
+	if cfg.IdempotencyTTL == 0 {
+		cfg.IdempotencyTTL = DefaultIdempotencyTTL
+	}
+	if cfg.LeaseTTL == 0 {
+		cfg.LeaseTTL = DefaultLeaseTTL
+	}
+	if cfg.SettleReserve == 0 {
+		cfg.SettleReserve = 500 * time.Millisecond
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	return &Meter{st: st, cfg: cfg}
+}
+
+// Gate is one request inside its account's rate window. Close it when no run follows; a run's
+// Settle closes it.
+type Gate struct {
+	m     *Meter
+	acct  store.Account
+	start time.Time
+	pass  store.Pass
+	// Quota is the window as the request's rate-limit headers report it.
+	Quota  account.Quota
+	closed bool
+}
+
+// Enter counts a request of acct received at now in the account's rate window. A full window
+// is rate_limited (an *errcode.Error, with the Gate for its headers); a store failure is
+// returned as it is, with a Gate whose Quota has the limit and the reset.
+func (m *Meter) Enter(ctx context.Context, acct store.Account, now time.Time) (*Gate, error) {
+	g := &Gate{m: m, acct: acct, start: now, Quota: account.Quota{Limit: acct.RateLimit, Reset: account.ResetSeconds(now)}}
+	p, err := m.st.Enter(ctx, store.Entry{
+		Account: acct.ID, Month: account.Month(now), Window: now.UTC().Truncate(account.Window), Limit: acct.RateLimit,
+	})
+	if err != nil {
+		g.closed = true
+		return g, fmt.Errorf("metering: rate window: %w", err)
+	}
+	g.pass = p
+	g.Quota.Remaining, g.Quota.Admitted = max(acct.RateLimit-p.Count, 0), p.Admitted
+	if !p.Admitted {
+		g.closed = true
+		return g, errcode.New(errcode.RateLimited, "the account's limit of %d requests per minute is used up; retry after %d seconds", g.Quota.Limit, g.Quota.Reset)
+	}
+	return g, nil
+}
+
+// Usage is the month's usage as the gate found it.
+func (g *Gate) Usage() store.Usage { return g.pass.Usage }
+
+// Month is the month the gate's request is counted in ("YYYY-MM", UTC).
+func (g *Gate) Month() string { return g.pass.Month }
+
+// Close ends the gate of a request that runs nothing. Closing twice is harmless.
+func (g *Gate) Close() {
+	if !g.closed {
+		g.closed = true
+		g.m.st.Leave(g.pass)
+	}
+}
+
+// Run is a validated run, as Admit needs it.
+type Run struct {
+	TraceID string
+	// IdempotencyKey is the request's key; "" when it sent none.
+	IdempotencyKey string
+	// Fingerprint is the SHA-256 of the request's canonical JSON; needed with a key only.
+	Fingerprint string
+	// InputChars is the code points of the input: the first step's bill.
+	InputChars int64
+}
+
+// Duplicate is the answer to a repeat of a key that already produced a run.
+type Duplicate struct {
+	TraceID string // the original run's
+}
+
+// Admission is a run that may execute. Settle ends it.
+type Admission struct {
+	g       *Gate
+	run     Run
+	lease   string
+	claimed bool
+	// Budget is how many characters the run may bill: the allowance left.
+	Budget int64
+}
+
+// Admit decides whether the gate's run may start: the idempotency key first (a repeat of a
+// completed run is a Duplicate; one still running is idempotency_key_in_use, one with another
+// body idempotency_key_reused), then the allowance (allowance_exhausted when the first step
+// cannot be billed). A refusal closes the gate and frees the key; errors other than
+// *errcode.Error are store failures.
+func (g *Gate) Admit(ctx context.Context, r Run) (*Admission, *Duplicate, error) {
+	a := &Admission{g: g, run: r}
+	if r.IdempotencyKey != "" {
+		a.lease = account.NewID("lease", g.start)
+		existing, err := g.m.st.Claim(ctx, store.Claim{
+			Account: g.acct.ID, Key: r.IdempotencyKey, Fingerprint: r.Fingerprint, Lease: a.lease,
+			TraceID: r.TraceID, Now: g.start, TTL: g.m.cfg.IdempotencyTTL, LeaseTTL: g.m.cfg.LeaseTTL, Pass: g.pass,
+		})
+		switch {
+		case err != nil:
+			g.Close()
+			return nil, nil, fmt.Errorf("metering: claim: %w", err)
+		case existing == nil:
+			a.claimed = true
+		case existing.Fingerprint != r.Fingerprint:
+			g.Close()
+			return nil, nil, errcode.New(errcode.IdempotencyKeyReused, "this Idempotency-Key was used in the last 24 hours with a different request body")
+		case existing.State == store.IdemInFlight:
+			g.Close()
+			return nil, nil, errcode.New(errcode.IdempotencyKeyInUse, "a run with this Idempotency-Key is still in progress; retry shortly")
+		default:
+			g.Close()
+			return nil, &Duplicate{TraceID: existing.TraceID}, nil
+		}
+	}
+	a.Budget = g.acct.Allowance - g.pass.Usage.Characters
+	if a.Budget <= 0 || r.InputChars > a.Budget {
+		a.release(ctx)
+		g.Close()
+		return nil, nil, a.exhausted()
+	}
+	return a, nil, nil
+}
+
+func (a *Admission) exhausted() *errcode.Error {
+	return errcode.New(errcode.AllowanceExhausted, "the account's monthly allowance of %d characters is used up", a.g.acct.Allowance)
+}
+
+// StepContext is the context the admitted run's steps execute under: ctx's deadline less the
+// time settling needs, so that the charge fits before the deadline.
+func (a *Admission) StepContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	if d, ok := ctx.Deadline(); ok {
+		return context.WithDeadline(ctx, d.Add(-a.g.m.cfg.SettleReserve))
+	}
+	return context.WithCancel(ctx)
+}
+
+// Settle bills an executed run and returns the outcome to answer with, possibly cut short by the
+// allowance. The rules:
+//   - a run none of whose steps completed bills nothing and releases its key (its answer
+//     carries no result); Exhausted (the first step did not fit) is allowance_exhausted;
+//   - any other run, completed, halted or failed part-way for whatever reason, bills every
+//     completed step, once, and keeps its key (a repeat is a duplicate);
+//   - when concurrent runs took part of the allowance meanwhile, the run is cut to the steps
+//     that still fit (a halt by allowance) and charged again; nothing fits: allowance_exhausted;
+//   - a retry that took the key over while this run outlived its lease bills instead:
+//     idempotency_key_in_use, nothing charged.
+//
+// The charge is made even when ctx was cancelled (a client that hung up), within ctx's
+// deadline. Errors other than *errcode.Error are store failures; the key is then released,
+// unless the run may have been charged, in which case the key's record is left for a later
+// claim to complete. Settle closes the gate.
+func (a *Admission) Settle(ctx context.Context, out *pipeline.Outcome) (*pipeline.Outcome, error) {
+	defer a.g.Close()
+	if out.Exhausted {
+		a.release(ctx)
+		return nil, a.exhausted()
+	}
+	if out.Characters() == 0 {
+		a.release(ctx)
+		return out, nil
+	}
+	ctx, cancel := settleContext(ctx)
+	defer cancel()
+	var idem *store.IdemCompletion
+	if a.claimed {
+		idem = &store.IdemCompletion{Key: a.run.IdempotencyKey, Lease: a.lease, TraceID: a.run.TraceID}
+	}
+	limit := a.g.acct.Allowance
+	for range maxSettleAttempts {
+		after, admitted, err := a.g.m.st.Settle(ctx, store.Settlement{
+			Pass: a.g.pass, Characters: out.Characters(), Limit: limit, Day: a.g.start.UTC().Day(),
+			TraceID: a.run.TraceID, Idem: idem,
+		})
+		switch {
+		case errors.Is(err, store.ErrLeaseLost):
+			// The run outlived its lease and a retry took the key over; that run bills instead.
+			a.claimed = false
+			return nil, errcode.New(errcode.IdempotencyKeyInUse, "a retry with this Idempotency-Key took over this run; retry shortly")
+		case errors.Is(err, store.ErrCharged):
+			a.claimed = false // the record is the proof of the charge: a later claim completes it
+			return nil, fmt.Errorf("metering: settle: %w", err)
+		case err != nil:
+			a.release(ctx)
+			return nil, fmt.Errorf("metering: settle: %w", err)
+		case admitted:
+			a.claimed = false
+			return out, nil
+		}
+		cut, fits := out.Within(limit - after.Characters)
+		if !fits {
+			a.release(ctx)
+			return nil, a.exhausted()
+		}
+		out = cut
+	}
+	a.release(ctx)
+	return nil, errors.New("metering: settle: allowance contention did not resolve")
+}
+
+// settleContext is ctx without its cancellation, under the same deadline (or settleTimeout when
+// it has none): a run is charged for its completed steps even when its client went away.
+func settleContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	base := context.WithoutCancel(ctx)
+	if d, ok := ctx.Deadline(); ok {
+		return context.WithDeadline(base, d)
+	}
+	return context.WithTimeout(base, settleTimeout)
+}
+
+// release frees the idempotency key so the client can retry with it, even when ctx is done.
+func (a *Admission) release(ctx context.Context) {
+	if !a.claimed {
+		return
+	}
+	a.claimed = false
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+	defer cancel()
+	if err := a.g.m.st.Release(ctx, a.g.acct.ID, a.run.IdempotencyKey, a.lease); err != nil {
+		a.g.m.cfg.Log.Error("release idempotency key failed", "trace_id", a.run.TraceID, "error", err.Error())
+	}
+}
+
+// Abort ends an admission that will not run (its Settle will not be called): the key is freed
+// and the gate closed.
+func (a *Admission) Abort(ctx context.Context) {
+	a.release(ctx)
+	a.g.Close()
+}
+
+// Refused returns a closed gate for a request refused before its rate window was counted (the
+// account lives in another region), so that every answer has a gate to report.
+func (m *Meter) Refused(acct store.Account, now time.Time) *Gate {
+	return &Gate{m: m, acct: acct, start: now, closed: true, Quota: account.Quota{Limit: acct.RateLimit, Reset: account.ResetSeconds(now)}}
+}
