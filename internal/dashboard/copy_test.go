@@ -26,7 +26,7 @@ func TestCountsAgreeWithTheirNoun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok, err := f.st.Settle(t.Context(), store.Settlement{Account: a.ID, Month: "2026-11", Day: 3, Characters: 1, Limit: 1, TraceID: "sluice_t1"}); err != nil || !ok {
+	if _, ok, err := f.st.Settle(t.Context(), store.Settlement{Pass: store.Pass{Account: a.ID, Month: "2026-11"}, Day: 3, Characters: 1, Limit: 1, TraceID: "sluice_t1"}); err != nil || !ok {
 		t.Fatal(ok, err)
 	}
 	// The API's own refusal of a used-up allowance is not the dashboard's copy: one request a
