@@ -60,7 +60,9 @@ func reseal(b []byte) []byte {
 
 func TestDecodeRefuses(t *testing.T) {
 	good := sample(t)
-	body := func(edit func([]byte) []byte) []byte { return reseal(edit(append([]byte{}, good[:len(good)-sha256.Size]...))) }
+	body := func(edit func([]byte) []byte) []byte {
+		return reseal(edit(append([]byte{}, good[:len(good)-sha256.Size]...)))
+	}
 	var version2 []byte
 	version2 = append(version2, Magic...)
 	version2 = binary.AppendUvarint(version2, 2)
