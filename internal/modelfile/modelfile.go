@@ -1,21 +1,21 @@
 // Package modelfile is the one container of Sluice's model files: a small header (magic, format
-// version, model id), the model's metadata as JSON, named sections of bytes, and a SHA-256 of
-// all of it. Every model package reads its file with Decode and every trainer writes it with
-// Encode, which is deterministic: the same content gives the same bytes, so a model rebuilds
-// byte for byte.
+// version, model id), the model's metadata as JSON, and named sections of bytes. Every model
+// package reads its file with Decode and every trainer writes it with Encode, which is
+// deterministic: the same content gives the same bytes, so a model rebuilds byte for byte.
 //
 // The layout, integers as unsigned varints:
 //
-//	"SLMF"  version  len(id) id  len(meta) meta  count  (len(name) name  len(data) data)*  sha256
+//	"SLMF"  version  len(id) id  len(meta) meta  count  (len(name) name  len(data) data)*
 //
 // Decode checks every length against what is left of the input before it slices, refuses
-// anything after the digest, and never copies a section: the sections of a decoded file are
-// slices of its input.
+// anything after the last section, and never copies a section: the sections of a decoded file
+// are slices of its input (a cold start reads 20 MB of models in place). The file carries no
+// digest of its own: the embedded files are checked against the SHA-256 of models.lock by a
+// test, and hashing them again at every cold start would cost tens of milliseconds.
 package modelfile
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -73,7 +73,7 @@ func Encode(id string, meta any, sections ...Section) ([]byte, error) {
 	if len(sections) > MaxSections {
 		return nil, fmt.Errorf("modelfile: %d sections, at most %d", len(sections), MaxSections)
 	}
-	size := len(Magic) + 3*binary.MaxVarintLen64 + len(id) + len(m) + sha256.Size
+	size := len(Magic) + 3*binary.MaxVarintLen64 + len(id) + len(m)
 	for i, s := range sections {
 		if s.Name == "" || len(s.Name) > MaxName {
 			return nil, fmt.Errorf("modelfile: section name %q: want 1 to %d bytes", s.Name, MaxName)
@@ -93,8 +93,7 @@ func Encode(id string, meta any, sections ...Section) ([]byte, error) {
 		b = appendBytes(b, []byte(s.Name))
 		b = appendBytes(b, s.Data)
 	}
-	sum := sha256.Sum256(b)
-	return append(b, sum[:]...), nil
+	return b, nil
 }
 
 func appendBytes(b, p []byte) []byte {
@@ -103,14 +102,10 @@ func appendBytes(b, p []byte) []byte {
 
 // Decode reads a model file written by Encode.
 func Decode(data []byte) (*File, error) {
-	if len(data) < len(Magic)+sha256.Size || string(data[:len(Magic)]) != Magic {
+	if len(data) < len(Magic) || string(data[:len(Magic)]) != Magic {
 		return nil, fmt.Errorf("%w: no %q header", ErrFormat, Magic)
 	}
-	body, sum := data[:len(data)-sha256.Size], data[len(data)-sha256.Size:]
-	if got := sha256.Sum256(body); !bytes.Equal(got[:], sum) {
-		return nil, fmt.Errorf("%w: the digest does not match (truncated or damaged)", ErrFormat)
-	}
-	r := reader{b: body[len(Magic):]}
+	r := reader{b: data[len(Magic):]}
 	if v := r.uvarint(); r.err == nil && v != Version {
 		return nil, fmt.Errorf("%w: format version %d, this program reads %d", ErrFormat, v, Version)
 	}
@@ -133,9 +128,13 @@ func Decode(data []byte) (*File, error) {
 	if r.err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrFormat, r.err)
 	}
-	var compact bytes.Buffer
-	if f.ID == "" || len(f.Meta) == 0 || f.Meta[0] != '{' || json.Compact(&compact, f.Meta) != nil || !bytes.Equal(compact.Bytes(), f.Meta) {
-		return nil, fmt.Errorf("%w: no id, or metadata that is not a compact JSON object", ErrFormat)
+	// The metadata must be exactly what Encode writes (compact, with encoding/json's escapes),
+	// so that a decoded file encodes back to the same bytes.
+	if f.ID == "" || len(f.Meta) == 0 || f.Meta[0] != '{' {
+		return nil, fmt.Errorf("%w: no id, or metadata that is not a JSON object", ErrFormat)
+	}
+	if again, err := json.Marshal(f.Meta); err != nil || !bytes.Equal(again, f.Meta) {
+		return nil, fmt.Errorf("%w: metadata that is not JSON as Encode writes it", ErrFormat)
 	}
 	return f, nil
 }

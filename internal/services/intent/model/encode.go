@@ -2,34 +2,38 @@ package model
 
 import (
 	"bytes"
-	"compress/gzip"
 	"encoding/binary"
-	"errors"
 	"fmt"
-	"io"
 	"math"
-)
 
-// magic starts every encoded model.
-const magic = "SLI2"
+	"github.com/sluice-api/sluice/internal/modelfile"
+)
 
 // flagBigrams is the Spec.Bigrams bit of the flags byte; the other bits are zero.
 const flagBigrams = 1
 
-// maxDecoded bounds the decompressed size of a model file.
-const maxDecoded = 64 << 20
+// section is the name of the model file's one section.
+const section = "model"
 
-// Encode writes m in its compact, deterministic shipping form: a little-endian stream of the
-// header, the features (as varint deltas), the weights (embeddings two to a byte) and their
-// scales. It is not compressed: quantized weights gain only 15% from gzip, and inflating them
-// took most of a cold start's model loading.
+// meta is the model file's metadata.
+type meta struct {
+	Catalog string `json:"catalog"`
+}
+
+// FileID is the id of the model file of catalog.
+func FileID(catalog string) string { return "sluice-intent-" + catalog }
+
+// Encode writes m as a model file (internal/modelfile) whose one section is the compact,
+// deterministic form of the model: a little-endian stream of the header, the features (as
+// varint deltas), the weights (embeddings two to a byte) and their scales. It is not compressed:
+// quantized weights gain only 15% from gzip, and inflating them took most of a cold start's
+// model loading.
 func (m *Model) Encode() ([]byte, error) {
 	if err := m.check(); err != nil {
 		return nil, fmt.Errorf("intent model: encode: %w", err)
 	}
 	var raw bytes.Buffer
 	w := &writer{b: &raw}
-	raw.WriteString(magic)
 	w.str(m.Catalog)
 	var flags byte
 	if m.Spec.Bigrams {
@@ -63,31 +67,32 @@ func (m *Model) Encode() ([]byte, error) {
 	w.f32s(m.OutScale)
 	w.f32s(m.OutBias)
 	w.i8s(m.Out)
-	return raw.Bytes(), nil
+	b, err := modelfile.Encode(FileID(m.Catalog), meta{Catalog: m.Catalog}, modelfile.Section{Name: section, Data: raw.Bytes()})
+	if err != nil {
+		return nil, fmt.Errorf("intent model: encode: %w", err)
+	}
+	return b, nil
 }
 
-// Decode reads a model written by Encode (or a gzip of one, the format's first form) and
-// indexes it for Predict.
+// Decode reads a model file written by Encode and indexes it for Predict.
 func Decode(data []byte) (*Model, error) {
-	raw := data
-	if bytes.HasPrefix(data, []byte{0x1f, 0x8b}) {
-		zr, err := gzip.NewReader(bytes.NewReader(data))
-		if err != nil {
-			return nil, fmt.Errorf("intent model: %w", err)
-		}
-		raw, err = io.ReadAll(io.LimitReader(zr, maxDecoded+1))
-		if err != nil {
-			return nil, fmt.Errorf("intent model: decompress: %w", err)
-		}
+	f, err := modelfile.Decode(data)
+	if err != nil {
+		return nil, fmt.Errorf("intent model: %w", err)
 	}
-	if len(raw) > maxDecoded {
-		return nil, errors.New("intent model: too large")
+	var md meta
+	if err := f.UnmarshalMeta(&md); err != nil {
+		return nil, fmt.Errorf("intent model: %w", err)
 	}
-	if !bytes.HasPrefix(raw, []byte(magic)) {
-		return nil, errors.New("intent model: bad magic")
+	raw, err := f.Section(section)
+	if err != nil {
+		return nil, fmt.Errorf("intent model: %w", err)
 	}
-	r := &reader{b: raw[len(magic):]}
+	r := &reader{b: raw}
 	m := &Model{Catalog: r.str()}
+	if r.err == nil && (m.Catalog != md.Catalog || f.ID != FileID(m.Catalog)) {
+		r.err = fmt.Errorf("file %s of catalog %q holds catalog %q", f.ID, md.Catalog, m.Catalog)
+	}
 	spec := r.take(5, "spec")
 	if spec[1]&^flagBigrams != 0 && r.err == nil {
 		r.err = fmt.Errorf("unknown feature flags %#x", spec[1])

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/sluice-api/sluice/internal/modelfile"
 )
 
 func testEntries() []Entry {
@@ -98,7 +100,18 @@ func TestLoadRejectsDamagedFiles(t *testing.T) {
 	}{
 		{"Empty", nil},
 		{"BadMagic", append([]byte("XXXX"), good[4:]...)},
-		{"BadVersion", append(append([]byte(magic), 99), good[5:]...)},
+		{"OldFormat", append([]byte("SLID\x02"), good...)},
+		{"OtherModel", func() []byte {
+			f, err := modelfile.Decode(good)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := modelfile.Encode("sluice-other", f.Meta, f.Sections...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return b
+		}()},
 		{"Truncated", good[:len(good)-3]},
 		{"TrailingBytes", append(slices.Clone(good), 0)},
 		{"TruncatedHeader", good[:20]},

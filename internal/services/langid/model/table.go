@@ -21,19 +21,27 @@ import (
 	"math/bits"
 	"slices"
 	"strings"
+
+	"github.com/sluice-api/sluice/internal/modelfile"
 )
 
 // MaxOrder is the longest n-gram the model holds, in characters (boundaries included).
 const MaxOrder = 5
 
-// magic starts every model file; the byte after it is the format version.
-const magic = "SLID"
+// The model file (internal/modelfile) has one section, the table; its metadata lists the
+// languages. The table stores each n-gram as its place in the table (home slot and
+// fingerprint) instead of its text, in slot order, so Load fills the table front to back
+// without hashing (storing the front-coded n-grams cost 40 ms of every cold start in hashing
+// them and scattering them over 16 MB of slots).
+const (
+	fileID       = "sluice-langid"
+	tableSection = "table"
+)
 
-// formatVersion 2 stores each n-gram as its place in the table (home slot and fingerprint)
-// instead of its text, in slot order, so Load fills the table front to back without hashing
-// (version 1 stored the front-coded n-grams: 40 ms of every cold start went into hashing them
-// and scattering them over 16 MB of slots).
-const formatVersion = 2
+// meta is the model file's metadata.
+type meta struct {
+	Languages []string `json:"languages"`
+}
 
 // Posting is one language's entry for an n-gram.
 type Posting struct {
@@ -179,15 +187,14 @@ func Encode(w io.Writer, langs []string, scripts []uint32, prior []float32, p Pa
 		}
 		fps[fp] = e.Gram
 	}
-	bw := bufio.NewWriter(w)
+	var table bytes.Buffer
+	bw := bufio.NewWriter(&table)
 	var err error
 	put := func(v any) {
 		if err == nil {
 			err = binary.Write(bw, binary.LittleEndian, v)
 		}
 	}
-	bw.WriteString(magic)
-	bw.WriteByte(formatVersion)
 	bw.WriteByte(byte(len(langs)))
 	for _, l := range langs {
 		if len(l) != 2 {
@@ -239,6 +246,13 @@ func Encode(w io.Writer, langs []string, scripts []uint32, prior []float32, p Pa
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("model: %w", err)
 	}
+	b, err := modelfile.Encode(fileID, meta{Languages: langs}, modelfile.Section{Name: tableSection, Data: table.Bytes()})
+	if err != nil {
+		return fmt.Errorf("model: %w", err)
+	}
+	if _, err := w.Write(b); err != nil {
+		return fmt.Errorf("model: %w", err)
+	}
 	return nil
 }
 
@@ -249,17 +263,26 @@ func tableMask(n int) uint64 { return uint64(1)<<bits.Len64(uint64(2*n)) - 1 }
 // Load decodes a model file written by Encode. The model keeps using file's postings in place,
 // so file must not change afterwards (an embedded file never does).
 func Load(file []byte) (*Model, error) {
-	r := &reader{b: file}
-	if string(r.next(len(magic))) != magic {
-		return nil, errors.New("model: not a language model file")
+	f, err := modelfile.Decode(file)
+	if err != nil {
+		return nil, fmt.Errorf("model: %w", err)
 	}
-	if v := r.byte(); v != formatVersion {
-		return nil, fmt.Errorf("model: format version %d, want %d", v, formatVersion)
+	if f.ID != fileID {
+		return nil, fmt.Errorf("model: %s is not a language model", f.ID)
 	}
+	table, err := f.Section(tableSection)
+	if err != nil {
+		return nil, fmt.Errorf("model: %w", err)
+	}
+	r := &reader{b: table}
 	m := &Model{}
 	nl := int(r.byte())
 	for range nl {
 		m.Langs = append(m.Langs, string(r.next(2)))
+	}
+	var md meta
+	if err := f.UnmarshalMeta(&md); err != nil || !slices.Equal(md.Languages, m.Langs) {
+		return nil, fmt.Errorf("model: the metadata's languages are not the table's (%v)", err)
 	}
 	m.Scripts = make([]uint32, nl)
 	r.read(m.Scripts)
@@ -272,7 +295,7 @@ func Load(file []byte) (*Model, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
-	if n > len(file)/4 {
+	if n > len(table)/4 {
 		return nil, errors.New("model: truncated")
 	}
 	m.grams = n
