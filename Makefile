@@ -5,7 +5,7 @@ ARGS     ?=
 # names it: ./... stops at a nested module.
 PKGS     := ./... ./client/...
 
-.PHONY: help run keyctl bench fuzz test vet fmt-check lint unit eval eval-% train-% compare-langid train-langid build npm-ci synth diff deploy infra-test cdk-cli browser-check browser-test
+.PHONY: help run keyctl models-verify bench fuzz test vet fmt-check lint unit eval eval-% train-% compare-langid train-langid build npm-ci synth diff deploy infra-test cdk-cli browser-check browser-test
 FUNCTIONS := run services authorizer dashboard
 # CHROMIUM is the browser of the dashboard's browser test (Debian's chromium package).
 CHROMIUM ?= /usr/bin/chromium
@@ -59,6 +59,13 @@ browser-check:
 SHOTS ?= .data/screenshots
 browser-test: npm-ci
 	SLUICE_CHROMIUM=$(CHROMIUM) SLUICE_SCREENSHOTS=$(abspath $(SHOTS)) $(GO) test -count=1 -v -run '^TestBrowser$$' ./internal/dashboard/browsertest/
+
+## models-verify: train every model again from the shared data (DATA, default ../shared/data
+## beside the repository) and compare with models.lock: byte for byte on the architecture it
+## was locked on, by its evaluation figures elsewhere (about 15 minutes here; not in make test)
+DATA ?=
+models-verify:
+	$(GO) run ./scripts/models $(if $(DATA),-data $(DATA)) verify
 
 ## bench: measure this machine: services and the six-step pipeline (Go benchmarks, medians),
 ## binary sizes, the run function's cold start and memory, and the local server under load

@@ -3,6 +3,7 @@ package modelfile
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -13,6 +14,30 @@ import (
 // records the SHA-256 of each list it was trained with, and loading refuses any other, so a list
 // edited without retraining the model is caught at once rather than scoring with a vocabulary
 // the weights never saw.
+//
+// The hashes go into the metadata under the key "lists", a JSON object from the list's file name
+// (relative to the model file's directory) to its hex SHA-256; scripts/models reads them there
+// to lock the lists with the model.
+
+// ListsKey is the metadata key of the word lists' hashes.
+const ListsKey = "lists"
+
+// Lists returns the word lists a model file records under ListsKey (nil when it records none).
+func (f *File) Lists() (map[string]string, error) {
+	var meta map[string]json.RawMessage
+	if err := json.Unmarshal(f.Meta, &meta); err != nil {
+		return nil, fmt.Errorf("modelfile: metadata of %s: %w", f.ID, err)
+	}
+	raw, ok := meta[ListsKey]
+	if !ok {
+		return nil, nil
+	}
+	var lists map[string]string
+	if err := json.Unmarshal(raw, &lists); err != nil {
+		return nil, fmt.Errorf("modelfile: %q of %s: %w", ListsKey, f.ID, err)
+	}
+	return lists, nil
+}
 
 // ListHashes returns the hex SHA-256 of each list, for a trainer to record in the metadata.
 func ListHashes(lists map[string][]byte) map[string]string {

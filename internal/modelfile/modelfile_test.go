@@ -167,3 +167,34 @@ func TestMetaIsCompact(t *testing.T) {
 		t.Fatalf("Decode of spaced metadata = %v, want ErrFormat", err)
 	}
 }
+
+func TestLists(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		meta    any
+		want    map[string]string
+		wantErr bool
+	}{
+		{"Recorded", meta{Command: "c", Lists: map[string]string{"a.txt": "1"}}, map[string]string{"a.txt": "1"}, false},
+		{"None", meta{Command: "c"}, nil, false},
+		{"NotAnObject", map[string]any{ListsKey: []string{"a.txt"}}, nil, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b, err := Encode("m", tc.meta)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, err := Decode(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := f.Lists()
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("Lists error = %v, want error %v", err, tc.wantErr)
+			}
+			if len(got) != len(tc.want) || got["a.txt"] != tc.want["a.txt"] {
+				t.Errorf("Lists = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

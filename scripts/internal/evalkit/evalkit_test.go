@@ -2,6 +2,7 @@ package evalkit
 
 import (
 	"bytes"
+	"flag"
 	"math"
 	"os"
 	"path/filepath"
@@ -73,5 +74,22 @@ func TestReadCSV(t *testing.T) {
 	}
 	if len(recs) != 2 || recs[0]["text"] != "a, \"b\"\nc" || recs[1]["label"] != "0" {
 		t.Fatalf("records = %q", recs)
+	}
+}
+
+func TestWriteFlags(t *testing.T) {
+	fs := flag.NewFlagSet("trainer", flag.ContinueOnError)
+	fs.Int("epochs", 30, "")
+	fs.String("out", "model.bin", "")
+	fs.Bool(ShowFlags, false, "")
+	if err := fs.Parse([]string{"-epochs", "5", "-show-flags"}); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := WriteFlags(&buf, fs); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := buf.String(), `{"epochs":"5","out":"model.bin"}`+"\n"; got != want {
+		t.Errorf("WriteFlags = %q, want %q", got, want)
 	}
 }

@@ -52,7 +52,7 @@ func main() {
 	flag.IntVar(&o.minCount, "min-count", 2, "training utterances a feature must occur in to get an embedding")
 	flag.Float64Var(&o.recall, "recall", 0.7, "out-of-scope recall the threshold must reach on validation data")
 	flag.Float64Var(&o.l2, "l2", 3e-5, "L2 decay of the output layer")
-	flag.Parse()
+	evalkit.ParseFlags()
 	log.SetFlags(0)
 	if err := run(*data, *out, *only, o); err != nil {
 		log.Fatal(err)

@@ -166,9 +166,6 @@ func devEval(file []byte, tr *trained, data, dump string) error {
 		return err
 	}
 	all := d.All()
-	if data == "" {
-		data = evalkit.DefaultDataDir()
-	}
 	real, err := realText(data)
 	if err != nil {
 		return err

@@ -25,6 +25,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/sluice-api/sluice/scripts/internal/evalkit"
 )
 
 // linguaModule is the lingua-go release the model is distilled from.
@@ -45,9 +47,9 @@ func main() {
 	flag.Float64Var(&cfg.ChatWeight, "chat-weight", cfg.ChatWeight, "share of a language's letters its hand-written chat phrases stand for (0: none)")
 	flag.BoolVar(&cfg.NoPrior, "no-prior", false, "give every language the same prior")
 	dump := flag.String("dump", "", "with -dev, write every development result to this file (for calibration)")
-	data := flag.String("data", "", "data directory for -dev's real-text set (default: the data sets beside the repository)")
+	data := evalkit.DataFlag() // -dev's real-text set
 	grid := flag.String("grid", "", "tuning: train several models in one pass, \"name:key=value,...;...\" (keys: budget, backoff, unseen, chat, minorder, prior); each goes to -out with _name before .bin")
-	flag.Parse()
+	evalkit.ParseFlags()
 	cfg.Dev = *dev
 	dir := *lingua
 	if dir == "" {
