@@ -131,7 +131,7 @@ func (d *Deep) Raw(fs []Feature) float64 {
 	return d.Output(e)
 }
 
-// fileDeep is a deep part's entry in the file header; the embeddings follow the heads' codes.
+// fileDeep is a deep part's entry in the file's metadata; the embeddings are a section.
 type fileDeep struct {
 	Bits   int       `json:"bits"`
 	Dim    int       `json:"dim"`

@@ -1,9 +1,7 @@
 package textclass
 
 import (
-	"bufio"
 	"bytes"
-	"compress/gzip"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -12,6 +10,8 @@ import (
 	"math"
 	"slices"
 	"sync"
+
+	"github.com/sluice-api/sluice/internal/modelfile"
 )
 
 // Model is a trained classifier: a Spec and one or more heads over the same features. Heads[0]
@@ -26,6 +26,9 @@ type Model struct {
 	Heads []Head
 	// Meta is free-form provenance (training command, data, seed) stored in the file.
 	Meta map[string]string
+	// Lists holds the SHA-256 of each word list the model was trained with, by file name
+	// (modelfile.ListHashes); the service serving it checks its lists with modelfile.CheckLists.
+	Lists map[string]string
 	// Deep, when set, is a non-linear part added to the primary head's raw score (see Deep).
 	Deep *Deep
 
@@ -168,14 +171,13 @@ func kmeans1D(xs []float64, k int) []float64 {
 	return slices.Compact(centers)
 }
 
-// magic opens every model file.
-const magic = "SLUICE-TEXTCLASS 1\n"
-
-type fileHeader struct {
-	ID    string            `json:"id"`
+// fileMeta is a model file's metadata: everything but the heads' codebooks and codes and the
+// deep part's embeddings, which are its sections.
+type fileMeta struct {
 	Spec  Spec              `json:"spec"`
 	Heads []fileHead        `json:"heads"`
 	Meta  map[string]string `json:"meta,omitempty"`
+	Lists map[string]string `json:"lists,omitempty"`
 	Deep  *fileDeep         `json:"deep,omitempty"`
 }
 
@@ -187,120 +189,108 @@ type fileHead struct {
 	PlattB float64 `json:"platt_b"`
 }
 
-// Encode writes m: the magic line, a little-endian uint32 length and a JSON header (id, spec,
-// heads' names, bits, biases and calibration, meta, and the deep part's shape and dense weights
-// when there is one), then per head its codebook (Levels little-endian float32) and its codes
-// (one byte per slot), then the deep part's embeddings (one signed byte each), if any. A file
-// without a deep part is byte for byte what it was before deep parts existed; a binary from
-// before them refuses a file with one (its header has a field it does not know). The file is
-// not compressed, so Decode copies the codes instead of inflating megabytes at every cold start
-// (git and the deployment archive compress it anyway). The same model always gives the same
-// bytes.
+// headSection names the section of a head: its codebook (Levels little-endian float32) then its
+// codes (one byte per slot).
+func headSection(name string) string { return "head/" + name }
+
+// deepSection names the section of the deep part's embeddings (one signed byte each).
+const deepSection = "deep"
+
+// Encode writes m in the model container (internal/modelfile): the model's ID, the metadata
+// (spec, heads' names, bits, biases and calibration, provenance, word lists' hashes, and the deep
+// part's shape and dense weights when there is one), then one section per head and one for the
+// deep part's embeddings, if any. The same model always gives the same bytes.
 func (m *Model) Encode(w io.Writer) error {
 	if err := m.check(); err != nil {
 		return err
 	}
-	hdr := fileHeader{ID: m.ID, Spec: m.Spec, Meta: m.Meta}
+	meta := fileMeta{Spec: m.Spec, Meta: m.Meta, Lists: m.Lists}
+	var sections []modelfile.Section
 	for _, h := range m.Heads {
-		hdr.Heads = append(hdr.Heads, fileHead{h.Name, h.Bits, h.Bias, h.PlattA, h.PlattB})
+		meta.Heads = append(meta.Heads, fileHead{h.Name, h.Bits, h.Bias, h.PlattA, h.PlattB})
+		data := make([]byte, 0, 4*Levels+len(h.Codes))
+		for _, c := range h.Codebook {
+			data = binary.LittleEndian.AppendUint32(data, math.Float32bits(c))
+		}
+		sections = append(sections, modelfile.Section{Name: headSection(h.Name), Data: append(data, h.Codes...)})
 	}
 	if d := m.Deep; d != nil {
-		hdr.Deep = &fileDeep{Bits: d.Bits, Dim: d.Dim, Hidden: d.Hidden, Scale: d.Scale, W1: d.W1, B1: d.B1, W2: d.W2, B2: d.B2}
+		meta.Deep = &fileDeep{Bits: d.Bits, Dim: d.Dim, Hidden: d.Hidden, Scale: d.Scale, W1: d.W1, B1: d.B1, W2: d.W2, B2: d.B2}
+		emb := make([]byte, len(d.Emb))
+		for i, e := range d.Emb {
+			emb[i] = byte(e)
+		}
+		sections = append(sections, modelfile.Section{Name: deepSection, Data: emb})
 	}
-	js, err := json.Marshal(hdr)
+	b, err := modelfile.Encode(m.ID, meta, sections...)
 	if err != nil {
-		return fmt.Errorf("textclass: encode header: %w", err)
+		return fmt.Errorf("textclass: encode: %w", err)
 	}
-	bw := bufio.NewWriter(w)
-	bw.WriteString(magic)
-	binary.Write(bw, binary.LittleEndian, uint32(len(js)))
-	bw.Write(js)
-	for _, h := range m.Heads {
-		binary.Write(bw, binary.LittleEndian, h.Codebook[:])
-		bw.Write(h.Codes)
-	}
-	if m.Deep != nil {
-		binary.Write(bw, binary.LittleEndian, m.Deep.Emb)
-	}
-	if err := bw.Flush(); err != nil {
+	if _, err := w.Write(b); err != nil {
 		return fmt.Errorf("textclass: encode: %w", err)
 	}
 	return nil
 }
 
-// maxHeader bounds the JSON header a file may declare.
-const maxHeader = 1 << 20
-
-// Decode reads a model written by Encode, or the same bytes gzip-compressed (the format before
-// models were stored uncompressed).
+// Decode reads a model written by Encode. It refuses a file whose metadata has a field, or
+// which has a section, this code does not know: that is an option it does not implement, and
+// scoring without it would silently give other scores than the trainer measured.
 func Decode(data []byte) (*Model, error) {
-	if len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b {
-		zr, err := gzip.NewReader(bytes.NewReader(data))
-		if err != nil {
-			return nil, fmt.Errorf("textclass: decode: %w", err)
-		}
-		raw, err := io.ReadAll(zr)
-		if err != nil {
-			return nil, fmt.Errorf("textclass: decode: %w", err)
-		}
-		data = raw
+	f, err := modelfile.Decode(data)
+	if err != nil {
+		return nil, fmt.Errorf("textclass: decode: %w", err)
 	}
-	r := bytes.NewReader(data)
-	head := make([]byte, len(magic))
-	if _, err := io.ReadFull(r, head); err != nil || string(head) != magic {
-		return nil, errors.New("textclass: decode: not a textclass model file")
-	}
-	var n uint32
-	if err := binary.Read(r, binary.LittleEndian, &n); err != nil || n > maxHeader {
-		return nil, errors.New("textclass: decode: bad header length")
-	}
-	js := make([]byte, n)
-	if _, err := io.ReadFull(r, js); err != nil {
-		return nil, fmt.Errorf("textclass: decode header: %w", err)
-	}
-	// An unknown field is an option this binary does not implement: scoring without it would give
-	// other scores than the trainer measured, silently, so the file is refused.
-	var hdr fileHeader
-	dec := json.NewDecoder(bytes.NewReader(js))
+	var meta fileMeta
+	dec := json.NewDecoder(bytes.NewReader(f.Meta))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&hdr); err != nil {
-		return nil, fmt.Errorf("textclass: decode header: %w", err)
+	if err := dec.Decode(&meta); err != nil {
+		return nil, fmt.Errorf("textclass: decode metadata: %w", err)
 	}
-	m := &Model{ID: hdr.ID, Spec: hdr.Spec, Meta: hdr.Meta}
-	for _, fh := range hdr.Heads {
+	m := &Model{ID: f.ID, Spec: meta.Spec, Meta: meta.Meta, Lists: meta.Lists}
+	want := len(meta.Heads)
+	for _, fh := range meta.Heads {
 		if fh.Bits < MinBits || fh.Bits > MaxBits {
 			return nil, fmt.Errorf("textclass: decode: head %q has %d bits", fh.Name, fh.Bits)
 		}
 		h := Head{Name: fh.Name, Bits: fh.Bits, Bias: fh.Bias, PlattA: fh.PlattA, PlattB: fh.PlattB}
-		if err := binary.Read(r, binary.LittleEndian, h.Codebook[:]); err != nil {
-			return nil, fmt.Errorf("textclass: decode head %q: %w", fh.Name, err)
+		sec, err := f.Section(headSection(fh.Name))
+		if err != nil {
+			return nil, fmt.Errorf("textclass: decode: %w", err)
+		}
+		if len(sec) != 4*Levels+1<<fh.Bits {
+			return nil, fmt.Errorf("textclass: decode: head %q: %d bytes for %d bits", fh.Name, len(sec), fh.Bits)
+		}
+		for i := range h.Codebook {
+			h.Codebook[i] = math.Float32frombits(binary.LittleEndian.Uint32(sec[4*i:]))
 		}
 		// The codes are copied to the heap, not used where they lie in the embedded file: the
 		// binary's pages are faulted in one by one the first time a lookup touches them, during
 		// requests, and that made long texts measurably slower (the conformance suite's
 		// linearity check caught it). The copy touches every page once, at load.
-		h.Codes = make([]uint8, 1<<fh.Bits)
-		if _, err := io.ReadFull(r, h.Codes); err != nil {
-			return nil, fmt.Errorf("textclass: decode head %q: %w", fh.Name, err)
-		}
+		h.Codes = slices.Clone(sec[4*Levels:])
 		m.Heads = append(m.Heads, h)
 	}
-	if fd := hdr.Deep; fd != nil {
+	if fd := meta.Deep; fd != nil {
+		want++
 		d := &Deep{Bits: fd.Bits, Dim: fd.Dim, Hidden: fd.Hidden, Scale: fd.Scale, W1: fd.W1, B1: fd.B1, W2: fd.W2, B2: fd.B2}
 		if d.Bits < MinDeepBits || d.Bits > MaxDeepBits || d.Dim < 1 || d.Dim > MaxDeepDim {
 			return nil, fmt.Errorf("textclass: decode: deep part of %d bits and dim %d", d.Bits, d.Dim)
 		}
-		if r.Len() != (1<<d.Bits)*d.Dim {
+		sec, err := f.Section(deepSection)
+		if err != nil {
+			return nil, fmt.Errorf("textclass: decode: %w", err)
+		}
+		if len(sec) != (1<<d.Bits)*d.Dim {
 			return nil, errors.New("textclass: decode: deep part: embeddings truncated or followed by trailing data")
 		}
-		d.Emb = make([]int8, (1<<d.Bits)*d.Dim)
-		if err := binary.Read(r, binary.LittleEndian, d.Emb); err != nil {
-			return nil, fmt.Errorf("textclass: decode deep part: %w", err)
+		d.Emb = make([]int8, len(sec))
+		for i, b := range sec {
+			d.Emb[i] = int8(b)
 		}
 		m.Deep = d
 	}
-	if r.Len() != 0 {
-		return nil, errors.New("textclass: decode: trailing data")
+	if len(f.Sections) != want {
+		return nil, fmt.Errorf("textclass: decode: %d sections for %d heads and deep part %v", len(f.Sections), len(meta.Heads), meta.Deep != nil)
 	}
 	if err := m.check(); err != nil {
 		return nil, err

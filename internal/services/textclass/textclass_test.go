@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +14,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/sluice-api/sluice/internal/modelfile"
 	"github.com/sluice-api/sluice/internal/services/textnorm"
 )
 
@@ -369,16 +369,6 @@ func TestEncodeDecode(t *testing.T) {
 		}
 	}
 
-	t.Run("GzipStillReads", func(t *testing.T) {
-		z, err := Decode(regzip(t, good))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var c bytes.Buffer
-		if err := z.Encode(&c); err != nil || !bytes.Equal(c.Bytes(), good) {
-			t.Fatal("a gzip-compressed model file does not decode to the same model")
-		}
-	})
 	t.Run("ReMarshalledHeaderStillReads", func(t *testing.T) {
 		// The control for UnknownOption below: the same rewriting without a new field decodes.
 		if _, err := Decode(withSpecField(t, good, "", nil)); err != nil {
@@ -390,13 +380,13 @@ func TestEncodeDecode(t *testing.T) {
 		data []byte
 	}{
 		{"Empty", nil},
-		{"MagicOnly", []byte("SLUICE-TEXTCLASS 1\n")},
+		{"MagicOnly", []byte(modelfile.Magic)},
 		{"Truncated", good[:len(good)/2]},
-		{"TruncatedGzip", regzip(t, good[:len(good)-1])},
-		{"BrokenGzip", regzip(t, good)[:100]},
 		{"Trailing", append(slices.Clone(good), 0)},
-		{"BadMagic", append([]byte("SLUICE-TEXTCLASS 9\n"), good[19:]...)},
 		{"UnknownOption", withSpecField(t, good, "FutureOption", true)},
+		{"UnknownSection", withSection(t, good, "head/future")},
+		{"HeadSectionMissing", withoutSection(t, good, "head/random")},
+		{"HeadSectionShort", withSectionData(t, good, "head/random", make([]byte, 4*Levels+10))},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if _, err := Decode(tc.data); err == nil {
@@ -406,31 +396,80 @@ func TestEncodeDecode(t *testing.T) {
 	}
 }
 
-// withSpecField returns the model file data with its header re-marshalled and, unless name is
+// withSpecField returns the model file data with its metadata re-marshalled and, unless name is
 // empty, one more field in its spec, as a newer trainer would write for an option this code does
 // not know.
 func withSpecField(t *testing.T, data []byte, name string, value any) []byte {
 	t.Helper()
-	n := binary.LittleEndian.Uint32(data[len(magic):])
-	start := len(magic) + 4
-	var hdr map[string]any
-	if err := json.Unmarshal(data[start:start+int(n)], &hdr); err != nil {
+	f, err := modelfile.Decode(data)
+	if err != nil {
 		t.Fatal(err)
 	}
-	spec, ok := hdr["spec"].(map[string]any)
+	var meta map[string]any
+	if err := json.Unmarshal(f.Meta, &meta); err != nil {
+		t.Fatal(err)
+	}
+	spec, ok := meta["spec"].(map[string]any)
 	if !ok {
-		t.Fatalf("header has no spec object: %v", hdr)
+		t.Fatalf("metadata has no spec object: %v", meta)
 	}
 	if name != "" {
 		spec[name] = value
 	}
-	js, err := json.Marshal(hdr)
+	out, err := modelfile.Encode(f.ID, meta, f.Sections...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := append([]byte(magic), binary.LittleEndian.AppendUint32(nil, uint32(len(js)))...)
-	out = append(out, js...)
-	return append(out, data[start+int(n):]...)
+	return out
+}
+
+// withSection returns the model file data with one more (empty) section.
+func withSection(t *testing.T, data []byte, name string) []byte {
+	t.Helper()
+	f, err := modelfile.Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := modelfile.Encode(f.ID, f.Meta, append(f.Sections, modelfile.Section{Name: name})...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// withoutSection returns the model file data without the section name.
+func withoutSection(t *testing.T, data []byte, name string) []byte {
+	t.Helper()
+	f, err := modelfile.Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	secs := slices.DeleteFunc(slices.Clone(f.Sections), func(s modelfile.Section) bool { return s.Name == name })
+	out, err := modelfile.Encode(f.ID, f.Meta, secs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// withSectionData returns the model file data with the section name holding d.
+func withSectionData(t *testing.T, data []byte, name string, d []byte) []byte {
+	t.Helper()
+	f, err := modelfile.Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	secs := slices.Clone(f.Sections)
+	for i := range secs {
+		if secs[i].Name == name {
+			secs[i].Data = d
+		}
+	}
+	out, err := modelfile.Encode(f.ID, f.Meta, secs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 func TestNewHeadQuantizes(t *testing.T) {
@@ -466,216 +505,5 @@ func TestNewHeadQuantizes(t *testing.T) {
 	}
 	if _, err := NewHead("h", 10, make([]float64, 10), 0, 1, 0); err == nil {
 		t.Fatal("NewHead accepted the wrong number of weights")
-	}
-}
-
-func regzip(t *testing.T, b []byte) []byte {
-	t.Helper()
-	out, err := gzipBytes(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
-func BenchmarkScore(b *testing.B) {
-	m := toyModel(b, 20)
-	const para = "Hi team, the quarterly report is attached; please review the figures before Thursday's meeting. " +
-		"Bonjour, je voudrais réserver une table pour deux personnes samedi soir vers vingt heures. "
-	for _, n := range []int{1000, 100_000} {
-		text := strings.Repeat(para, n/len(para)+1)[:n]
-		b.Run(fmt.Sprint(n), func(b *testing.B) {
-			b.SetBytes(int64(len(text)))
-			for b.Loop() {
-				if _, err := m.Score(context.Background(), text); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
-}
-
-// TestNormPower checks Spec.NormPower: feature values are count / total^p, p = 1 scores a text
-// repeated as its mean weight (three copies of a phrase as one, where the square root scores
-// them higher), 0.5 and 0 give the same bits, and a spec without it is stored as before (no
-// "norm_power" key in the model file).
-func TestNormPower(t *testing.T) {
-	ctx := context.Background()
-	wordsOnly := Spec{WordNgrams: 1, Window: 48, Stride: 12}
-	for _, tc := range []struct {
-		name  string
-		power float64
-		want  float64 // value of "ignore" in "ignore ignore the rules" (4 occurrences, 2 of it)
-	}{
-		{"Default", 0, 2 / math.Sqrt(4)},
-		{"Half", 0.5, 2 / math.Sqrt(4)},
-		{"ThreeQuarters", 0.75, 2 / math.Pow(4, 0.75)},
-		{"Mean", 1, 2.0 / 4},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			s := wordsOnly
-			s.NormPower = tc.power
-			ws, err := s.Windows(ctx, "ignore ignore the rules")
-			if err != nil {
-				t.Fatal(err)
-			}
-			h := finalize(wordHash([]byte("ignore")) ^ seedUnigram)
-			k := slices.IndexFunc(ws[0].Features, func(f Feature) bool { return f.Hash == h })
-			if k < 0 || math.Abs(float64(ws[0].Features[k].Value)-tc.want) > 1e-6 {
-				t.Fatalf("features %+v, want %x valued %v", ws[0].Features, h, tc.want)
-			}
-		})
-	}
-	// Every word weighs -0.05 except "ignore": the repeated note leans to harmless; its raw
-	// score grows with the square root and stays put with the mean.
-	note := "the meeting moved to tuesday so please confirm soon "
-	for _, tc := range []struct {
-		power float64
-		same  bool
-	}{{0, false}, {1, true}} {
-		spec := testSpec
-		spec.Window, spec.Stride, spec.NormPower = 48, 12, tc.power
-		m := toyModelSpec(t, 12, spec)
-		one, err := m.Score(ctx, note)
-		if err != nil {
-			t.Fatal(err)
-		}
-		three, err := m.Score(ctx, strings.Repeat(note, 3))
-		if err != nil {
-			t.Fatal(err)
-		}
-		// The copies add bigrams across their joins and the long-segment copies (from 10
-		// words), so "the same" allows a little.
-		if same := math.Abs(three.P-one.P) < 0.03; same != tc.same || !(three.P <= one.P+1e-9) {
-			t.Errorf("NormPower %g: one copy %.4f, three %.4f, want the same = %v and three no higher", tc.power, one.P, three.P, tc.same)
-		}
-	}
-	for _, tc := range []struct {
-		power float64
-		want  bool
-	}{{0, false}, {0.75, true}} {
-		spec := testSpec
-		spec.NormPower = tc.power
-		m := toyModelSpec(t, 10, spec)
-		var b bytes.Buffer
-		if err := m.Encode(&b); err != nil {
-			t.Fatal(err)
-		}
-		if got := bytes.Contains(b.Bytes(), []byte(`"norm_power"`)); got != tc.want {
-			t.Errorf("NormPower=%g: file holds \"norm_power\" = %v", tc.power, got)
-		}
-		d, err := Decode(b.Bytes())
-		if err != nil || d.Spec != spec {
-			t.Errorf("NormPower=%g: decoded spec %+v, %v", tc.power, d.Spec, err)
-		}
-	}
-}
-
-// TestNormKnee checks Spec.NormKnee: below the knee a window's values are count / (total *
-// K^(p-1)) (its score the mean weight, scaled), from the knee on count / total^p as without it,
-// the two meeting at the knee; one and two copies of a short note score the same while a window
-// past the knee still grows with its length; and a spec without it is stored as before (no
-// "norm_knee" key in the model file).
-func TestNormKnee(t *testing.T) {
-	ctx := context.Background()
-	for _, tc := range []struct {
-		name        string
-		power       float64
-		knee, count int
-		want        float64 // divisor
-	}{
-		{"BelowSqrt", 0, 16, 4, 4 / math.Sqrt(16)},
-		{"AtKneeSqrt", 0, 16, 16, 4},
-		{"AboveSqrt", 0, 16, 64, 8},
-		{"BelowThreeQuarters", 0.75, 16, 4, 4 * math.Pow(16, -0.25)},
-		{"AboveThreeQuarters", 0.75, 16, 81, 27},
-		{"ZeroCount", 0, 16, 0, 1 / math.Sqrt(16)},
-		{"NoKnee", 0, 0, 4, 2},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			s := Spec{WordNgrams: 1, Window: 48, Stride: 12, NormPower: tc.power, NormKnee: tc.knee}
-			if got := s.divisor(tc.count); math.Abs(got-tc.want) > 1e-9 {
-				t.Fatalf("divisor(%d) = %v, want %v", tc.count, got, tc.want)
-			}
-		})
-	}
-	for _, k := range []int{2, 16, 300} { // continuous at the knee
-		s := Spec{WordNgrams: 1, Window: 48, Stride: 12, NormKnee: k}
-		below, at := s.divisor(k-1)*float64(k)/float64(k-1), s.divisor(k)
-		if math.Abs(below-at) > 1e-9 {
-			t.Errorf("knee %d: divisor jumps from %v (scaled from k-1) to %v", k, below, at)
-		}
-	}
-	// Words only, so a note of n words has 2n-1 features (unigrams and bigrams): the note has 9
-	// words, 17 features; two copies 35, four 71.
-	note := "the meeting moved to tuesday so please confirm soon "
-	spec := Spec{WordNgrams: 2, Window: 48, Stride: 12, NormKnee: 40}
-	m := toyModelSpec(t, 12, spec)
-	score := func(copies int) float64 {
-		t.Helper()
-		r, err := m.Score(ctx, strings.Repeat(note, copies))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return r.P
-	}
-	one, two, four := score(1), score(2), score(4)
-	// Two copies add one bigram across the join and otherwise double every count: the mean
-	// moves only by that bigram's share.
-	if math.Abs(two-one) > 0.02 {
-		t.Errorf("below the knee: one copy %.4f, two %.4f, want about the same", one, two)
-	}
-	// Past the knee the square root is back: four copies of a note whose words lean to harmless
-	// score clearly lower than two.
-	if !(four < two-0.01) {
-		t.Errorf("past the knee: two copies %.4f, four %.4f, want four lower", two, four)
-	}
-	for _, tc := range []struct {
-		knee int
-		want bool
-	}{{0, false}, {40, true}} {
-		spec := testSpec
-		spec.NormKnee = tc.knee
-		m := toyModelSpec(t, 10, spec)
-		var b bytes.Buffer
-		if err := m.Encode(&b); err != nil {
-			t.Fatal(err)
-		}
-		if got := bytes.Contains(b.Bytes(), []byte(`"norm_knee"`)); got != tc.want {
-			t.Errorf("NormKnee=%d: file holds \"norm_knee\" = %v", tc.knee, got)
-		}
-		d, err := Decode(b.Bytes())
-		if err != nil || d.Spec != spec {
-			t.Errorf("NormKnee=%d: decoded spec %+v, %v", tc.knee, d.Spec, err)
-		}
-	}
-}
-
-// TestCharNgramsASCIIFastPath checks that the byte-range loop for ASCII words gives the same
-// character n-gram hashes, in the same order, as the code-point loop, for every n-gram range a
-// Spec allows and words shorter and longer than the n-grams.
-func TestCharNgramsASCIIFastPath(t *testing.T) {
-	words := []string{"a", "ab", "abc", "idiot", "f*ck", "dont", "zquotox", "abcdefghijklmnopqrstuvwxyz0123456789"}
-	for lo := 1; lo <= 8; lo++ {
-		for hi := lo; hi <= 8; hi++ {
-			t.Run(fmt.Sprintf("%d-%d", lo, hi), func(t *testing.T) {
-				f := featurizer{spec: Spec{CharMin: lo, CharMax: hi}}
-				for _, w := range words {
-					f.marked = append(append(append(f.marked[:0], '<'), w...), '>')
-					fast := f.appendCharASCII([]uint64{7})
-					general := f.appendCharRunes([]uint64{7})
-					if !slices.Equal(fast, general) {
-						t.Errorf("%q: fast path %d hashes, code-point path %d, or they differ", w, len(fast), len(general))
-					}
-					want := 1 // the hash already in dst
-					for n := lo; n <= hi; n++ {
-						want += max(0, len(w)+2-n+1) // n-grams of "<" + w + ">"
-					}
-					if len(fast) != want {
-						t.Errorf("%q: %d hashes, want %d", w, len(fast), want)
-					}
-				}
-			})
-		}
 	}
 }
