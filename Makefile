@@ -5,7 +5,7 @@ ARGS     ?=
 # names it: ./... stops at a nested module.
 PKGS     := ./... ./client/...
 
-.PHONY: help run keyctl models-verify bench fuzz test vet fmt-check lint unit eval eval-% train-% compare-langid train-langid build npm-ci synth diff deploy infra-test cdk-cli browser-check browser-test
+.PHONY: help run keyctl models-verify bench fuzz test vet fmt-check lint unit eval eval-% train-% compare-langid build npm-ci synth diff deploy infra-test cdk-cli browser-check browser-test
 FUNCTIONS := run services authorizer dashboard
 # CHROMIUM is the browser of the dashboard's browser test (Debian's chromium package).
 CHROMIUM ?= /usr/bin/chromium
@@ -60,12 +60,12 @@ SHOTS ?= .data/screenshots
 browser-test: npm-ci
 	SLUICE_CHROMIUM=$(CHROMIUM) SLUICE_SCREENSHOTS=$(abspath $(SHOTS)) $(GO) test -count=1 -v -run '^TestBrowser$$' ./internal/dashboard/browsertest/
 
-## models-verify: train every model again from the shared data (DATA, default ../shared/data
+## models-verify: train every model again from the shared data (DATA, default shared/data
 ## beside the repository) and compare with models.lock: byte for byte on the architecture it
-## was locked on, by its evaluation figures elsewhere (about 15 minutes here; not in make test)
-DATA ?=
+## was locked on, by its evaluation figures elsewhere (docs/models.md says how long; not in
+## make test, which checks the model files against the lock)
 models-verify:
-	$(GO) run ./scripts/models $(if $(DATA),-data $(DATA)) verify
+	$(GO) run ./scripts/models $(DATA_FLAG) verify
 
 ## bench: measure this machine: services and the six-step pipeline (Go benchmarks, medians),
 ## binary sizes, the run function's cold start and memory, and the local server under load
@@ -107,15 +107,10 @@ eval-%:
 compare-langid:
 	cd scripts/langid-compare && GOWORK=off $(GO) run . $(DATA_FLAG)
 
-## train-langid: rebuild the language model from lingua-go v1.4.0's tables in the module cache
-train-langid:
-	cd scripts/langid-compare && GOWORK=off $(GO) mod download github.com/pemistahl/lingua-go
-	$(GO) run ./scripts/train/langid
-
-## train-MODEL: rebuild one model's files from DATA, byte for byte (MODEL.md beside each model
-## says how long it takes and what it reads)
+## train-MODEL: train one model with the flags models.lock records, install its files and
+## record the run in the lock (MODEL one of langid shield pii toxicity intent; needs strace)
 train-%:
-	$(GO) run ./scripts/train/$* $(DATA_FLAG)
+	$(GO) run ./scripts/models $(DATA_FLAG) lock $*
 
 ## synth, diff, deploy: the CDK app in infra/ through the pinned aws-cdk CLI (package-lock.json),
 ## one stack per region of cdk.json's context; pass CLI flags with CDK_ARGS, e.g.
