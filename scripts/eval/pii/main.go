@@ -80,6 +80,22 @@ func run(w io.Writer, data string, seed uint64, only string) error {
 			return err
 		}
 	}
+	if want("social") {
+		sets, err := loadSocial(data)
+		if err != nil {
+			return err
+		}
+		ge, err := evalkit.Require(data, "ner", "germeval2014")
+		if err != nil {
+			return err
+		}
+		g, err := nerdata.GermEval(ge)
+		if err != nil {
+			return err
+		}
+		sets = append(sets, socialSet{"de", "GermEval 2014 dev (all)", g})
+		socialNames(w, sets, nil, serviceNames)
+	}
 	if want("checksums") {
 		if err := checksums(w, seed); err != nil {
 			return err
