@@ -16,7 +16,9 @@ import (
 // overlaps, exact token spans, and names with a handle or hashtag token left out on both sides.
 type tokenScore struct{ gold, pred, tp int }
 
-func (s *tokenScore) add(o tokenScore) { s.gold, s.pred, s.tp = s.gold+o.gold, s.pred+o.pred, s.tp+o.tp }
+func (s *tokenScore) add(o tokenScore) {
+	s.gold, s.pred, s.tp = s.gold+o.gold, s.pred+o.pred, s.tp+o.tp
+}
 
 func (s tokenScore) p() float64  { return ratio(s.tp, s.pred) }
 func (s tokenScore) r() float64  { return ratio(s.tp, s.gold) }
