@@ -9,11 +9,12 @@ import (
 
 // findNames runs the name tagger (package names) over text. It also returns the words the
 // tagger's rules took back as parts of firms, places and titles, where a name found elsewhere in
-// the text must not be repeated.
-func findNames(ctx context.Context, text string) (found []cand, takenBack []Span, err error) {
-	m, err := names.Default()
-	if err != nil {
-		return nil, nil, err
+// the text must not be repeated. m is the tagger; nil means the embedded one.
+func findNames(ctx context.Context, text string, m *names.Model) (found []cand, takenBack []Span, err error) {
+	if m == nil {
+		if m, err = names.Default(); err != nil {
+			return nil, nil, err
+		}
 	}
 	spans, back, err := m.TagAll(ctx, text)
 	if err != nil {

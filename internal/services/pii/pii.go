@@ -16,6 +16,8 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/sluice-api/sluice/internal/services/pii/names"
 )
 
 // Entity types, as used in the entities parameter and in Span.Type. TypeCustom is the type of
@@ -96,6 +98,9 @@ type Options struct {
 	// Deny lists literal strings that are always reported as TypeCustom wherever they occur
 	// as whole words, compared case-insensitively.
 	Deny []string
+	// Names is the name tagger to run; nil means the embedded one (names.Default). Evaluations
+	// set it to score a candidate model the way the service would run it.
+	Names *names.Model
 }
 
 // Detect returns the non-overlapping entity spans of the given types in text, ordered by start,
@@ -152,7 +157,7 @@ func find(ctx context.Context, text string, opts Options) ([]Span, error) {
 	}
 	var takenBack []Span
 	if types.has(kName) {
-		names, back, err := findNames(ctx, text)
+		names, back, err := findNames(ctx, text, opts.Names)
 		if err != nil {
 			return nil, err
 		}

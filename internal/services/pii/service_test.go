@@ -338,7 +338,7 @@ func checkInvariants(d services.Descriptor, req services.Request, res services.R
 		}
 		var takenBack []Span
 		if slices.Contains(opts.Types, TypeName) {
-			if _, takenBack, err = findNames(context.Background(), in); err != nil {
+			if _, takenBack, err = findNames(context.Background(), in, nil); err != nil {
 				return err
 			}
 		}

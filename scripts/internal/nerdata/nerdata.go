@@ -377,3 +377,19 @@ func ForTraining(s Sentence) Sentence {
 	}
 	return out
 }
+
+// Fold splits sents into n contiguous folds and returns fold k (0-based) as test and the rest as
+// train, for k-fold cross-validation over a set that is also trained on (GermEval's dev split).
+func Fold(sents []Sentence, k, n int) (train, test []Sentence) {
+	lo, hi := k*len(sents)/n, (k+1)*len(sents)/n
+	train = append(append(train, sents[:lo]...), sents[hi:]...)
+	return train, sents[lo:hi]
+}
+
+// ParseFold reads "k/n" (fold k of n, 1-based as people count) and returns k-1 and n.
+func ParseFold(s string) (k, n int, err error) {
+	if _, err := fmt.Sscanf(s, "%d/%d", &k, &n); err != nil || n < 2 || k < 1 || k > n {
+		return 0, 0, fmt.Errorf("fold %q: want k/n with 1 <= k <= n and n >= 2", s)
+	}
+	return k - 1, n, nil
+}

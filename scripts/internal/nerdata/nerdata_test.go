@@ -163,3 +163,33 @@ func TestGermEval(t *testing.T) {
 		t.Error("PERpart read as a name")
 	}
 }
+
+func TestFold(t *testing.T) {
+	sents := make([]Sentence, 10)
+	for i := range sents {
+		sents[i] = Sentence{{Text: fmt.Sprint(i)}}
+	}
+	seen := map[string]int{}
+	for k := range 3 {
+		train, test := Fold(sents, k, 3)
+		if len(train)+len(test) != 10 {
+			t.Fatalf("fold %d: %d + %d sentences", k, len(train), len(test))
+		}
+		for _, s := range test {
+			seen[s[0].Text]++
+		}
+	}
+	if len(seen) != 10 {
+		t.Fatalf("folds cover %d of 10 sentences", len(seen))
+	}
+	for _, tc := range []struct {
+		in   string
+		k, n int
+		ok   bool
+	}{{"1/5", 0, 5, true}, {"5/5", 4, 5, true}, {"0/5", 0, 0, false}, {"6/5", 0, 0, false}, {"1/1", 0, 0, false}, {"x", 0, 0, false}} {
+		k, n, err := ParseFold(tc.in)
+		if (err == nil) != tc.ok || k != tc.k || n != tc.n {
+			t.Errorf("ParseFold(%q) = %d, %d, %v", tc.in, k, n, err)
+		}
+	}
+}

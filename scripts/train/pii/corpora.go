@@ -8,6 +8,7 @@ import (
 
 	"github.com/sluice-api/sluice/internal/services/pii/names"
 	"github.com/sluice-api/sluice/scripts/internal/evalkit"
+	"github.com/sluice-api/sluice/scripts/internal/nerdata"
 )
 
 // Ordinary English chat without names, as negative training text and as the source of the
@@ -235,6 +236,61 @@ func everydayWords(data string, gaz *names.Gazetteer, half bool) ([]string, erro
 		if w == names.Lower(w) && !chatNames[w] && gaz.Flags(w)&(names.Given|names.Surname) != 0 && lower[w] >= capitals[w] {
 			out = append(out, w)
 		}
+	}
+	return out, nil
+}
+
+// socialCorpus returns the training sentences of WNUT 2017 and the Broad Twitter Corpus (each
+// o.socialRepeat times) and GermEval 2014's development split (o.germevalRepeat times, without
+// the fold o.germevalFold leaves out), one example per sentence, as nerdata.ForTraining writes
+// them (handles joined and never names). The WNUT and BTC dev splits are never read here: they
+// are for choosing settings.
+func socialCorpus(data string, o options) ([]names.Example, error) {
+	var out []names.Example
+	add := func(sents []nerdata.Sentence, times int) {
+		for range times {
+			for _, s := range sents {
+				out = append(out, nerdata.Example([]nerdata.Sentence{nerdata.ForTraining(s)}))
+			}
+		}
+	}
+	if o.socialRepeat > 0 {
+		dir, err := evalkit.Require(data, "ner", "wnut17")
+		if err != nil {
+			return nil, err
+		}
+		wnut, err := nerdata.WNUT17(dir, "train")
+		if err != nil {
+			return nil, err
+		}
+		dir, err = evalkit.Require(data, "ner", "broad-twitter-corpus")
+		if err != nil {
+			return nil, err
+		}
+		btc, err := nerdata.BTC(dir, "train")
+		if err != nil {
+			return nil, err
+		}
+		add(wnut, o.socialRepeat)
+		add(btc, o.socialRepeat)
+	}
+	if o.germevalRepeat > 0 {
+		dir, err := evalkit.Require(data, "ner", "germeval2014")
+		if err != nil {
+			return nil, err
+		}
+		ge, err := nerdata.GermEval(dir)
+		if err != nil {
+			return nil, err
+		}
+		if o.germevalFold != "" {
+			k, n, err := nerdata.ParseFold(o.germevalFold)
+			if err != nil {
+				return nil, err
+			}
+			ge, _ = nerdata.Fold(ge, k, n)
+		}
+		add(ge, o.germevalRepeat)
 	}
 	return out, nil
 }

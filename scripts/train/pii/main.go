@@ -38,16 +38,26 @@ func main() {
 	ensemble := flag.Int("ensemble", 5, "train this many taggers (seeds seed, seed+1, ...) and average their weights")
 	everydayHalf := flag.Bool("everyday-half", false, "for measuring: build everyday.txt from the first half of the language-ID sentences only, to count on the second half what it changes")
 	dev := flag.Bool("dev", false, "for choosing settings: leave out the Europeana development blocks (score them with go run ./scripts/eval/pii -dev DIR)")
+	var o options
+	flag.IntVar(&o.socialRepeat, "social-repeat", 1, "how many times each WNUT 2017 and Broad Twitter Corpus training sentence is seen per epoch")
+	flag.IntVar(&o.germevalRepeat, "germeval-repeat", 1, "how many times each GermEval 2014 sentence is seen per epoch")
+	flag.StringVar(&o.germevalFold, "germeval-fold", "", "k/n: leave fold k of n of GermEval out of training, to score it with go run ./scripts/eval/pii -dev DIR")
 	flag.Parse()
 	if *ensemble < 1 {
 		log.Fatalf("-ensemble %d: want 1 or more", *ensemble)
 	}
-	if err := run(*data, *out, *seed, *epochs, *bits, *perLang, *repeat, *dropout, *dev, *ensemble, *everydayHalf); err != nil {
+	if err := run(*data, *out, *seed, *epochs, *bits, *perLang, *repeat, *dropout, *dev, *ensemble, *everydayHalf, o); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(data, out string, seed uint64, epochs int, bits uint, perLang, repeat int, dropout float64, dev bool, ensemble int, everydayHalf bool) error {
+// options are the training settings of the social-media and GermEval data.
+type options struct {
+	socialRepeat, germevalRepeat int
+	germevalFold                 string
+}
+
+func run(data, out string, seed uint64, epochs int, bits uint, perLang, repeat int, dropout float64, dev bool, ensemble int, everydayHalf bool, o options) error {
 	p, err := loadPools(data)
 	if err != nil {
 		return err
@@ -85,6 +95,18 @@ func run(data, out string, seed uint64, epochs int, bits uint, perLang, repeat i
 	for _, b := range blocks {
 		corpus = append(corpus, nerdata.Example(b))
 	}
+	social, err := socialCorpus(data, o)
+	if err != nil {
+		return err
+	}
+	if o.germevalFold != "" {
+		if err := os.MkdirAll(out, 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(out, "germeval-fold"), []byte(o.germevalFold+"\n"), 0o644); err != nil {
+			return err
+		}
+	}
 	// Common words: written in lower case at least twice in the English chat, the NER
 	// corpora's training parts or the templates.
 	// A word the gazetteer knows as a name counts only where the writer used capitals
@@ -104,7 +126,7 @@ func run(data, out string, seed uint64, epochs int, bits uint, perLang, repeat i
 			capitals.addCapitals(t)
 		}
 	}
-	for _, ex := range corpus {
+	for _, ex := range append(slices.Clone(corpus), social...) {
 		other.addText(ex.Text)
 		cased.addText(ex.Text)
 		capitals.addCapitals(ex.Text)
@@ -151,6 +173,7 @@ func run(data, out string, seed uint64, epochs int, bits uint, perLang, repeat i
 		for range repeat {
 			examples = append(examples, corpus...)
 		}
+		examples = append(examples, social...)
 		for _, t := range neg {
 			examples = append(examples, names.Example{Text: t})
 		}
