@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/sluice-api/sluice/internal/services/pii"
+	"github.com/sluice-api/sluice/scripts/internal/devset"
 	"github.com/sluice-api/sluice/scripts/internal/evalkit"
 	"github.com/sluice-api/sluice/scripts/internal/nerdata"
 )
@@ -161,4 +163,32 @@ func socialNames(w io.Writer, sets []socialSet, extra [][]string, tag tagger) []
 	evalkit.Table(w, tokenHeader, rows)
 	fmt.Fprintln(w)
 	return scores
+}
+
+// handLabelled scores tag on the hand-labelled social-media sample of split (devset.Dev or
+// devset.Holdout): person names as code-point spans of each line, exact and overlapping, each
+// line sent alone as it was written.
+func handLabelled(data, split string, tag tagger) ([]string, error) {
+	recs, err := devset.Load(data)
+	if err != nil {
+		return nil, err
+	}
+	var s score
+	shown := 0
+	n := 0
+	for _, r := range recs {
+		if r.Split != split {
+			continue
+		}
+		n++
+		var gold []span
+		for _, g := range r.Names {
+			gold = append(gold, span{typ: pii.TypeName, start: g.Start, end: g.End})
+		}
+		pred := tag(r.Text)
+		s.add(gold, pred)
+		shown += printErrors("devset-"+split, r.Text, gold, pred, showErrors-shown)
+	}
+	row := scoreRow(fmt.Sprintf("hand-labelled social media, %s (%d lines)", split, n), &s)
+	return append([]string{"en"}, row...), nil
 }

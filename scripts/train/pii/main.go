@@ -20,8 +20,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/sluice-api/sluice/internal/services/pii/names"
+	"github.com/sluice-api/sluice/scripts/internal/devset"
 	"github.com/sluice-api/sluice/scripts/internal/evalkit"
 	"github.com/sluice-api/sluice/scripts/internal/nerdata"
 )
@@ -41,6 +44,11 @@ func main() {
 	var o options
 	flag.IntVar(&o.socialRepeat, "social-repeat", 1, "how many times each WNUT 2017 and Broad Twitter Corpus training sentence is seen per epoch")
 	flag.IntVar(&o.germevalRepeat, "germeval-repeat", 1, "how many times each GermEval 2014 sentence is seen per epoch")
+	flag.StringVar(&o.clusterSizes, "clusters", "64,256,1024", "numbers of word classes to learn from unlabeled text, one granularity each (empty: no word-class features)")
+	flag.BoolVar(&o.viterbi, "viterbi", false, "train a structured perceptron decoded with Viterbi instead of the greedy tagger")
+	flag.StringVar(&o.clustersFrom, "clusters-from", "", "for experiments: read the word classes from this clusters.bin.gz instead of learning them")
+	flag.IntVar(&o.clusterMin, "cluster-min", 3, "words seen fewer times in the unlabeled text get no class")
+	flag.IntVar(&o.clusterIters, "cluster-iters", 12, "passes of the exchange algorithm over the vocabulary")
 	flag.StringVar(&o.germevalFold, "germeval-fold", "", "k/n: leave fold k of n of GermEval out of training, to score it with go run ./scripts/eval/pii -dev DIR")
 	flag.Parse()
 	if *ensemble < 1 {
@@ -55,6 +63,10 @@ func main() {
 type options struct {
 	socialRepeat, germevalRepeat int
 	germevalFold                 string
+	clusterSizes                 string
+	clusterMin, clusterIters     int
+	clustersFrom                 string
+	viterbi                      bool
 }
 
 func run(data, out string, seed uint64, epochs int, bits uint, perLang, repeat int, dropout float64, dev bool, ensemble int, everydayHalf bool, o options) error {
@@ -147,6 +159,43 @@ func run(data, out string, seed uint64, epochs int, bits uint, perLang, repeat i
 	}
 	gaz := p.builder.Build()
 	log.Printf("gazetteer: %d words", gaz.Len())
+	var clusters *names.Clusters
+	if o.clustersFrom != "" {
+		raw, err := os.ReadFile(o.clustersFrom)
+		if err != nil {
+			return err
+		}
+		if clusters, err = names.ReadClusters(bytes.NewReader(raw)); err != nil {
+			return err
+		}
+	} else if o.clusterSizes != "" {
+		var sizes []int
+		for _, f := range strings.Split(o.clusterSizes, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil {
+				return fmt.Errorf("-clusters %q: %w", o.clusterSizes, err)
+			}
+			sizes = append(sizes, n)
+		}
+		once := o
+		once.socialRepeat, once.germevalRepeat = min(o.socialRepeat, 1), min(o.germevalRepeat, 1)
+		text, err := socialCorpus(data, once)
+		if err != nil {
+			return err
+		}
+		ex, err := devset.NewExcluder(data)
+		if err != nil {
+			return err
+		}
+		sents, err := clusterText(data, append(slices.Clone(corpus), text...), ex)
+		if err != nil {
+			return err
+		}
+		if clusters, err = buildClusters(sents, sizes, o.clusterMin, o.clusterIters); err != nil {
+			return err
+		}
+		log.Printf("word clusters: %d words", clusters.Len())
+	}
 	everyday, err := everydayWords(data, gaz, everydayHalf)
 	if err != nil {
 		return err
@@ -180,7 +229,7 @@ func run(data, out string, seed uint64, epochs int, bits uint, perLang, repeat i
 		log.Printf("member %d of %d: %d generated texts, %d from the NER corpora, %d English chat without names",
 			k+1, ensemble, synth, len(corpus), len(neg))
 		members[k] = names.Train(examples, names.TrainConfig{
-			Bits: bits, Epochs: epochs, Seed: s, Gazetteer: gaz, GazDropout: dropout,
+			Bits: bits, Epochs: epochs, Seed: s, Gazetteer: gaz, Clusters: clusters, GazDropout: dropout, Viterbi: o.viterbi,
 			Progress: func(epoch int, errRate float64) {
 				log.Printf("epoch %d: %.4f of scored tokens mislabelled", epoch, errRate)
 			},
@@ -190,25 +239,39 @@ func run(data, out string, seed uint64, epochs int, bits uint, perLang, repeat i
 	if err != nil {
 		return err
 	}
-	if err := write(filepath.Join(out, "gazetteer.bin.gz"), gaz.WriteTo); err != nil {
+	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
-	if err := write(filepath.Join(out, "everyday.txt"), everydayList(everyday).WriteTo); err != nil {
+	raw, err := write(filepath.Join(out, names.GazetteerFile), gaz.WriteTo)
+	if err != nil {
 		return err
 	}
-	return write(filepath.Join(out, "tagger.model"), m.WriteTo)
+	m.Record(names.GazetteerFile, raw)
+	if _, err := write(filepath.Join(out, "everyday.txt"), everydayList(everyday).WriteTo); err != nil {
+		return err
+	}
+	if clusters != nil {
+		raw, err := write(filepath.Join(out, names.ClustersFile), clusters.WriteTo)
+		if err != nil {
+			return err
+		}
+		m.Record(names.ClustersFile, raw)
+	}
+	_, err = write(filepath.Join(out, "tagger.model"), m.WriteTo)
+	return err
 }
 
-func write(path string, to func(w io.Writer) (int64, error)) error {
+// write writes what to writes to path and returns it.
+func write(path string, to func(w io.Writer) (int64, error)) ([]byte, error) {
 	var buf bytes.Buffer
 	if _, err := to(&buf); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-		return err
+		return nil, err
 	}
 	log.Printf("wrote %s (%d bytes)", path, buf.Len())
-	return nil
+	return buf.Bytes(), nil
 }
 
 // everydayList is the file of everyday words the names package embeds.

@@ -37,13 +37,17 @@ type tokInfo struct {
 	// capital or in the gazetteer, and not a function word unless it is also a name); other
 	// tokens are outside a name unless they follow one.
 	candidate bool
-	log       bool
+	// scored: the Viterbi decoder scores the token (see markScored).
+	scored bool
+	log    bool
 	// docLower: the word is written in lower case somewhere in the text; docCapMid: it is
 	// written with a capital somewhere in the text other than at the start of a sentence or line.
 	docLower, docCapMid bool
-	// shape and cls are computed when first needed (only words near a candidate need them);
-	// these say whether they have been.
-	hasShape, hasCls bool
+	// shape, cls and clus are computed when first needed (only words near a candidate need
+	// them); these say whether they have been.
+	hasShape, hasCls, hasClus bool
+	// clus: the word's class + 1 at each level of the word clusters (0: none).
+	clus [MaxClusterLevels]uint16
 }
 
 var (
@@ -316,6 +320,12 @@ const (
 	fY1PrevCur
 	fNextClassCaps
 	fPrevClassCaps
+	fClus      // + level: the word's class at each level
+	fPrevClus  = fClus + MaxClusterLevels
+	fNextClus  = fPrevClus + 1
+	fClusCaps  = fNextClus + 1
+	fClusPrevW = fClusCaps + 1
+	fClusNextW = fClusPrevW + 1
 )
 
 func mix(t uint64, v uint64) uint64 {
@@ -338,6 +348,7 @@ type featurizer struct {
 	lower []byte
 	cased uint8 // usesCapitals' answer: 0 not yet asked, 1 no, 2 yes
 	gaz   *Gazetteer
+	clus  *Clusters
 }
 
 func (f *featurizer) emit(t uint64, v uint64) {
@@ -384,6 +395,43 @@ func (f *featurizer) class(i int) Class {
 		ti.cls, ti.hasCls = lexicon[string(f.lower)], true
 	}
 	return ti.cls
+}
+
+// cluster returns the class + 1 of token i at level k (0 for none, or outside the text).
+func (f *featurizer) cluster(i, k int) uint64 {
+	if i < 0 || i >= len(f.info) || f.clus == nil {
+		return 0
+	}
+	ti := &f.info[i]
+	if !ti.hasClus {
+		ti.hasClus = true
+		if ti.kind == Word {
+			if ids := f.clus.lookup(uint32(ti.lw >> (64 - fpBits))); ids != nil {
+				copy(ti.clus[:], ids)
+			}
+		}
+	}
+	return uint64(ti.clus[k])
+}
+
+// clusterFeatures emits the word-class features of token i: its class at every level, the
+// classes of its neighbours at the middle level, and the middle class with the capitalisation
+// and with the neighbouring words.
+func (f *featurizer) clusterFeatures(i int, gc uint64) {
+	levels := f.clus.Levels()
+	if levels == 0 {
+		return
+	}
+	for k := range levels {
+		f.emit(uint64(fClus+k), f.cluster(i, k))
+	}
+	mid := levels / 2
+	c := f.cluster(i, mid)
+	f.emit(fPrevClus, f.cluster(i-1, mid))
+	f.emit(fNextClus, f.cluster(i+1, mid))
+	f.emit(fClusCaps, c|gc<<16)
+	f.emit(fClusPrevW, c^f.word(i-1)*0x9E3779B97F4A7C15)
+	f.emit(fClusNextW, c^f.word(i+1)*0xBF58476D1CE4E5B9)
 }
 
 // features returns the bucket indices of token i's features given the labels of the two tokens
@@ -462,7 +510,92 @@ func (f *featurizer) features(i int, y1, y2 int, seen bool) []uint32 {
 	use := uint64(b2u(ti.docLower)) | uint64(b2u(ti.docCapMid))<<1
 	f.emit(fDocUse, use)
 	f.emit(fDocUseCaps, use|gc<<2|uint64(ti.gap)<<12)
+	f.clusterFeatures(i, gc)
 	return f.buf
+}
+
+// obsFeatures returns the bucket indices of token i's features that do not depend on the labels
+// before it (for the Viterbi decoder): the features of features() less those of the previous
+// labels and of the earlier tags of the same word.
+func (f *featurizer) obsFeatures(i int) []uint32 {
+	f.buf = f.buf[:0]
+	ti := &f.info[i]
+	gc := f.gazCaps(i)
+	f.emit(fBias, 0)
+	f.emit(fWord, ti.lw)
+	f.emit(fShape, f.shape(i))
+	f.affixes(i)
+	f.emit(fGaz, uint64(ti.gaz))
+	f.emit(fGazCaps, gc)
+	for c := f.class(i); c != 0; c &= c - 1 {
+		f.emit(fClass, uint64(c&-c))
+	}
+	f.emit(fCaps, uint64(ti.caps))
+	f.emit(fPrevWord, f.word(i-1))
+	f.emit(fPrev2Word, f.word(i-2))
+	f.emit(fNextWord, f.word(i+1))
+	f.emit(fNext2Word, f.word(i+2))
+	f.emit(fPrevShape, f.shape(i-1))
+	f.emit(fNextShape, f.shape(i+1))
+	f.emit(fPrevGazCaps, f.gazCaps(i-1))
+	f.emit(fNextGazCaps, f.gazCaps(i+1))
+	for c := f.class(i - 1); c != 0; c &= c - 1 {
+		f.emit(fPrevClass, uint64(c&-c))
+	}
+	for c := f.class(i + 1); c != 0; c &= c - 1 {
+		f.emit(fNextClass, uint64(c&-c))
+	}
+	nextGap := f.nextGap(i)
+	f.emit(fGap, uint64(ti.gap))
+	f.emit(fNextGap, uint64(nextGap))
+	f.emit(fGapCaps, uint64(ti.gap)|uint64(ti.caps)<<16)
+	f.emit(fGapGazCaps, uint64(ti.gap)|gc<<16)
+	f.emit(fBigramPrev, f.word(i-1)*31^ti.lw)
+	f.emit(fBigramNext, ti.lw*31^f.word(i+1))
+	kinds := uint64(0xff)
+	if i > 0 {
+		kinds = uint64(f.info[i-1].kind)
+	}
+	if i+1 < len(f.info) {
+		kinds |= uint64(f.info[i+1].kind) << 8
+	} else {
+		kinds |= 0xff << 8
+	}
+	f.emit(fKinds, kinds)
+	f.emit(fGazPair, f.gazCaps(i-1)|gc<<8|f.gazCaps(i+1)<<16)
+	f.emit(fPrevWordGap, f.word(i-1)^uint64(ti.gap)<<48)
+	f.emit(fLen, uint64(min(ti.runes, 12)))
+	for c := f.class(i + 1); c != 0; c &= c - 1 {
+		f.emit(fNextClassCaps, uint64(c&-c)|gc<<16)
+	}
+	use := uint64(b2u(ti.docLower)) | uint64(b2u(ti.docCapMid))<<1
+	f.emit(fDocUse, use)
+	f.emit(fDocUseCaps, use|gc<<2|uint64(ti.gap)<<12)
+	f.clusterFeatures(i, gc)
+	return f.buf
+}
+
+// transFeatures returns the bucket indices of token i's features that pair the label before it,
+// y1, with what the token looks like: for the Viterbi decoder, which scores each label after
+// each previous label.
+func (f *featurizer) transFeatures(i int, y1 int) []uint32 {
+	f.buf = f.buf[:0]
+	ti := &f.info[i]
+	gc := f.gazCaps(i)
+	f.emit(fY1, uint64(y1))
+	f.emit(fY1Shape, f.shape(i)^uint64(y1)*0x100000001b3)
+	f.emit(fY1Gap, uint64(y1)|uint64(ti.gap)<<4)
+	f.emit(fY1Word, ti.lw^uint64(y1+1)*0x9E3779B97F4A7C15)
+	f.emit(fY1PrevCur, uint64(y1)|f.gazCaps(i-1)<<2|gc<<12|uint64(ti.gap)<<24)
+	return f.buf
+}
+
+// nextGap is the gap after token i (all bits set after the last token).
+func (f *featurizer) nextGap(i int) Gap {
+	if i+1 < len(f.info) {
+		return f.info[i+1].gap
+	}
+	return Gap(0xffff)
 }
 
 // affixes emits the prefixes of one to three and the suffixes of one to four code points of

@@ -19,14 +19,8 @@ package names
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	_ "embed"
-	"encoding/binary"
-	"errors"
-	"fmt"
-	"io"
-	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -42,6 +36,16 @@ type Model struct {
 	weights []int16 // bucket*numLabels + label
 	scale   float32 // weight = int16 / scale
 	gaz     *Gazetteer
+	clus    *Clusters
+	// viterbi: the weights are a structured perceptron's, decoded with Viterbi (see decode);
+	// otherwise the greedy tagger's.
+	viterbi bool
+	// biasB is added to the score of B (a name starts here) at every token, in the units of
+	// the weights before quantisation: a positive bias trades precision for recall. The trainer
+	// records it in the model file; it is chosen on the development sets.
+	biasB float64
+	// meta: the model file's other metadata (see modelfile.go).
+	meta map[string]string
 }
 
 //go:embed tagger.model
@@ -50,22 +54,61 @@ var modelFile []byte
 //go:embed gazetteer.bin.gz
 var gazetteerFile []byte
 
-// Default returns the embedded model, loaded once per process.
-var Default = sync.OnceValues(func() (*Model, error) { return Load(modelFile, gazetteerFile) })
+// clustersFile is the embedded word classes (none yet: the embedded tagger predates them).
+var clustersFile []byte
 
-// Load reads a tagger and its gazetteer from the bytes of the files the trainer writes
-// (tagger.model, gazetteer.bin.gz).
-func Load(model, gazetteer []byte) (*Model, error) {
-	g, err := ReadGazetteer(bytes.NewReader(gazetteer))
+// Default returns the embedded model, loaded once per process.
+var Default = sync.OnceValues(func() (*Model, error) {
+	return Load(Files{Model: modelFile, Gazetteer: gazetteerFile, Clusters: clustersFile})
+})
+
+// Files are the bytes of the files the trainer writes for one model.
+type Files struct {
+	Model     []byte // tagger.model
+	Gazetteer []byte // gazetteer.bin.gz
+	Clusters  []byte // clusters.bin.gz; nil for a model without word classes
+}
+
+// Load reads a tagger, its gazetteer and its word classes. The model file records the SHA-256
+// of every file it was trained with (see Record); Load refuses a file that differs, and a model
+// that records no word classes gets none.
+func Load(files Files) (*Model, error) {
+	m, err := ReadModel(bytes.NewReader(files.Model))
 	if err != nil {
 		return nil, err
 	}
-	m, err := ReadModel(bytes.NewReader(model))
-	if err != nil {
+	if err := m.check(GazetteerFile, files.Gazetteer); err != nil {
 		return nil, err
 	}
-	m.gaz = g
+	if m.gaz, err = ReadGazetteer(bytes.NewReader(files.Gazetteer)); err != nil {
+		return nil, err
+	}
+	if _, ok := m.meta[hashKey(ClustersFile)]; ok {
+		if err := m.check(ClustersFile, files.Clusters); err != nil {
+			return nil, err
+		}
+		if m.clus, err = ReadClusters(bytes.NewReader(files.Clusters)); err != nil {
+			return nil, err
+		}
+	}
 	return m, nil
+}
+
+// WithBias returns a copy of m whose score of B is raised by b (see Model.biasB).
+func (m *Model) WithBias(b float64) *Model {
+	cp := *m
+	cp.biasB = b
+	return &cp
+}
+
+// Bias is the bias of the score of B (see WithBias).
+func (m *Model) Bias() float64 { return m.biasB }
+
+// WithClusters returns a copy of m that reads word classes from c (nil: none).
+func (m *Model) WithClusters(c *Clusters) *Model {
+	cp := *m
+	cp.clus = c
+	return &cp
 }
 
 // WithGazetteer returns a copy of m that looks words up in g.
@@ -101,34 +144,20 @@ func (m *Model) TagAll(ctx context.Context, text string) (names, takenBack []Spa
 // labels tags every token of text greedily from left to right. It also returns, as labels, the
 // names that dropNonPeople took back.
 func (m *Model) labels(ctx context.Context, text string, toks []Token) (labels, back []uint8, err error) {
-	f := featurizer{text: text, toks: toks, bits: m.bits, buf: make([]uint32, 0, 64), gaz: m.gaz}
+	f := featurizer{text: text, toks: toks, bits: m.bits, buf: make([]uint32, 0, 64), gaz: m.gaz, clus: m.clus}
 	f.info = analyse(text, toks, m.gaz, make([]byte, 0, 64))
-	labels = make([]uint8, len(toks))
-	seen := map[uint64]bool{}
-	y1, y2 := O, O
-	for i := range toks {
-		if i%checkEvery == checkEvery-1 {
-			if err := ctx.Err(); err != nil {
-				return nil, nil, err
+	if m.viterbi {
+		labels, err = m.decode(&f, func(i int) error {
+			if i%checkEvery == checkEvery-1 {
+				return ctx.Err()
 			}
+			return nil
+		})
+		if err != nil {
+			return nil, nil, err
 		}
-		y := O
-		ti := &f.info[i]
-		if ti.candidate || (y1 != O && ti.kind == Word && !ti.log) {
-			var score [numLabels]int32
-			for _, b := range f.features(i, y1, y2, seen[ti.lw]) {
-				w := m.weights[int(b)*numLabels : int(b)*numLabels+numLabels]
-				score[O] += int32(w[O])
-				score[B] += int32(w[B])
-				score[I] += int32(w[I])
-			}
-			y = best(score[:], y1)
-			if y != O {
-				seen[ti.lw] = true
-			}
-		}
-		labels[i] = uint8(y)
-		y2, y1 = y1, y
+	} else {
+		labels = m.greedy(&f)
 	}
 	afterTitles(&f, labels)
 	joinAdjacent(&f, labels)
@@ -150,6 +179,33 @@ func (m *Model) labels(ctx context.Context, text string, toks []Token) (labels, 
 		}
 	}
 	return labels, back, ctx.Err()
+}
+
+// greedy tags every token of f greedily from left to right.
+func (m *Model) greedy(f *featurizer) []uint8 {
+	labels := make([]uint8, len(f.toks))
+	seen := map[uint64]bool{}
+	y1, y2 := O, O
+	for i := range f.toks {
+		y := O
+		ti := &f.info[i]
+		if ti.candidate || (y1 != O && ti.kind == Word && !ti.log) {
+			var score [numLabels]int32
+			for _, b := range f.features(i, y1, y2, seen[ti.lw]) {
+				w := m.weights[int(b)*numLabels : int(b)*numLabels+numLabels]
+				score[O] += int32(w[O])
+				score[B] += int32(w[B])
+				score[I] += int32(w[I])
+			}
+			y = best(score[:], y1)
+			if y != O {
+				seen[ti.lw] = true
+			}
+		}
+		labels[i] = uint8(y)
+		y2, y1 = y1, y
+	}
+	return labels
 }
 
 // joinAdjacent makes a name that the tagger began right after another one, with only a space
@@ -672,117 +728,4 @@ func joins(text string, toks []Token, i int) bool {
 		return len(between) <= 2 && between[0] == '.' && prev.End-prev.Start <= 3
 	}
 	return false
-}
-
-// modelMagic starts the model file: a magic string, the number of bucket bits, the scale (a
-// little-endian float32), the number of non-zero weights (uvarint), then each non-zero weight as
-// the uvarint gap from the previous one's index and its little-endian int16 value. Five in six
-// weights are zero: this sparse form is a quarter the size of the dense one and reads in a few
-// milliseconds, where inflating a gzip of the dense form took most of a cold start.
-// modelMagic1 starts the first form, inside a gzip: "SLPT1", the bits, the scale and every weight.
-const (
-	modelMagic  = "SLPT2"
-	modelMagic1 = "SLPT1"
-)
-
-// WriteTo writes the model in its sparse form (see modelMagic).
-func (m *Model) WriteTo(w io.Writer) (int64, error) {
-	var buf bytes.Buffer
-	buf.WriteString(modelMagic)
-	buf.WriteByte(byte(m.bits))
-	buf.Write(binary.LittleEndian.AppendUint32(nil, math.Float32bits(m.scale)))
-	nonZero := 0
-	for _, v := range m.weights {
-		if v != 0 {
-			nonZero++
-		}
-	}
-	buf.Write(binary.AppendUvarint(nil, uint64(nonZero)))
-	next := 0
-	for i, v := range m.weights {
-		if v == 0 {
-			continue
-		}
-		buf.Write(binary.AppendUvarint(nil, uint64(i-next)))
-		buf.Write(binary.LittleEndian.AppendUint16(nil, uint16(v)))
-		next = i + 1
-	}
-	n, err := w.Write(buf.Bytes())
-	return int64(n), err
-}
-
-// ReadModel reads what WriteTo wrote, or the first, gzip-compressed dense form. The model has
-// no gazetteer until WithGazetteer.
-func ReadModel(r io.Reader) (*Model, error) {
-	raw, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("names model: %w", err)
-	}
-	if bytes.HasPrefix(raw, []byte{0x1f, 0x8b}) {
-		return readDense(raw)
-	}
-	bits, scale, raw, err := readHeader(raw, modelMagic)
-	if err != nil {
-		return nil, err
-	}
-	weights := make([]int16, (1<<bits)*numLabels)
-	count, k := binary.Uvarint(raw)
-	if k <= 0 || count > uint64(len(weights)) {
-		return nil, errors.New("names model: bad weight count")
-	}
-	raw = raw[k:]
-	next := uint64(0)
-	for range count {
-		gap, k := binary.Uvarint(raw)
-		if k <= 0 || len(raw) < k+2 || gap >= uint64(len(weights))-next {
-			return nil, errors.New("names model: weights out of range or cut short")
-		}
-		i := next + gap
-		weights[i] = int16(binary.LittleEndian.Uint16(raw[k:]))
-		raw = raw[k+2:]
-		next = i + 1
-	}
-	if len(raw) != 0 {
-		return nil, fmt.Errorf("names model: %d bytes after the weights", len(raw))
-	}
-	return &Model{bits: bits, weights: weights, scale: scale}, nil
-}
-
-// readHeader checks the magic of a model file and returns its bucket bits, its scale and the
-// bytes after them.
-func readHeader(raw []byte, magic string) (bits uint, scale float32, rest []byte, err error) {
-	if len(raw) < len(magic)+5 || string(raw[:len(magic)]) != magic {
-		return 0, 0, nil, errors.New("names model: bad magic")
-	}
-	raw = raw[len(magic):]
-	bits = uint(raw[0])
-	if bits < 8 || bits > 24 {
-		return 0, 0, nil, fmt.Errorf("names model: %d bucket bits", bits)
-	}
-	return bits, math.Float32frombits(binary.LittleEndian.Uint32(raw[1:5])), raw[5:], nil
-}
-
-// readDense reads the first form of the model file.
-func readDense(data []byte) (*Model, error) {
-	zr, err := gzip.NewReader(bytes.NewReader(data))
-	if err != nil {
-		return nil, fmt.Errorf("names model: %w", err)
-	}
-	raw, err := io.ReadAll(zr)
-	if err != nil {
-		return nil, fmt.Errorf("names model: %w", err)
-	}
-	bits, scale, raw, err := readHeader(raw, modelMagic1)
-	if err != nil {
-		return nil, err
-	}
-	n := (1 << bits) * numLabels
-	if len(raw) != 2*n {
-		return nil, fmt.Errorf("names model: %d weight bytes, want %d", len(raw), 2*n)
-	}
-	weights := make([]int16, n)
-	for i := range weights {
-		weights[i] = int16(binary.LittleEndian.Uint16(raw[2*i:]))
-	}
-	return &Model{bits: bits, weights: weights, scale: scale}, nil
 }

@@ -439,7 +439,7 @@ func checkRule(t *testing.T, g *Gazetteer, rule func(*featurizer, []uint8), case
 }
 
 func TestLoad(t *testing.T) {
-	m, err := Load(modelFile, gazetteerFile)
+	m, err := Load(Files{Model: modelFile, Gazetteer: gazetteerFile, Clusters: clustersFile})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -447,11 +447,11 @@ func TestLoad(t *testing.T) {
 	if err != nil || len(spans) != 1 {
 		t.Fatalf("Tag = %v, %v; want one name", spans, err)
 	}
-	for name, files := range map[string][2][]byte{
-		"BadModel":     {[]byte("not a model"), gazetteerFile},
-		"BadGazetteer": {modelFile, []byte("not a gazetteer")},
+	for name, files := range map[string]Files{
+		"BadModel":     {Model: []byte("not a model"), Gazetteer: gazetteerFile, Clusters: clustersFile},
+		"BadGazetteer": {Model: modelFile, Gazetteer: []byte("not a gazetteer"), Clusters: clustersFile},
 	} {
-		if _, err := Load(files[0], files[1]); err == nil {
+		if _, err := Load(files); err == nil {
 			t.Errorf("%s: Load accepted a broken file", name)
 		}
 	}

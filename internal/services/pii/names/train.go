@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 )
 
 // Example is one training text with its names.
@@ -19,10 +20,15 @@ type TrainConfig struct {
 	Epochs    int
 	Seed      uint64
 	Gazetteer *Gazetteer
+	// Clusters are the word classes the features read; nil leaves the class features out.
+	Clusters *Clusters
 	// GazDropout is the share of words whose given-name and surname flags are hidden in each
 	// epoch (drawn anew every epoch), so the tagger also learns names the gazetteer lacks from
 	// their context and shape.
 	GazDropout float64
+	// Viterbi trains a structured perceptron whose labels the Viterbi decoder chooses (with the
+	// features of obsFeatures and transFeatures) instead of the greedy left-to-right tagger.
+	Viterbi bool
 	// Progress, when set, is called after each epoch with the share of tokens mislabelled.
 	Progress func(epoch int, errRate float64)
 }
@@ -89,7 +95,76 @@ func Train(examples []Example, cfg TrainConfig) *Model {
 	for i := range order {
 		order[i] = i
 	}
-	for epoch := 1; epoch <= cfg.Epochs; epoch++ {
+	if cfg.Viterbi {
+		for k := range data {
+			markScored(data[k].info)
+		}
+	}
+	for epoch := 1; epoch <= cfg.Epochs && cfg.Viterbi; epoch++ {
+		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		errs, total := 0, 0
+		var bp [][numLabels]uint8
+		for _, k := range order {
+			d := &data[k]
+			for i := range d.info {
+				d.info[i].gaz = d.gaz[i]
+				if cfg.GazDropout > 0 && rng.Float64() < cfg.GazDropout {
+					d.info[i].gaz &^= Given | Surname
+				}
+			}
+			f := featurizer{text: d.text, toks: d.toks, info: d.info, bits: cfg.Bits, clus: cfg.Clusters}
+			sum := func(feats []uint32) [numLabels]float64 {
+				var s [numLabels]float64
+				for _, b := range feats {
+					j := int(b) * numLabels
+					s[O] += w[j]
+					s[B] += w[j+1]
+					s[I] += w[j+2]
+				}
+				return s
+			}
+			bp = slices.Grow(bp[:0], len(d.info))[:len(d.info)]
+			pred, _ := viterbi(&f, bp,
+				func(i int) [numLabels]float64 { return sum(f.obsFeatures(i)) },
+				func(i, y1 int) [numLabels]float64 { return sum(f.transFeatures(i, y1)) }, nil)
+			gold := projectGold(d.info, d.gold)
+			for i := range pred {
+				if d.info[i].scored {
+					total++
+					if pred[i] != gold[i] {
+						errs++
+					}
+				}
+			}
+			for i := range pred {
+				gy, py := int(gold[i]), int(pred[i])
+				gy1, py1 := O, O
+				if i > 0 {
+					gy1, py1 = int(gold[i-1]), int(pred[i-1])
+				}
+				if gy == py && gy1 == py1 {
+					continue
+				}
+				if gy != py {
+					for _, b := range f.obsFeatures(i) {
+						update(b, gy, 1)
+						update(b, py, -1)
+					}
+				}
+				for _, b := range f.transFeatures(i, gy1) {
+					update(b, gy, 1)
+				}
+				for _, b := range f.transFeatures(i, py1) {
+					update(b, py, -1)
+				}
+			}
+			step++
+		}
+		if cfg.Progress != nil {
+			cfg.Progress(epoch, float64(errs)/float64(max(total, 1)))
+		}
+	}
+	for epoch := 1; epoch <= cfg.Epochs && !cfg.Viterbi; epoch++ {
 		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 		errs, total := 0, 0
 		for _, k := range order {
@@ -100,7 +175,7 @@ func Train(examples []Example, cfg TrainConfig) *Model {
 					d.info[i].gaz &^= Given | Surname
 				}
 			}
-			f := featurizer{text: d.text, toks: d.toks, info: d.info, bits: cfg.Bits}
+			f := featurizer{text: d.text, toks: d.toks, info: d.info, bits: cfg.Bits, clus: cfg.Clusters}
 			seen := map[uint64]bool{}
 			y1, y2 := O, O
 			for i := range d.toks {
@@ -155,7 +230,23 @@ func Train(examples []Example, cfg TrainConfig) *Model {
 	for j, v := range avg {
 		q[j] = int16(math.Round(v * scale))
 	}
-	return &Model{bits: cfg.Bits, weights: q, scale: float32(scale), gaz: cfg.Gazetteer}
+	return &Model{bits: cfg.Bits, weights: q, scale: float32(scale), gaz: cfg.Gazetteer, clus: cfg.Clusters, viterbi: cfg.Viterbi}
+}
+
+// projectGold returns the gold labels as the decoder can give them: O on the tokens it does not
+// score, and B where a name's first scored word follows an O.
+func projectGold(info []tokInfo, gold []uint8) []uint8 {
+	out := make([]uint8, len(gold))
+	for i, g := range gold {
+		switch {
+		case !info[i].scored:
+		case g == I && (i == 0 || out[i-1] == O):
+			out[i] = B
+		default:
+			out[i] = g
+		}
+	}
+	return out
 }
 
 // Average returns the model whose scores are the mean of the models' scores: the tagger is
@@ -190,5 +281,6 @@ func Average(models []*Model) (*Model, error) {
 	for j, v := range avg {
 		q[j] = int16(math.Round(v * scale))
 	}
-	return &Model{bits: models[0].bits, weights: q, scale: float32(scale), gaz: models[0].gaz}, nil
+	return &Model{bits: models[0].bits, weights: q, scale: float32(scale), gaz: models[0].gaz, clus: models[0].clus,
+		viterbi: models[0].viterbi}, nil
 }
