@@ -60,10 +60,21 @@ func main() {
 	flag.IntVar(&showErrors, "errors", 0, "print up to this many missed and spurious names per set to stderr")
 	dev := flag.String("dev", "", "instead: score the name models in these directories (comma-separated; trained with -dev) on the development sets")
 	flag.Float64Var(&biasB, "bias-b", math.NaN(), "with -dev: score with this bias of the tagger's B score instead of the model's own (for choosing it)")
+	flag.StringVar(&without, "without", "", "switch off these rules after the tagger (comma-separated names; see names.RuleNames)")
+	flag.BoolVar(&ablate, "ablate", false, "with -dev: switch off each rule after the tagger in turn and print what it changes")
 	flag.Parse()
 	var err error
+	if without != "" && *dev == "" {
+		m, err := names.Default()
+		if err != nil {
+			log.Fatal("eval pii: ", err)
+		}
+		if evalModel, err = m.WithoutRules(strings.Split(without, ",")...); err != nil {
+			log.Fatal("eval pii: ", err)
+		}
+	}
 	if *dev != "" {
-		err = devNames(os.Stdout, *data, *dev)
+		err = devNames(os.Stdout, *data, strings.Split(*dev, ","))
 	} else {
 		err = run(os.Stdout, *data, *seed, *only)
 	}
@@ -202,9 +213,13 @@ func scoreRow(name string, s *score) []string {
 
 var scoreHeader = []string{"entity", "gold", "predicted", "P exact", "R exact", "F1 exact", "P overlap", "R overlap", "F1 overlap"}
 
+// evalModel is the name tagger the sets are scored with: nil for the embedded one, or the
+// embedded one without the rules -without names.
+var evalModel *names.Model
+
 // find runs the detector with code-point offsets.
 func find(text string, types []string) []span {
-	ents, err := pii.Find(context.Background(), text, pii.Options{Types: types})
+	ents, err := pii.Find(context.Background(), text, pii.Options{Types: types, Names: evalModel})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -307,126 +322,6 @@ func personNames(w io.Writer, data string) error {
 	return nil
 }
 
-// devNames scores the name models in dirs (comma-separated; each written by
-// `go run ./scripts/train/pii -dev -out DIR`) on the development sets: the Europeana development
-// blocks (left out of that training run) and the LeNER-Br dev split, span overlap; the WNUT 2017
-// and Broad Twitter Corpus dev splits, and the GermEval 2014 fold a run left out
-// (-germeval-fold), at the level of tokens as the outside test splits are scored. All through
-// the name recognizer as the service runs it. With several directories (seeds, or the folds of
-// GermEval) it also prints each figure's mean and range, and GermEval pooled over the folds.
-func devNames(w io.Writer, data, dirs string) error {
-	eu, err := evalkit.Require(data, "ner", "europeana-newspapers")
-	if err != nil {
-		return err
-	}
-	lener, err := evalkit.Require(data, "ner", "lener-br")
-	if err != nil {
-		return err
-	}
-	social, err := loadSocial(data)
-	if err != nil {
-		return err
-	}
-	ge, err := evalkit.Require(data, "ner", "germeval2014")
-	if err != nil {
-		return err
-	}
-	germeval, err := nerdata.GermEval(ge)
-	if err != nil {
-		return err
-	}
-	figures := map[string][]float64{}
-	var order []string
-	note := func(name string, f float64) {
-		if _, ok := figures[name]; !ok {
-			order = append(order, name)
-		}
-		figures[name] = append(figures[name], f)
-	}
-	var pooled tokenScore
-	folds := 0
-	for _, dir := range strings.Split(dirs, ",") {
-		m, err := loadModel(dir)
-		if err != nil {
-			return err
-		}
-		if !math.IsNaN(biasB) {
-			m = m.WithBias(biasB)
-		}
-		tag := serviceWith(m)
-		var rows [][]string
-		for _, lang := range nerdata.EuropeanaLanguages {
-			_, dev, err := nerdata.EuropeanaDev(eu, lang)
-			if err != nil {
-				return err
-			}
-			rows = append(rows, nameRow(lang, "Europeana Newspapers development blocks", examples(dev), tag))
-		}
-		blocks, err := nerdata.LeNERBr(lener, "dev")
-		if err != nil {
-			return err
-		}
-		rows = append(rows, nameRow("pt", "LeNER-Br dev (PESSOA)", examples(blocks), tag))
-		hand, err := handLabelled(data, devset.Dev, tag)
-		if err != nil {
-			return err
-		}
-		rows = append(rows, hand)
-		fmt.Fprintf(w, "### Person names, development sets (model in %s)\n\n", dir)
-		evalkit.Table(w, []string{"lang", "set", "gold", "predicted", "P exact", "R exact", "F1 exact", "P overlap", "R overlap", "F1 overlap"}, rows)
-		fmt.Fprintln(w)
-		for _, r := range rows {
-			// Europeana and LeNER-Br by overlap, as their targets are; the hand-labelled set
-			// exact.
-			var f float64
-			fmt.Sscan(r[len(r)-1], &f)
-			if r[1] == hand[1] {
-				fmt.Sscan(r[6], &f)
-			}
-			note(r[0]+" "+r[1], f)
-		}
-		var extra [][]string
-		var geScore *tokenScore
-		if raw, err := os.ReadFile(filepath.Join(dir, "germeval-fold")); err == nil {
-			k, n, err := nerdata.ParseFold(strings.TrimSpace(string(raw)))
-			if err != nil {
-				return err
-			}
-			_, test := nerdata.Fold(germeval, k, n)
-			sc := scoreTokens("germeval", test, tag)
-			geScore = &sc
-			extra = append(extra, sc.row("de", fmt.Sprintf("GermEval 2014 dev, fold %d/%d", k+1, n)))
-		}
-		scores := socialNames(w, social, extra, tag)
-		for i, s := range social {
-			note(s.lang+" "+s.name, scores[i].f1())
-		}
-		if geScore != nil {
-			pooled.add(*geScore)
-			folds++
-			note("de GermEval fold", geScore.f1())
-		}
-	}
-	fmt.Fprintln(w, "### Summary over the models (F1: mean, min, max)")
-	fmt.Fprintln(w)
-	var rows [][]string
-	for _, name := range order {
-		fs := figures[name]
-		sum, lo, hi := 0.0, fs[0], fs[0]
-		for _, f := range fs {
-			sum += f
-			lo, hi = min(lo, f), max(hi, f)
-		}
-		rows = append(rows, []string{name, fmt.Sprint(len(fs)), fmt.Sprintf("%.4f", sum/float64(len(fs))), f3(lo), f3(hi)})
-	}
-	if folds > 0 {
-		rows = append(rows, []string{fmt.Sprintf("de GermEval 2014 dev, %d folds pooled (P %.3f, R %.3f)", folds, pooled.p(), pooled.r()),
-			fmt.Sprint(folds), fmt.Sprintf("%.4f", pooled.f1()), "", ""})
-	}
-	evalkit.Table(w, []string{"set", "models", "mean F1", "min", "max"}, rows)
-	return nil
-}
-
 // serviceWith finds names the way the service does, with m as the tagger.
 func serviceWith(m *names.Model) tagger {
 	return func(text string) []span {
@@ -471,8 +366,6 @@ func examples(blocks [][]nerdata.Sentence) []names.Example {
 // showErrors is the -errors flag.
 var showErrors int
 
-// biasB is the -bias-b flag (NaN: the model's own).
-var biasB float64
 
 // tagger finds the names of a text as code-point spans.
 type tagger func(text string) []span

@@ -46,11 +46,11 @@ func addPeople(f *featurizer, labels []uint8) {
 			continue
 		}
 		switch {
-		case workDeterminers[f.info[i-1].lw]:
+		case workDeterminers[f.info[i-1].lw] && !f.off["work-modifier"]:
 			f.markBefore(labels, i, workNouns)
-		case giveVerbs[f.info[i-1].lw]:
+		case giveVerbs[f.info[i-1].lw] && !f.off["give-verb"]:
 			f.markBefore(labels, i, possessives)
-		case f.exPrefix(i - 1):
+		case f.exPrefix(i-1) && !f.off["ex-prefix"]:
 			// "ex-Zombie Ryhänen": the band is no part of the name.
 			if labels[i] == I {
 				labels[i] = B
@@ -58,20 +58,25 @@ func addPeople(f *featurizer, labels []uint8) {
 			if labels[i] == B || f.markBefore(labels, i, nil) {
 				labels[i-1] = O
 			}
-		case peopleNouns[f.info[i-1].lw] && f.info[i].gap&GapColon != 0:
+		case peopleNouns[f.info[i-1].lw] && f.info[i].gap&GapColon != 0 && !f.off["people-noun-list"]:
 			f.markList(labels, i)
 		}
 	}
-	f.markSpeakers(labels)
-	f.markGreeted(labels)
-	f.markInitials(labels)
-	f.markTitleLists(labels)
-	f.markCivil(labels)
-	f.markGenitives(labels)
-	f.markPolishCases(labels)
+	for _, r := range []struct {
+		name string
+		mark func([]uint8)
+	}{
+		{"speakers", f.markSpeakers}, {"greeted", f.markGreeted}, {"initials", f.markInitials},
+		{"title-lists", f.markTitleLists}, {"civil-register", f.markCivil}, {"genitives", f.markGenitives},
+		{"polish-cases", f.markPolishCases},
+	} {
+		if !f.off[r.name] {
+			r.mark(labels)
+		}
+	}
 	// "minister Thorbecke", "Außenminister Stresemann": one capitalised word after an office.
 	// Particles are not followed ("minister van Financiën" names a ministry).
-	for i := 1; i < len(labels); i++ {
+	for i := 1; i < len(labels) && !f.off["after-office"]; i++ {
 		if labels[i] != O || f.info[i].gap != 0 {
 			continue
 		}

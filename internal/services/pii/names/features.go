@@ -349,6 +349,7 @@ type featurizer struct {
 	cased uint8 // usesCapitals' answer: 0 not yet asked, 1 no, 2 yes
 	gaz   *Gazetteer
 	clus  *Clusters
+	off   map[string]bool // rules switched off (see Model.WithoutRules)
 }
 
 func (f *featurizer) emit(t uint64, v uint64) {

@@ -471,6 +471,9 @@ func dropNonPeople(f *featurizer, labels []uint8) {
 	// Towns before a region ("Hayward, California"), tagged or not: the tagger may take the same
 	// word for a name elsewhere ("the City Of Hayward").
 	for k := 0; k+1 < len(labels); k++ {
+		if f.off["town-before-region"] {
+			break
+		}
 		if f.capital(k) && f.info[k].caps == capInit && labels[k] != I && (f.regionAfter(labels, k+1) ||
 			f.info[k+1].gap == 0 && f.capital(k+1) && countyNames[f.info[k+1].lw]) {
 			firms[f.spanHash(k, k+1)] = true
@@ -478,68 +481,69 @@ func dropNonPeople(f *featurizer, labels []uint8) {
 	}
 	eachName(labels, func(i, j int) {
 		switch {
-		case f.afterStreetWord(i, j):
+		case !f.off["street"] && f.afterStreetWord(i, j):
 			// "14 rue Victor Hugo", "via Giuseppe Garibaldi 5": a street named after someone.
 			clear(labels[i:j])
-		case f.honorific(i, j):
+		case !f.off["honorific"] && f.honorific(i, j):
 			// "Z. K. H. den Prins", "H. M. de Koningin", "de H. Stoel": abbreviated honours
 			// before a title, and the Holy See, are no names.
 			clear(labels[i:j])
-		case f.titleTail(i, j), f.afterShipPrefix(i), f.afterBuilding(labels, i, j), f.afterEvent(labels, i, j),
-			f.atCorner(i), f.placeName(labels, i, j),
-			f.regionOfTown(labels, i, j):
+		case !f.off["title-tail"] && f.titleTail(i, j), !f.off["ship"] && f.afterShipPrefix(i),
+			!f.off["building"] && f.afterBuilding(labels, i, j), !f.off["event"] && f.afterEvent(labels, i, j),
+			!f.off["corner"] && f.atCorner(i), !f.off["place-name"] && f.placeName(labels, i, j),
+			!f.off["region-of-town"] && f.regionOfTown(labels, i, j):
 			clear(labels[i:j])
-		case f.inCity(labels, i):
+		case !f.off["city"] && f.inCity(labels, i):
 			// "moved to Los Angeles", "the San Francisco Giants": a city whose second word is a
 			// given name, and the team after it, wherever else they stand.
 			firms[f.spanHash(i, j)] = true
 			clear(labels[i:j])
-		case i > 0 && f.info[i].gap == 0 && labels[i-1] == O && f.capital(i-1) && f.product(i-1):
+		case !f.off["brand-model"] && i > 0 && f.info[i].gap == 0 && labels[i-1] == O && f.capital(i-1) && f.product(i-1):
 			// "the Ford Mustang", "a Chevrolet Corvette": a model of a brand.
 			firms[f.spanHash(i, j)] = true
 			clear(labels[i:j])
-		case f.afterPlace(labels, i):
+		case !f.off["after-place"] && f.afterPlace(labels, i):
 			// "the Montreal Victorias", "the Houston Chronicle": a team, a paper, a branch.
 			firms[f.spanHash(i, j)] = true
 			clear(labels[i:j])
-		case j == i+1 && f.info[i].caps == capLower && f.info[i].gaz&Given == 0 && !f.afterCue(i) &&
+		case !f.off["lone-lower-surname"] && j == i+1 && f.info[i].caps == capLower && f.info[i].gaz&Given == 0 && !f.afterCue(i) &&
 			f.afterSpace(i) && f.usesCapitals():
 			// "Ciao Nonna, ti voglio bene": a lone word in lower case that is at most a surname
 			// somewhere, in a text whose writer uses capitals. (In text all in lower case,
 			// "bártová began writing", it stays.)
 			clear(labels[i:j])
-		case f.info[i].caps == capLower && i > 0 && f.info[i].gap == 0 && possessiveWords[f.info[i-1].lw]:
+		case !f.off["after-possessive"] && f.info[i].caps == capLower && i > 0 && f.info[i].gap == 0 && possessiveWords[f.info[i-1].lw]:
 			// "Jack lost his jack", "my iban is…": a word in lower case after a possessive is a
 			// noun.
 			clear(labels[i:j])
-		case f.ordinaryWords(i, j), f.everydayWords(i, j):
+		case !f.off["ordinary-words"] && f.ordinaryWords(i, j), !f.off["everyday-words"] && f.everydayWords(i, j):
 			// "la giornata è serena", "sono le otto", "la camisa es blanca": everyday words
 			// that are also given names, written in lower case as words are.
 			clear(labels[i:j])
-		case j == i+1 && f.info[i].gaz == 0 && i > 0 && f.info[i].gap == 0 && germanPossessives[f.info[i-1].lw]:
+		case !f.off["german-possessive"] && j == i+1 && f.info[i].gaz == 0 && i > 0 && f.info[i].gap == 0 && germanPossessives[f.info[i-1].lw]:
 			// "Meine Karte wurde doppelt belastet": German writes nouns with a capital; a word
 			// the name lists do not know after a possessive is one.
 			clear(labels[i:j])
-		case j == i+1 && f.roleLabel(i):
+		case !f.off["role-label"] && j == i+1 && f.roleLabel(i):
 			// "Reviewer: please check": a role that opens a line, not a speaker's name.
 			clear(labels[i:j])
-		case j == i+1 && f.info[i].caps != capLower && (carMakers[f.info[i].lw] ||
+		case !f.off["car-assistant"] && j == i+1 && f.info[i].caps != capLower && (carMakers[f.info[i].lw] ||
 			voiceAssistants[f.info[i].lw] && !(i > 0 && f.greeting(i-1))):
 			// "My Nissan broke down", "Siri didn't understand my request": a car or a voice
 			// assistant. With a surname ("Siri Andersen") or after a greeting ("Hi Alexa,") an
 			// assistant's name is a person's.
 			clear(labels[i:j])
-		case f.info[i].gaz&(Given|Surname) == 0 && f.adverb(i):
+		case !f.off["adverb"] && f.info[i].gaz&(Given|Surname) == 0 && f.adverb(i):
 			// "Hierdoor was dit font…", "Kortom, de inboedel…", "Vanaf Wolvertem": an adverb
 			// that opens a sentence is no part of a name.
 			labels[i] = O
 			if j > i+1 {
 				labels[i+1] = B
 			}
-		case j == i+1 && familyWords[f.info[i].lw]:
+		case !f.off["family-word"] && j == i+1 && familyWords[f.info[i].lw]:
 			// "Hallo Mama,", "Ciao Nonna": how one addresses family, not a name.
 			clear(labels[i:j])
-		case f.festive(i, j) >= 0:
+		case !f.off["festive"] && f.festive(i, j) >= 0:
 			// "Feliz Navidad", "Buon Natale", "Joyeux Noël": a greeting for a holiday. A name
 			// after the holiday stays ("Merry Christmas Anna").
 			k := f.festive(i, j)
@@ -547,32 +551,32 @@ func dropNonPeople(f *featurizer, labels []uint8) {
 			if k < j {
 				labels[k] = B
 			}
-		case f.inKnownPhrase(i, j):
+		case !f.off["known-phrase"] && f.inKnownPhrase(i, j):
 			// "a Calvin Klein jacket", "my Charles Schwab account", "from Hong Kong", "in Puerto
 			// Rico": a brand, or a country or city whose words the name lists know as names,
 			// wherever else it stands in the text.
 			firms[f.spanHash(i, j)] = true
 			clear(labels[i:j])
-		case f.afterCommonCapital(i, j):
+		case !f.off["common-capital"] && f.afterCommonCapital(i, j):
 			// "Classic Lotto", "Garage Rock": a capitalised phrase, wherever it stands.
 			firms[f.spanHash(i, j)] = true
 			clear(labels[i:j])
-		case f.shortCaps(labels, i, j):
+		case !f.off["short-caps"] && f.shortCaps(labels, i, j):
 			// "by KO", "under RICO": an abbreviation, here only.
 			clear(labels[i:j])
-		case f.beforeEponymNoun(j):
+		case !f.off["eponym"] && f.beforeEponymNoun(j):
 			// "Nobel laureates": the prize, wherever else it stands in the text.
 			firms[f.spanHash(i, j)] = true
 			clear(labels[i:j])
-		case f.afterKindNoun(i, j):
+		case !f.off["kind-noun"] && f.afterKindNoun(i, j):
 			// "the band Gigi": the band, wherever else it stands in the text.
 			firms[f.spanHash(i, j)] = true
 			clear(labels[i:j])
-		case j == i+1 && f.regionAfter(labels, j):
+		case !f.off["town-before-region"] && j == i+1 && f.regionAfter(labels, j):
 			// "Hayward, California": a town, wherever else it stands in the text.
 			firms[f.spanHash(i, j)] = true
 			clear(labels[i:j])
-		case f.firmAfter(labels, i, j):
+		case !f.off["firm"] && f.firmAfter(labels, i, j):
 			for _, k := range f.clearList(labels, i) {
 				firms[f.spanHash(k, k+1)] = true
 			}
@@ -580,10 +584,12 @@ func dropNonPeople(f *featurizer, labels []uint8) {
 			clear(labels[i:j])
 		}
 	})
-	for _, k := range f.dropFirmLists(labels) {
-		firms[f.spanHash(k, k+1)] = true
+	if !f.off["firm-lists"] {
+		for _, k := range f.dropFirmLists(labels) {
+			firms[f.spanHash(k, k+1)] = true
+		}
 	}
-	if len(firms) == 0 {
+	if len(firms) == 0 || f.off["taken-back-everywhere"] {
 		return
 	}
 	eachName(labels, func(i, j int) {

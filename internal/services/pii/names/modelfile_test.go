@@ -177,3 +177,38 @@ func FuzzReadClusters(f *testing.F) {
 		}
 	})
 }
+
+func TestLoadChecksLists(t *testing.T) {
+	files := tinyFiles(t)
+	m, err := ReadModel(bytes.NewReader(files.Model))
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, _ := ListFiles()
+	if len(names) == 0 {
+		t.Fatal("no embedded lists")
+	}
+	for _, n := range names {
+		if _, ok := m.meta[hashKey(n)]; !ok {
+			t.Fatalf("model does not record %s", n)
+		}
+	}
+	for name, edit := range map[string]func(m *Model){
+		"ChangedList": func(m *Model) { m.meta[hashKey(names[0])] = strings.Repeat("0", 64) },
+		"MissingList": func(m *Model) { delete(m.meta, hashKey(names[0])) },
+		"ExtraList":   func(m *Model) { m.meta[hashKey("lists/gone.txt")] = strings.Repeat("0", 64) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			m, _ := ReadModel(bytes.NewReader(files.Model))
+			edit(m)
+			var b bytes.Buffer
+			if _, err := m.WriteTo(&b); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := Load(Files{Model: b.Bytes(), Gazetteer: files.Gazetteer, Clusters: files.Clusters}); err == nil ||
+				!strings.Contains(err.Error(), "lists/") {
+				t.Fatalf("Load = %v, want an error naming a list", err)
+			}
+		})
+	}
+}

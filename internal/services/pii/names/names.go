@@ -20,6 +20,7 @@ package names
 import (
 	"bytes"
 	"context"
+	"fmt"
 	_ "embed"
 	"slices"
 	"strings"
@@ -40,6 +41,8 @@ type Model struct {
 	// viterbi: the weights are a structured perceptron's, decoded with Viterbi (see decode);
 	// otherwise the greedy tagger's.
 	viterbi bool
+	// without names the rules switched off (see WithoutRules).
+	without map[string]bool
 	// biasB is added to the score of B (a name starts here) at every token, in the units of
 	// the weights before quantisation: a positive bias trades precision for recall. The trainer
 	// records it in the model file; it is chosen on the development sets.
@@ -70,11 +73,15 @@ type Files struct {
 }
 
 // Load reads a tagger, its gazetteer and its word classes. The model file records the SHA-256
-// of every file it was trained with (see Record); Load refuses a file that differs, and a model
-// that records no word classes gets none.
+// of every file it was trained with (see Record): the gazetteer, the word classes and the
+// embedded word lists (lists/*.txt). Load refuses a file or list that differs, and a model that
+// records no word classes gets none.
 func Load(files Files) (*Model, error) {
 	m, err := ReadModel(bytes.NewReader(files.Model))
 	if err != nil {
+		return nil, err
+	}
+	if err := m.checkLists(); err != nil {
 		return nil, err
 	}
 	if err := m.check(GazetteerFile, files.Gazetteer); err != nil {
@@ -92,6 +99,24 @@ func Load(files Files) (*Model, error) {
 		}
 	}
 	return m, nil
+}
+
+// WithoutRules returns a copy of m with the named rules after the tagger switched off, for
+// measuring what each is worth (go run ./scripts/eval/pii -without NAME). It returns an error
+// naming a rule that does not exist.
+func (m *Model) WithoutRules(names ...string) (*Model, error) {
+	cp := *m
+	cp.without = map[string]bool{}
+	for k := range m.without {
+		cp.without[k] = true
+	}
+	for _, n := range names {
+		if !slices.Contains(RuleNames, n) {
+			return nil, fmt.Errorf("names: no rule %q", n)
+		}
+		cp.without[n] = true
+	}
+	return &cp, nil
 }
 
 // WithBias returns a copy of m whose score of B is raised by b (see Model.biasB).
@@ -159,14 +184,27 @@ func (m *Model) labels(ctx context.Context, text string, toks []Token) (labels, 
 	} else {
 		labels = m.greedy(&f)
 	}
+	f.off = m.without
 	afterTitles(&f, labels)
-	joinAdjacent(&f, labels)
-	extendLeft(&f, labels)
-	markKnownPairs(&f, labels)
-	markLoneGiven(&f, labels)
-	fillLists(&f, labels)
+	if !f.off["join-adjacent"] {
+		joinAdjacent(&f, labels)
+	}
+	if !f.off["extend-left"] {
+		extendLeft(&f, labels)
+	}
+	if !f.off["known-pairs"] {
+		markKnownPairs(&f, labels)
+	}
+	if !f.off["lone-given"] {
+		markLoneGiven(&f, labels)
+	}
+	if !f.off["fill-lists"] {
+		fillLists(&f, labels)
+	}
 	trimTail(&f, labels)
-	dropHollow(&f, labels)
+	if !f.off["drop-hollow"] {
+		dropHollow(&f, labels)
+	}
 	addPeople(&f, labels)
 	back = slices.Clone(labels)
 	dropNonPeople(&f, labels)
@@ -382,11 +420,19 @@ func (f *featurizer) listItem(labels []uint8, i, dir int) int {
 // joão amanhã"). A name never ends in "de", "i" or "amanhã"; in lower-case chat the tagger
 // sometimes runs on into them.
 func trimTail(f *featurizer, labels []uint8) {
-	cutRunOn(f, labels)
-	cutAfterPossessive(f, labels)
-	trimRole(f, labels)
-	dropPronounI(f, labels)
-	for i := len(labels) - 1; i > 0; i-- {
+	if !f.off["cut-run-on"] {
+		cutRunOn(f, labels)
+	}
+	if !f.off["cut-after-possessive"] {
+		cutAfterPossessive(f, labels)
+	}
+	if !f.off["trim-role"] {
+		trimRole(f, labels)
+	}
+	if !f.off["drop-pronoun-i"] {
+		dropPronounI(f, labels)
+	}
+	for i := len(labels) - 1; i > 0 && !f.off["trim-lower-tail"]; i-- {
 		if labels[i] != I || i+1 < len(labels) && labels[i+1] == I {
 			continue
 		}
@@ -394,7 +440,9 @@ func trimTail(f *featurizer, labels []uint8) {
 			labels[j] = O
 		}
 	}
-	trimCommonTail(f, labels)
+	if !f.off["trim-common-tail"] {
+		trimCommonTail(f, labels)
+	}
 }
 
 // trimCommonTail takes lower-case everyday words off the end of a name, in a text whose writer
@@ -613,8 +661,8 @@ func introducesSelf(f *featurizer, i int) bool {
 func afterTitles(f *featurizer, labels []uint8) {
 	for i := 1; i < len(labels); i++ {
 		ti := &f.info[i]
-		title := personTitles[f.info[i-1].lw]
-		self := !title && ti.gaz&Given != 0 && labels[i] != I && introducesSelf(f, i)
+		title := personTitles[f.info[i-1].lw] && !f.off["after-title"]
+		self := !title && ti.gaz&Given != 0 && labels[i] != I && introducesSelf(f, i) && !f.off["after-i-am"]
 		if title && labels[i] == O {
 			if k := particlesBefore(f, i); k > i {
 				// "de heer van Zuylen", "Mgr de Mérode": the particles, the capitalised word
@@ -728,4 +776,20 @@ func joins(text string, toks []Token, i int) bool {
 		return len(between) <= 2 && between[0] == '.' && prev.End-prev.Start <= 3
 	}
 	return false
+}
+
+// RuleNames are the rules after the tagger, in the order they run; Model.WithoutRules switches
+// them off by these names.
+var RuleNames = []string{
+	"after-title", "after-i-am", "join-adjacent", "extend-left", "known-pairs", "lone-given",
+	"fill-lists", "cut-run-on", "cut-after-possessive", "trim-role", "drop-pronoun-i",
+	"trim-lower-tail", "trim-common-tail", "drop-hollow",
+	"work-modifier", "give-verb", "ex-prefix", "people-noun-list", "speakers", "greeted",
+	"initials", "title-lists", "civil-register", "genitives", "polish-cases", "after-office",
+	"town-before-region", "street", "honorific", "title-tail", "ship", "building", "event",
+	"corner", "place-name", "region-of-town", "city", "brand-model", "after-place",
+	"lone-lower-surname", "after-possessive", "ordinary-words", "everyday-words",
+	"german-possessive", "role-label", "car-assistant", "adverb", "family-word", "festive",
+	"known-phrase", "common-capital", "short-caps", "eponym", "kind-noun", "firm", "firm-lists",
+	"taken-back-everywhere",
 }

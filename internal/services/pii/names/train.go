@@ -230,7 +230,9 @@ func Train(examples []Example, cfg TrainConfig) *Model {
 	for j, v := range avg {
 		q[j] = int16(math.Round(v * scale))
 	}
-	return &Model{bits: cfg.Bits, weights: q, scale: float32(scale), gaz: cfg.Gazetteer, clus: cfg.Clusters, viterbi: cfg.Viterbi}
+	m := &Model{bits: cfg.Bits, weights: q, scale: float32(scale), gaz: cfg.Gazetteer, clus: cfg.Clusters, viterbi: cfg.Viterbi}
+	m.recordLists()
+	return m
 }
 
 // projectGold returns the gold labels as the decoder can give them: O on the tokens it does not
@@ -281,6 +283,8 @@ func Average(models []*Model) (*Model, error) {
 	for j, v := range avg {
 		q[j] = int16(math.Round(v * scale))
 	}
-	return &Model{bits: models[0].bits, weights: q, scale: float32(scale), gaz: models[0].gaz, clus: models[0].clus,
-		viterbi: models[0].viterbi}, nil
+	m := &Model{bits: models[0].bits, weights: q, scale: float32(scale), gaz: models[0].gaz, clus: models[0].clus,
+		viterbi: models[0].viterbi}
+	m.recordLists()
+	return m, nil
 }
