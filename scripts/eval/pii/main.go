@@ -366,7 +366,6 @@ func examples(blocks [][]nerdata.Sentence) []names.Example {
 // showErrors is the -errors flag.
 var showErrors int
 
-
 // tagger finds the names of a text as code-point spans.
 type tagger func(text string) []span
 

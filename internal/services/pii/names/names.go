@@ -20,8 +20,8 @@ package names
 import (
 	"bytes"
 	"context"
-	"fmt"
 	_ "embed"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
