@@ -112,7 +112,7 @@ func Train(examples []Example, cfg TrainConfig) *Model {
 					d.info[i].gaz &^= Given | Surname
 				}
 			}
-			f := featurizer{text: d.text, toks: d.toks, info: d.info, bits: cfg.Bits, clus: cfg.Clusters}
+			f := featurizer{text: d.text, toks: d.toks, info: d.info, bits: cfg.Bits, gaz: cfg.Gazetteer, clus: cfg.Clusters}
 			sum := func(feats []uint32) [numLabels]float64 {
 				var s [numLabels]float64
 				for _, b := range feats {
@@ -175,7 +175,7 @@ func Train(examples []Example, cfg TrainConfig) *Model {
 					d.info[i].gaz &^= Given | Surname
 				}
 			}
-			f := featurizer{text: d.text, toks: d.toks, info: d.info, bits: cfg.Bits, clus: cfg.Clusters}
+			f := featurizer{text: d.text, toks: d.toks, info: d.info, bits: cfg.Bits, gaz: cfg.Gazetteer, clus: cfg.Clusters}
 			seen := map[uint64]bool{}
 			y1, y2 := O, O
 			for i := range d.toks {
