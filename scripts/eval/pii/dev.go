@@ -248,6 +248,9 @@ func ablation(w io.Writer, d *devData, dirs []string, models []*names.Model, bas
 	}
 	var rows []ruleRow
 	for _, rule := range names.RuleNames {
+		if slices.Contains(strings.Split(without, ","), rule) {
+			continue // already off
+		}
 		delta := 0.0
 		deltas := make([]float64, len(base[0].figures))
 		for i, m := range models {

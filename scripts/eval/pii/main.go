@@ -6,6 +6,9 @@
 //     IP_ADDRESS -> ip, US_SSN -> id), with exact and overlapping spans;
 //   - person names on WikiGold (en), on the held-out fifth of Europeana Newspapers (de, fr, nl)
 //     and on the LeNER-Br test split (pt);
+//   - person names on the WNUT 2017 and Broad Twitter Corpus dev splits, scored as the outside
+//     test splits are (each sentence's tokens joined by spaces, exact token spans, handles and
+//     hashtags left out), and on the hand-labelled social-media sample (dev and holdout);
 //   - a generated multilingual set of checksum-valid values (seeded): recall per type and locale,
 //     and how many look-alike distractors (bad checksums, order numbers, dates, versions) are
 //     reported;
@@ -13,13 +16,17 @@
 //     e-mail texts in eight languages run through the redaction service with the params a client
 //     would send, scored as values removed and distractors kept.
 //
-// None of these sets is used for training (see scripts/train/pii).
+// None of these sets is used for training (see scripts/train/pii); the WNUT and BTC dev splits
+// and the hand-labelled dev split are the sets settings are chosen on.
 //
-// Usage: go run ./scripts/eval/pii [-data DIR] [-seed 1]
+// Usage: go run ./scripts/eval/pii [-data DIR] [-seed 1] [-only SECTIONS] [-without RULES]
 //
-// With -dev DIR it instead scores the name model that `go run ./scripts/train/pii -dev -out DIR`
-// wrote on the development sets, for choosing training settings without the sets above: the
-// Europeana development blocks (left out of that training run) and the LeNER-Br dev split.
+// With -dev DIRS it instead scores the name models that `go run ./scripts/train/pii -dev -out
+// DIR` wrote (seeds, or GermEval folds with -germeval-fold K/5) on the development sets: the
+// Europeana development blocks, the LeNER-Br dev split, the hand-labelled dev split, the WNUT
+// and BTC dev splits and the GermEval fold each run left out, pooled over the runs. -ablate
+// then switches off each rule after the tagger in turn; -bias-b scores with another bias of
+// the tagger's B score.
 package main
 
 import (
@@ -56,7 +63,7 @@ var presidioTypes = map[string]string{
 func main() {
 	data := evalkit.DataFlag()
 	seed := flag.Uint64("seed", 1, "seed of the generated checksum set")
-	only := flag.String("only", "", "comma-separated sections to run: presidio, names, checksums, heldout (default all)")
+	only := flag.String("only", "", "comma-separated sections to run: presidio, names, social, checksums, heldout (default all)")
 	flag.IntVar(&showErrors, "errors", 0, "print up to this many missed and spurious names per set to stderr")
 	dev := flag.String("dev", "", "instead: score the name models in these directories (comma-separated; trained with -dev) on the development sets")
 	flag.Float64Var(&biasB, "bias-b", math.NaN(), "with -dev: score with this bias of the tagger's B score instead of the model's own (for choosing it)")
@@ -100,15 +107,8 @@ func run(w io.Writer, data string, seed uint64, only string) error {
 		if err != nil {
 			return err
 		}
-		ge, err := evalkit.Require(data, "ner", "germeval2014")
-		if err != nil {
-			return err
-		}
-		g, err := nerdata.GermEval(ge)
-		if err != nil {
-			return err
-		}
-		sets = append(sets, socialSet{"de", "GermEval 2014 dev (all)", g})
+		// GermEval's dev split is training data of the shipped tagger: it is scored by folds
+		// (go run ./scripts/train/pii -dev -germeval-fold K/5, then -dev DIRS here).
 		socialNames(w, sets, nil, serviceNames)
 		var rows [][]string
 		for _, split := range []string{devset.Dev, devset.Holdout} {
@@ -371,21 +371,6 @@ type tagger func(text string) []span
 
 // serviceNames finds names the way the service does (pii.Find with entities [name]).
 func serviceNames(text string) []span { return find(text, []string{pii.TypeName}) }
-
-// modelNames finds names with m alone.
-func modelNames(m *names.Model) tagger {
-	return func(text string) []span {
-		spans, err := m.Tag(context.Background(), text)
-		if err != nil {
-			log.Fatal(err)
-		}
-		out := make([]span, len(spans))
-		for i, n := range spans {
-			out[i] = span{typ: pii.TypeName, start: utf8.RuneCountInString(text[:n.Start]), end: utf8.RuneCountInString(text[:n.End])}
-		}
-		return out
-	}
-}
 
 func nameRow(lang, set string, exs []names.Example, tag tagger) []string {
 	var s score

@@ -124,28 +124,27 @@ func eachLine(path string, fn func(n int, line string)) error {
 }
 
 // clusterWords splits text into the words the tagger sees, in lower case: numbers and codes
-// become "<num>" and "<code>", a word written right after "@" or "#" (a handle or a hashtag)
+// become "<num>" and "<code>", a handle or hashtag (a field starting with "@" or "#")
 // "<handle>", and web addresses are left out.
 func clusterWords(text string) []string {
-	var kept []string
+	var out []string
 	for _, f := range strings.Fields(text) {
-		if strings.Contains(f, "://") || strings.HasPrefix(f, "www.") {
+		switch {
+		case strings.Contains(f, "://") || strings.HasPrefix(f, "www."):
+			continue
+		case len(f) > 1 && (f[0] == '@' || f[0] == '#'):
+			out = append(out, "<handle>")
 			continue
 		}
-		kept = append(kept, f)
-	}
-	text = strings.Join(kept, " ")
-	var out []string
-	for _, t := range names.Tokenize(text) {
-		switch {
-		case t.Kind == names.Number:
-			out = append(out, "<num>")
-		case t.Kind == names.Code:
-			out = append(out, "<code>")
-		case t.Start > 0 && (text[t.Start-1] == '@' || text[t.Start-1] == '#'):
-			out = append(out, "<handle>")
-		default:
-			out = append(out, names.Lower(text[t.Start:t.End]))
+		for _, t := range names.Tokenize(f) {
+			switch t.Kind {
+			case names.Number:
+				out = append(out, "<num>")
+			case names.Code:
+				out = append(out, "<code>")
+			default:
+				out = append(out, names.Lower(f[t.Start:t.End]))
+			}
 		}
 	}
 	return out

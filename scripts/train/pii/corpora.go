@@ -191,55 +191,6 @@ func proseTexts(data string) ([]string, error) {
 	return out, nil
 }
 
-// everydayLanguages are the languages whose language-ID sentences give the everyday words.
-var everydayLanguages = []string{"en", "de", "fr", "es", "it", "nl", "pt", "pl"}
-
-// chatNames are given names that chat in English, German, French or Dutch writes in lower case
-// ("ask sam", "tell ben") and that are everyday words in another language (Polish "sam", Dutch
-// "ben", "dan", "erin", Spanish "sean"): they are kept off the everyday list.
-var chatNames = map[string]bool{}
-
-func init() {
-	for _, w := range strings.Fields(`amelia ben bill clara daisy dan dane darin dawna erin kim rene sam
-		sean stan sue vera`) {
-		chatNames[w] = true
-	}
-}
-
-// everydayWords returns, sorted, the words of the language-ID data's sentences (ordinary web
-// text, 1,000 sentences per language; with half, the first 500) that the gazetteer knows as given
-// names or surnames and that the sentences write in lower case at least twice and at least as
-// often as with a capital mid-sentence: "caja", "bene", "nella", "tempo". The name lists hold
-// many such words, and only English, German, French and Dutch text marks them common in the
-// gazetteer. chatNames are left out.
-func everydayWords(data string, gaz *names.Gazetteer, half bool) ([]string, error) {
-	lower, capitals := vocabulary{}, vocabulary{}
-	for _, lang := range everydayLanguages {
-		path, err := evalkit.Require(data, "langid", "lingua-testdata", "sentences", lang+".txt")
-		if err != nil {
-			return nil, err
-		}
-		lines, err := evalkit.ReadLines(path)
-		if err != nil {
-			return nil, err
-		}
-		if half {
-			lines = lines[:len(lines)/2]
-		}
-		for _, t := range lines {
-			lower.addText(t)
-			capitals.addCapitals(t)
-		}
-	}
-	var out []string
-	for _, w := range lower.common(2) {
-		if w == names.Lower(w) && !chatNames[w] && gaz.Flags(w)&(names.Given|names.Surname) != 0 && lower[w] >= capitals[w] {
-			out = append(out, w)
-		}
-	}
-	return out, nil
-}
-
 // socialCorpus returns the training sentences of WNUT 2017 and the Broad Twitter Corpus (each
 // o.socialRepeat times) and GermEval 2014's development split (o.germevalRepeat times, without
 // the fold o.germevalFold leaves out), one example per sentence, as nerdata.ForTraining writes

@@ -32,18 +32,19 @@ var lexiconFiles = map[Class]string{
 	ClsFunction: "function", ClsProduct: "product", ClsRole: "role", ClsLogLevel: "loglevel", ClsGeo: "geo",
 }
 
-// lexicon maps a lower-case word to its classes; built once and only read.
+// lexicon maps the FNV-1a hash of a lower-case word (tokInfo.lw) to its classes; built once
+// and only read. Keyed by the hash the tokenizer already computed, a lookup hashes no string.
 var lexicon = buildLexicon()
 
-func buildLexicon() map[string]Class {
-	m := map[string]Class{}
+func buildLexicon() map[uint64]Class {
+	m := map[uint64]Class{}
 	for c, name := range lexiconFiles {
 		for _, w := range listWords(name) {
-			m[w] |= c
+			m[fnv(w)] |= c
 		}
 	}
 	return m
 }
 
 // Lookup returns the lexicon classes of a lower-case word.
-func Lookup(lower string) Class { return lexicon[lower] }
+func Lookup(lower string) Class { return lexicon[fnv(lower)] }

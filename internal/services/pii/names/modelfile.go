@@ -2,7 +2,6 @@ package names
 
 import (
 	"bytes"
-	"compress/gzip"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -19,21 +18,18 @@ import (
 // of bucket bits (a byte), the scale (a little-endian float32), the number of non-zero weights
 // (uvarint), and each non-zero weight as the uvarint gap from the previous one's index and its
 // little-endian int16 value. Most weights are zero: this sparse form is a fraction of the dense
-// one and reads in a few milliseconds.
-//
-// modelMagic2 is the same without metadata (a greedy tagger); modelMagic1 the first, dense
-// form inside a gzip.
+// one and reads in a few milliseconds. (SLPT1 and SLPT2 were the greedy tagger's files.)
+const modelMagic = "SLPT3"
+
+// Metadata keys of the model file; the others are the SHA-256 of its parts (see Record).
 const (
-	modelMagic  = "SLPT3"
-	modelMagic2 = "SLPT2"
-	modelMagic1 = "SLPT1"
+	metaFeatures = "features" // featureVersion: the features the weights are for
+	metaBiasB    = "bias-b"   // Model.biasB, a decimal number; absent means 0
 )
 
-// Metadata keys of the model file.
-const (
-	metaDecoder = "decoder" // "viterbi" or "greedy"
-	metaBiasB   = "bias-b"  // Model.biasB, a decimal number; absent means 0
-)
+// featureVersion names the features of obsFeatures and transFeatures. A change to them that
+// moves a hash changes this, and a model trained with other features is refused.
+const featureVersion = "viterbi-1"
 
 // Names of the files a model is made of besides the model file, as the model file records them.
 const (
@@ -79,10 +75,7 @@ func (m *Model) WriteTo(w io.Writer) (int64, error) {
 	if m.biasB != 0 {
 		meta[metaBiasB] = strconv.FormatFloat(m.biasB, 'g', -1, 64)
 	}
-	meta[metaDecoder] = "greedy"
-	if m.viterbi {
-		meta[metaDecoder] = "viterbi"
-	}
+	meta[metaFeatures] = featureVersion
 	keys := make([]string, 0, len(meta))
 	for k := range meta {
 		keys = append(keys, k)
@@ -117,70 +110,68 @@ func (m *Model) WriteTo(w io.Writer) (int64, error) {
 	return int64(n), err
 }
 
-// ReadModel reads what WriteTo wrote, or one of the earlier forms. The model has no gazetteer
-// until WithGazetteer.
+// ReadModel reads what WriteTo wrote. The model has no gazetteer until WithGazetteer.
 func ReadModel(r io.Reader) (*Model, error) {
 	raw, err := io.ReadAll(r)
 	if err != nil {
 		return nil, fmt.Errorf("names model: %w", err)
 	}
-	if bytes.HasPrefix(raw, []byte{0x1f, 0x8b}) {
-		return readDense(raw)
-	}
-	m := &Model{}
-	switch {
-	case bytes.HasPrefix(raw, []byte(modelMagic)):
-		raw = raw[len(modelMagic):]
-		if m.meta, raw, err = readMeta(raw); err != nil {
-			return nil, err
-		}
-		switch m.meta[metaDecoder] {
-		case "viterbi":
-			m.viterbi = true
-		case "greedy":
-		default:
-			return nil, fmt.Errorf("names model: decoder %q", m.meta[metaDecoder])
-		}
-		delete(m.meta, metaDecoder)
-		if v, ok := m.meta[metaBiasB]; ok {
-			b, err := strconv.ParseFloat(v, 64)
-			if err != nil || math.IsNaN(b) || math.IsInf(b, 0) {
-				return nil, fmt.Errorf("names model: bias %q", v)
-			}
-			m.biasB = b
-			delete(m.meta, metaBiasB)
-		}
-	case bytes.HasPrefix(raw, []byte(modelMagic2)):
-		raw = raw[len(modelMagic2):]
-	default:
-		return nil, errors.New("names model: bad magic")
-	}
-	bits, scale, raw, err := readHeader(raw)
+	m, rest, err := readModelHeader(raw)
 	if err != nil {
 		return nil, err
 	}
-	weights := make([]int16, (1<<bits)*numLabels)
-	count, k := binary.Uvarint(raw)
-	if k <= 0 || count > uint64(len(weights)) {
+	weights := make([]int16, (1<<m.bits)*numLabels)
+	count, k := binary.Uvarint(rest)
+	if k <= 0 || count > uint64(len(weights)) || count > uint64(len(rest))/3 {
 		return nil, errors.New("names model: bad weight count")
 	}
-	raw = raw[k:]
+	rest = rest[k:]
 	next := uint64(0)
 	for range count {
-		gap, k := binary.Uvarint(raw)
-		if k <= 0 || len(raw) < k+2 || gap >= uint64(len(weights))-next {
+		gap, k := binary.Uvarint(rest)
+		if k <= 0 || len(rest) < k+2 || gap >= uint64(len(weights))-next {
 			return nil, errors.New("names model: weights out of range or cut short")
 		}
 		i := next + gap
-		weights[i] = int16(binary.LittleEndian.Uint16(raw[k:]))
-		raw = raw[k+2:]
+		weights[i] = int16(binary.LittleEndian.Uint16(rest[k:]))
+		rest = rest[k+2:]
 		next = i + 1
 	}
-	if len(raw) != 0 {
-		return nil, fmt.Errorf("names model: %d bytes after the weights", len(raw))
+	if len(rest) != 0 {
+		return nil, fmt.Errorf("names model: %d bytes after the weights", len(rest))
 	}
-	m.bits, m.weights, m.scale = bits, weights, scale
+	m.weights = weights
 	return m, nil
+}
+
+// readModelHeader reads the magic, the metadata, the bucket bits and the scale at the start of
+// raw into a model without weights, and returns the bytes after them.
+func readModelHeader(raw []byte) (*Model, []byte, error) {
+	if !bytes.HasPrefix(raw, []byte(modelMagic)) {
+		return nil, nil, errors.New("names model: bad magic")
+	}
+	m := &Model{}
+	raw = raw[len(modelMagic):]
+	var err error
+	if m.meta, raw, err = readMeta(raw); err != nil {
+		return nil, nil, err
+	}
+	if v := m.meta[metaFeatures]; v != featureVersion {
+		return nil, nil, fmt.Errorf("names model: trained for features %q, this package has %q", v, featureVersion)
+	}
+	delete(m.meta, metaFeatures)
+	if v, ok := m.meta[metaBiasB]; ok {
+		b, err := strconv.ParseFloat(v, 64)
+		if err != nil || math.IsNaN(b) || math.IsInf(b, 0) {
+			return nil, nil, fmt.Errorf("names model: bias %q", v)
+		}
+		m.biasB = b
+		delete(m.meta, metaBiasB)
+	}
+	if m.bits, m.scale, raw, err = readHeader(raw); err != nil {
+		return nil, nil, err
+	}
+	return m, raw, nil
 }
 
 // maxMeta bounds the metadata of a model file: entries, and bytes of one key or value.
@@ -221,36 +212,8 @@ func readHeader(raw []byte) (bits uint, scale float32, rest []byte, err error) {
 		return 0, 0, nil, errors.New("names model: header cut short")
 	}
 	bits = uint(raw[0])
-	if bits < 8 || bits > 24 {
+	if bits < 8 || bits > 22 {
 		return 0, 0, nil, fmt.Errorf("names model: %d bucket bits", bits)
 	}
 	return bits, math.Float32frombits(binary.LittleEndian.Uint32(raw[1:5])), raw[5:], nil
-}
-
-// readDense reads the first form of the model file.
-func readDense(data []byte) (*Model, error) {
-	zr, err := gzip.NewReader(bytes.NewReader(data))
-	if err != nil {
-		return nil, fmt.Errorf("names model: %w", err)
-	}
-	raw, err := io.ReadAll(zr)
-	if err != nil {
-		return nil, fmt.Errorf("names model: %w", err)
-	}
-	if !bytes.HasPrefix(raw, []byte(modelMagic1)) {
-		return nil, errors.New("names model: bad magic")
-	}
-	bits, scale, raw, err := readHeader(raw[len(modelMagic1):])
-	if err != nil {
-		return nil, err
-	}
-	n := (1 << bits) * numLabels
-	if len(raw) != 2*n {
-		return nil, fmt.Errorf("names model: %d weight bytes, want %d", len(raw), 2*n)
-	}
-	weights := make([]int16, n)
-	for i := range weights {
-		weights[i] = int16(binary.LittleEndian.Uint16(raw[2*i:]))
-	}
-	return &Model{bits: bits, weights: weights, scale: scale}, nil
 }

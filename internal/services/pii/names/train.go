@@ -26,9 +26,6 @@ type TrainConfig struct {
 	// epoch (drawn anew every epoch), so the tagger also learns names the gazetteer lacks from
 	// their context and shape.
 	GazDropout float64
-	// Viterbi trains a structured perceptron whose labels the Viterbi decoder chooses (with the
-	// features of obsFeatures and transFeatures) instead of the greedy left-to-right tagger.
-	Viterbi bool
 	// Progress, when set, is called after each epoch with the share of tokens mislabelled.
 	Progress func(epoch int, errRate float64)
 }
@@ -62,11 +59,11 @@ func Gold(text string, toks []Token, names []Span) []uint8 {
 	return gold
 }
 
-// Train fits an averaged perceptron to the examples, deterministically for a given seed: the
-// examples are visited in an order shuffled by the seed each epoch, each token is labelled
-// greedily with the labels predicted so far, and a mistake moves the weights of the token's
-// features towards the gold label and away from the predicted one. The returned model holds the
-// weights averaged over every step, quantised to 16 bits.
+// Train fits a structured averaged perceptron to the examples, deterministically for a given
+// seed: the examples are visited in an order shuffled by the seed each epoch, each is labelled
+// with Viterbi under the current weights, and where the best labels differ from the gold ones
+// the features of the gold labels gain and those of the predicted ones lose. The returned model
+// holds the weights averaged over every step, quantised to 16 bits.
 func Train(examples []Example, cfg TrainConfig) *Model {
 	n := (1 << cfg.Bits) * numLabels
 	w := make([]float64, n)
@@ -95,12 +92,10 @@ func Train(examples []Example, cfg TrainConfig) *Model {
 	for i := range order {
 		order[i] = i
 	}
-	if cfg.Viterbi {
-		for k := range data {
-			markScored(data[k].info)
-		}
+	for k := range data {
+		markScored(data[k].info)
 	}
-	for epoch := 1; epoch <= cfg.Epochs && cfg.Viterbi; epoch++ {
+	for epoch := 1; epoch <= cfg.Epochs; epoch++ {
 		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 		errs, total := 0, 0
 		var bp [][numLabels]uint8
@@ -164,57 +159,6 @@ func Train(examples []Example, cfg TrainConfig) *Model {
 			cfg.Progress(epoch, float64(errs)/float64(max(total, 1)))
 		}
 	}
-	for epoch := 1; epoch <= cfg.Epochs && !cfg.Viterbi; epoch++ {
-		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
-		errs, total := 0, 0
-		for _, k := range order {
-			d := &data[k]
-			for i := range d.info {
-				d.info[i].gaz = d.gaz[i]
-				if cfg.GazDropout > 0 && rng.Float64() < cfg.GazDropout {
-					d.info[i].gaz &^= Given | Surname
-				}
-			}
-			f := featurizer{text: d.text, toks: d.toks, info: d.info, bits: cfg.Bits, gaz: cfg.Gazetteer, clus: cfg.Clusters}
-			seen := map[uint64]bool{}
-			y1, y2 := O, O
-			for i := range d.toks {
-				ti := &d.info[i]
-				y := O
-				if ti.candidate || (y1 != O && ti.kind == Word && !ti.log) {
-					feats := f.features(i, y1, y2, seen[ti.lw])
-					var score [numLabels]float64
-					for _, b := range feats {
-						j := int(b) * numLabels
-						score[O] += w[j]
-						score[B] += w[j+1]
-						score[I] += w[j+2]
-					}
-					y = best(score[:], y1)
-					g := int(d.gold[i])
-					if g == I && y1 == O {
-						g = B // the gold name began on a token the tagger could not see
-					}
-					total++
-					if y != g {
-						errs++
-						for _, b := range feats {
-							update(b, g, 1)
-							update(b, y, -1)
-						}
-					}
-					step++
-					if y != O {
-						seen[ti.lw] = true
-					}
-				}
-				y2, y1 = y1, y
-			}
-		}
-		if cfg.Progress != nil {
-			cfg.Progress(epoch, float64(errs)/float64(max(total, 1)))
-		}
-	}
 	avg := make([]float64, n)
 	maxAbs := 0.0
 	for j := range w {
@@ -230,7 +174,7 @@ func Train(examples []Example, cfg TrainConfig) *Model {
 	for j, v := range avg {
 		q[j] = int16(math.Round(v * scale))
 	}
-	m := &Model{bits: cfg.Bits, weights: q, scale: float32(scale), gaz: cfg.Gazetteer, clus: cfg.Clusters, viterbi: cfg.Viterbi}
+	m := &Model{bits: cfg.Bits, weights: q, scale: float32(scale), gaz: cfg.Gazetteer, clus: cfg.Clusters}
 	m.recordLists()
 	return m
 }
@@ -283,8 +227,7 @@ func Average(models []*Model) (*Model, error) {
 	for j, v := range avg {
 		q[j] = int16(math.Round(v * scale))
 	}
-	m := &Model{bits: models[0].bits, weights: q, scale: float32(scale), gaz: models[0].gaz, clus: models[0].clus,
-		viterbi: models[0].viterbi}
+	m := &Model{bits: models[0].bits, weights: q, scale: float32(scale), gaz: models[0].gaz, clus: models[0].clus}
 	m.recordLists()
 	return m, nil
 }

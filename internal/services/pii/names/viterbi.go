@@ -17,7 +17,7 @@ func markScored(info []tokInfo) {
 		switch {
 		case ti.candidate:
 			run = 0
-		case ti.kind == Word && !ti.log && ti.gap&^(GapDash|GapSent) == 0:
+		case ti.kind == Word && !ti.log && !ti.handle && ti.gap&^(GapDash|GapSent) == 0:
 			// Only a space, a hyphen or a full stop (after an initial) joins a word to the
 			// name before it (see Spans); after other punctuation a word is no continuation.
 			run++
