@@ -292,62 +292,6 @@ func TestSelfIntroduction(t *testing.T) {
 	}
 }
 
-func TestJoinAdjacent(t *testing.T) {
-	g := NewGazetteerBuilder().Build()
-	checkRule(t, g, joinAdjacent, []labelCase{
-		{"TwoBegins", "met Johannes Kuijpers getrouwd", []uint8{O, B, B, O}, []uint8{O, B, I, O}},
-		{"AfterInside", "JOSE DA SILVA SANTOS disse", []uint8{B, I, I, B, O}, []uint8{B, I, I, I, O}},
-		{"Comma", "Anna, Peter and Paul", []uint8{B, B, O, B}, []uint8{B, B, O, B}},
-		{"Newline", "Anna\nPeter", []uint8{B, B}, []uint8{B, B}},
-		{"AfterOutside", "ask Peter now", []uint8{O, B, O}, []uint8{O, B, O}},
-		{"HollowWord", "Nicholson 's shop", []uint8{B, B, O}, []uint8{B, B, O}},
-	})
-}
-
-func TestAfterTitles(t *testing.T) {
-	g := NewGazetteerBuilder().Build()
-	checkRule(t, g, afterTitles, []labelCase{
-		{"Surname", "Herr Meier kam", []uint8{O, O, O}, []uint8{O, B, O}},
-		{"Particles", "de heer van Zuylen sprak", []uint8{O, O, O, O, O}, []uint8{O, O, B, I, O}},
-		{"TwoParticles", "Herr von der Leyen sprach", []uint8{O, O, O, O, O}, []uint8{O, B, I, I, O}},
-		{"AfterPeriod", "Mgr. de Mérode kwam", []uint8{O, O, O, O}, []uint8{O, B, I, O}},
-		{"Role", "Herr Oberinspektor kam", []uint8{O, O, O}, []uint8{O, O, O}},
-		{"PolishInstrumental", "z panem Nowakiem wczoraj", []uint8{O, O, O, O}, []uint8{O, O, B, O}},
-		{"ParticleThenLowerWord", "de heer van de kerk", []uint8{O, O, O, O, O}, []uint8{O, O, O, O, O}},
-		{"ParticleAtEnd", "sagte Frau von", []uint8{O, O, O}, []uint8{O, O, O}},
-		{"ParticleThenMonth", "Herr von Januar", []uint8{O, O, O}, []uint8{O, O, O}},
-	})
-}
-
-// labelCase is a text, the labels a tagger might give its tokens, and the labels a rule that
-// corrects them must leave.
-type labelCase struct {
-	name   string
-	text   string
-	labels []uint8
-	want   []uint8
-}
-
-// checkRule runs rule on each case's labels with g as the gazetteer.
-func checkRule(t *testing.T, g *Gazetteer, rule func(*featurizer, []uint8), cases []labelCase) {
-	t.Helper()
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			toks := Tokenize(tc.text)
-			if len(toks) != len(tc.labels) {
-				t.Fatalf("%d tokens, %d labels", len(toks), len(tc.labels))
-			}
-			f := featurizer{text: tc.text, toks: toks, gaz: g}
-			f.info = analyse(tc.text, toks, g, nil)
-			got := slices.Clone(tc.labels)
-			rule(&f, got)
-			if !slices.Equal(got, tc.want) {
-				t.Fatalf("labels = %v, want %v", got, tc.want)
-			}
-		})
-	}
-}
-
 func TestLoad(t *testing.T) {
 	m, err := Load(Files{Model: modelFile, Gazetteer: gazetteerFile, Clusters: clustersFile})
 	if err != nil {
@@ -378,6 +322,35 @@ func TestTrimPossessive(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := string(trimPossessive([]byte(tc.in))); got != tc.want {
 				t.Fatalf("trimPossessive(%q) = %q, want %q", tc.in, got, tc.want)
+			}
+		})
+	}
+}
+
+// labelCase is a text, the labels a tagger might give its tokens, and the labels a rule that
+// corrects them must leave.
+type labelCase struct {
+	name   string
+	text   string
+	labels []uint8
+	want   []uint8
+}
+
+// checkRule runs rule on each case's labels with g as the gazetteer.
+func checkRule(t *testing.T, g *Gazetteer, rule func(*featurizer, []uint8), cases []labelCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			toks := Tokenize(tc.text)
+			if len(toks) != len(tc.labels) {
+				t.Fatalf("%d tokens, %d labels", len(toks), len(tc.labels))
+			}
+			f := featurizer{text: tc.text, toks: toks, gaz: g}
+			f.info = analyse(tc.text, toks, g, nil)
+			got := slices.Clone(tc.labels)
+			rule(&f, got)
+			if !slices.Equal(got, tc.want) {
+				t.Fatalf("labels = %v, want %v", got, tc.want)
 			}
 		})
 	}
