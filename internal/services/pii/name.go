@@ -7,27 +7,24 @@ import (
 	"github.com/sluice-api/sluice/internal/services/pii/names"
 )
 
-// findNames runs the name tagger (package names) over text. It also returns the words the
-// tagger's rules took back as parts of firms, places and titles, where a name found elsewhere in
-// the text must not be repeated.
-func findNames(ctx context.Context, text string) (found []cand, takenBack []Span, err error) {
-	m, err := names.Default()
-	if err != nil {
-		return nil, nil, err
+// findNames runs the name tagger (package names) over text. m is the tagger; nil means the
+// embedded one.
+func findNames(ctx context.Context, text string, m *names.Model) ([]cand, error) {
+	if m == nil {
+		var err error
+		if m, err = names.Default(); err != nil {
+			return nil, err
+		}
 	}
-	spans, back, err := m.TagAll(ctx, text)
+	spans, err := m.Tag(ctx, text)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	found = make([]cand, len(spans))
+	found := make([]cand, len(spans))
 	for i, s := range spans {
 		found[i] = cand{start: s.Start, end: s.End, k: kName}
 	}
-	takenBack = make([]Span, len(back))
-	for i, s := range back {
-		takenBack[i] = Span{Type: TypeName, Start: s.Start, End: s.End}
-	}
-	return found, takenBack, nil
+	return found, nil
 }
 
 // canonicalName collapses runs of white space in a name.

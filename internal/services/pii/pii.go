@@ -16,6 +16,8 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/sluice-api/sluice/internal/services/pii/names"
 )
 
 // Entity types, as used in the entities parameter and in Span.Type. TypeCustom is the type of
@@ -96,6 +98,9 @@ type Options struct {
 	// Deny lists literal strings that are always reported as TypeCustom wherever they occur
 	// as whole words, compared case-insensitively.
 	Deny []string
+	// Names is the name tagger to run; nil means the embedded one (names.Default). Evaluations
+	// set it to score a candidate model the way the service would run it.
+	Names *names.Model
 }
 
 // Detect returns the non-overlapping entity spans of the given types in text, ordered by start,
@@ -150,14 +155,12 @@ func find(ctx context.Context, text string, opts Options) ([]Span, error) {
 		}
 		cands = sc.cands
 	}
-	var takenBack []Span
 	if types.has(kName) {
-		names, back, err := findNames(ctx, text)
+		names, err := findNames(ctx, text, opts.Names)
 		if err != nil {
 			return nil, err
 		}
 		cands = append(cands, names...)
-		takenBack = back
 	}
 	if len(opts.Deny) > 0 {
 		custom, err := newDenyMatcher(opts.Deny).find(ctx, text)
@@ -170,7 +173,7 @@ func find(ctx context.Context, text string, opts Options) ([]Span, error) {
 		return nil, err
 	}
 	spans := resolve(text, cands)
-	spans, err := everyOccurrence(ctx, text, spans, takenBack)
+	spans, err := everyOccurrence(ctx, text, spans)
 	if err != nil {
 		return nil, err
 	}
@@ -226,14 +229,12 @@ const minRepeat = 3
 // any case (names only as written), with the same type: a name the tagger found once in a clear
 // context ("my name is Anna Berg") is removed where it appears again without one, a number found
 // next to its keyword, or between separators that let it be read as one, is removed wherever
-// else it is written. New spans never overlap the ones already reported, and a name is not
-// repeated where the name tagger took the same words back (notNames: "Fairfax" in "Fairfax
-// County", when a "Fairfax" elsewhere was tagged as a name).
+// else it is written. New spans never overlap the ones already reported.
 //
 // The values are indexed by their first run of letters and digits; one pass over the text's
 // runs of letters and digits looks each up and compares the few values that start with it, so
 // the cost is linear in the text plus the length of the values compared.
-func everyOccurrence(ctx context.Context, text string, spans, notNames []Span) ([]Span, error) {
+func everyOccurrence(ctx context.Context, text string, spans []Span) ([]Span, error) {
 	type repeat struct {
 		value string
 		off   int // byte offset of the key in value
@@ -264,15 +265,6 @@ func everyOccurrence(ctx context.Context, text string, spans, notNames []Span) (
 			taken[i] = true
 		}
 	}
-	var notName []bool
-	if len(notNames) > 0 {
-		notName = make([]bool, len(text))
-		for _, s := range notNames {
-			for i := s.Start; i < s.End; i++ {
-				notName[i] = true
-			}
-		}
-	}
 	var fresh []cand
 	buf := make([]byte, 0, 64)
 	next := checkEvery
@@ -283,6 +275,10 @@ func everyOccurrence(ctx context.Context, text string, spans, notNames []Span) (
 			}
 			next = i + checkEvery
 		}
+		if c := text[i]; c < utf8.RuneSelf && !asciiAlnum(c) {
+			i++
+			continue
+		}
 		r, n := utf8.DecodeRuneInString(text[i:])
 		if !isAlnum(r) {
 			i += n
@@ -291,6 +287,18 @@ func everyOccurrence(ctx context.Context, text string, spans, notNames []Span) (
 		ws := i
 		buf = buf[:0]
 		for i < len(text) {
+			if c := text[i]; c < utf8.RuneSelf {
+				// ASCII, most of any text: no decoding.
+				if !asciiAlnum(c) {
+					break
+				}
+				if c >= 'A' && c <= 'Z' {
+					c += 'a' - 'A'
+				}
+				buf = append(buf, c)
+				i++
+				continue
+			}
 			r, n := utf8.DecodeRuneInString(text[i:])
 			if !isAlnum(r) {
 				break
@@ -312,7 +320,7 @@ func everyOccurrence(ctx context.Context, text string, spans, notNames []Span) (
 			first, _ := utf8.DecodeRuneInString(got)
 			last, _ := utf8.DecodeLastRuneInString(got)
 			if (isAlnum(first) && isAlnum(runeBefore(text, start))) || (isAlnum(last) && isAlnum(runeAt(text, end))) ||
-				slices.Contains(taken[start:end], true) || rv.k == kName && notName != nil && slices.Contains(notName[start:end], true) {
+				slices.Contains(taken[start:end], true) {
 				continue
 			}
 			fresh = append(fresh, cand{start: start, end: end, k: rv.k})
@@ -325,6 +333,9 @@ func everyOccurrence(ctx context.Context, text string, spans, notNames []Span) (
 	sort.Slice(spans, func(i, j int) bool { return spans[i].Start < spans[j].Start })
 	return spans, nil
 }
+
+// asciiAlnum reports whether the ASCII byte c is a letter or a digit (isAlnum for ASCII).
+func asciiAlnum(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' || c >= '0' && c <= '9' }
 
 // firstRun returns the byte offsets of the first run of letters and digits in v.
 func firstRun(v string) (int, int) {

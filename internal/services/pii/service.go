@@ -52,8 +52,7 @@ const recognizersDoc = "Entity types: name (a statistical tagger trained on de, 
 	"ip (IPv4 and IPv6) and id (national identifiers with their checksums: US SSN, UK NINO, Spanish DNI/NIE, " +
 	"Italian codice fiscale, Swedish personnummer; Dutch BSN, French NIR, German tax id, Polish PESEL, " +
 	"Portuguese NIF and Indian Aadhaar only next to their keyword). Overlaps: the longest span wins, then " +
-	"the more specific type; every other occurrence of a reported value is reported too, except a name where " +
-	"the words around it make it part of a place, firm or title (\"Bobby Morris Playfield\")."
+	"the more specific type; every other occurrence of a reported value is reported too."
 
 func entitiesParam() services.Param {
 	return services.Param{

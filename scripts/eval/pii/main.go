@@ -6,6 +6,9 @@
 //     IP_ADDRESS -> ip, US_SSN -> id), with exact and overlapping spans;
 //   - person names on WikiGold (en), on the held-out fifth of Europeana Newspapers (de, fr, nl)
 //     and on the LeNER-Br test split (pt);
+//   - person names on the WNUT 2017 and Broad Twitter Corpus dev splits, scored as the outside
+//     test splits are (each sentence's tokens joined by spaces, exact token spans, handles and
+//     hashtags left out), and on the hand-labelled social-media sample (dev and holdout);
 //   - a generated multilingual set of checksum-valid values (seeded): recall per type and locale,
 //     and how many look-alike distractors (bad checksums, order numbers, dates, versions) are
 //     reported;
@@ -13,21 +16,27 @@
 //     e-mail texts in eight languages run through the redaction service with the params a client
 //     would send, scored as values removed and distractors kept.
 //
-// None of these sets is used for training (see scripts/train/pii).
+// None of these sets is used for training (see scripts/train/pii); the WNUT and BTC dev splits
+// and the hand-labelled dev split are the sets settings are chosen on.
 //
-// Usage: go run ./scripts/eval/pii [-data DIR] [-seed 1]
+// Usage: go run ./scripts/eval/pii [-data DIR] [-seed 1] [-only SECTIONS] [-without RULES]
 //
-// With -dev DIR it instead scores the name model that `go run ./scripts/train/pii -dev -out DIR`
-// wrote on the development sets, for choosing training settings without the sets above: the
-// Europeana development blocks (left out of that training run) and the LeNER-Br dev split.
+// With -dev DIRS it instead scores the name models that `go run ./scripts/train/pii -dev -out
+// DIR` wrote (seeds, or GermEval folds with -germeval-fold K/5) on the development sets: the
+// Europeana development blocks, the LeNER-Br dev split, the hand-labelled dev split, the WNUT
+// and BTC dev splits and the GermEval fold each run left out, pooled over the runs. -ablate
+// then switches off each rule after the tagger in turn; -bias-b scores with another bias of
+// the tagger's B score.
 package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -35,6 +44,7 @@ import (
 
 	"github.com/sluice-api/sluice/internal/services/pii"
 	"github.com/sluice-api/sluice/internal/services/pii/names"
+	"github.com/sluice-api/sluice/scripts/internal/devset"
 	"github.com/sluice-api/sluice/scripts/internal/evalkit"
 	"github.com/sluice-api/sluice/scripts/internal/nerdata"
 )
@@ -53,13 +63,25 @@ var presidioTypes = map[string]string{
 func main() {
 	data := evalkit.DataFlag()
 	seed := flag.Uint64("seed", 1, "seed of the generated checksum set")
-	only := flag.String("only", "", "comma-separated sections to run: presidio, names, checksums, heldout (default all)")
+	only := flag.String("only", "", "comma-separated sections to run: presidio, names, social, checksums, heldout (default all)")
 	flag.IntVar(&showErrors, "errors", 0, "print up to this many missed and spurious names per set to stderr")
-	dev := flag.String("dev", "", "instead: score the name model in this directory (trained with -dev) on the development sets")
+	dev := flag.String("dev", "", "instead: score the name models in these directories (comma-separated; trained with -dev) on the development sets")
+	flag.Float64Var(&biasB, "bias-b", math.NaN(), "with -dev: score with this bias of the tagger's B score instead of the model's own (for choosing it)")
+	flag.StringVar(&without, "without", "", "switch off these rules after the tagger (comma-separated names; see names.RuleNames)")
+	flag.BoolVar(&ablate, "ablate", false, "with -dev: switch off each rule after the tagger in turn and print what it changes")
 	flag.Parse()
 	var err error
+	if without != "" && *dev == "" {
+		m, err := names.Default()
+		if err != nil {
+			log.Fatal("eval pii: ", err)
+		}
+		if evalModel, err = m.WithoutRules(strings.Split(without, ",")...); err != nil {
+			log.Fatal("eval pii: ", err)
+		}
+	}
 	if *dev != "" {
-		err = devNames(os.Stdout, *data, *dev)
+		err = devNames(os.Stdout, *data, strings.Split(*dev, ","))
 	} else {
 		err = run(os.Stdout, *data, *seed, *only)
 	}
@@ -79,6 +101,27 @@ func run(w io.Writer, data string, seed uint64, only string) error {
 		if err := personNames(w, data); err != nil {
 			return err
 		}
+	}
+	if want("social") {
+		sets, err := loadSocial(data)
+		if err != nil {
+			return err
+		}
+		// GermEval's dev split is training data of the shipped tagger: it is scored by folds
+		// (go run ./scripts/train/pii -dev -germeval-fold K/5, then -dev DIRS here).
+		socialNames(w, sets, nil, serviceNames)
+		var rows [][]string
+		for _, split := range []string{devset.Dev, devset.Holdout} {
+			row, err := handLabelled(data, split, serviceNames)
+			if err != nil {
+				return err
+			}
+			rows = append(rows, row)
+		}
+		fmt.Fprintln(w, "### Person names in the hand-labelled social-media sample (each line as written; code-point spans)")
+		fmt.Fprintln(w)
+		evalkit.Table(w, []string{"lang", "set", "gold", "predicted", "P exact", "R exact", "F1 exact", "P overlap", "R overlap", "F1 overlap"}, rows)
+		fmt.Fprintln(w)
 	}
 	if want("checksums") {
 		if err := checksums(w, seed); err != nil {
@@ -170,9 +213,13 @@ func scoreRow(name string, s *score) []string {
 
 var scoreHeader = []string{"entity", "gold", "predicted", "P exact", "R exact", "F1 exact", "P overlap", "R overlap", "F1 overlap"}
 
+// evalModel is the name tagger the sets are scored with: nil for the embedded one, or the
+// embedded one without the rules -without names.
+var evalModel *names.Model
+
 // find runs the detector with code-point offsets.
 func find(text string, types []string) []span {
-	ents, err := pii.Find(context.Background(), text, pii.Options{Types: types})
+	ents, err := pii.Find(context.Background(), text, pii.Options{Types: types, Names: evalModel})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -275,44 +322,19 @@ func personNames(w io.Writer, data string) error {
 	return nil
 }
 
-// devNames scores the name model in dir on the Europeana development blocks and the LeNER-Br dev
-// split, and prints the mean of their overlap F1 scores, the figure settings are chosen by.
-func devNames(w io.Writer, data, dir string) error {
-	m, err := loadModel(dir)
-	if err != nil {
-		return err
-	}
-	eu, err := evalkit.Require(data, "ner", "europeana-newspapers")
-	if err != nil {
-		return err
-	}
-	var rows [][]string
-	var sum float64
-	for _, lang := range nerdata.EuropeanaLanguages {
-		_, dev, err := nerdata.EuropeanaDev(eu, lang)
+// serviceWith finds names the way the service does, with m as the tagger.
+func serviceWith(m *names.Model) tagger {
+	return func(text string) []span {
+		ents, err := pii.Find(context.Background(), text, pii.Options{Types: []string{pii.TypeName}, Names: m})
 		if err != nil {
-			return err
+			log.Fatal(err)
 		}
-		rows = append(rows, nameRow(lang, "Europeana Newspapers development blocks", examples(dev), modelNames(m)))
+		out := make([]span, len(ents))
+		for i, e := range ents {
+			out[i] = span{typ: e.Type, start: e.Start, end: e.End}
+		}
+		return out
 	}
-	lener, err := evalkit.Require(data, "ner", "lener-br")
-	if err != nil {
-		return err
-	}
-	blocks, err := nerdata.LeNERBr(lener, "dev")
-	if err != nil {
-		return err
-	}
-	rows = append(rows, nameRow("pt", "LeNER-Br dev (PESSOA)", examples(blocks), modelNames(m)))
-	for _, r := range rows {
-		var f float64
-		fmt.Sscan(r[len(r)-1], &f)
-		sum += f
-	}
-	fmt.Fprintf(w, "### Person names, development sets (model in %s)\n\n", dir)
-	evalkit.Table(w, []string{"lang", "set", "gold", "predicted", "P exact", "R exact", "F1 exact", "P overlap", "R overlap", "F1 overlap"}, rows)
-	fmt.Fprintf(w, "\nmean F1 overlap: %.4f\n", sum/float64(len(rows)))
-	return nil
 }
 
 // loadModel reads the tagger and gazetteer files the trainer wrote to dir.
@@ -325,7 +347,11 @@ func loadModel(dir string) (*names.Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	return names.Load(tagger, gaz)
+	clusters, err := os.ReadFile(filepath.Join(dir, "clusters.bin.gz"))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	return names.Load(names.Files{Model: tagger, Gazetteer: gaz, Clusters: clusters})
 }
 
 // examples turns blocks of annotated sentences into texts with their names.
@@ -345,21 +371,6 @@ type tagger func(text string) []span
 
 // serviceNames finds names the way the service does (pii.Find with entities [name]).
 func serviceNames(text string) []span { return find(text, []string{pii.TypeName}) }
-
-// modelNames finds names with m alone.
-func modelNames(m *names.Model) tagger {
-	return func(text string) []span {
-		spans, err := m.Tag(context.Background(), text)
-		if err != nil {
-			log.Fatal(err)
-		}
-		out := make([]span, len(spans))
-		for i, n := range spans {
-			out[i] = span{typ: pii.TypeName, start: utf8.RuneCountInString(text[:n.Start]), end: utf8.RuneCountInString(text[:n.End])}
-		}
-		return out
-	}
-}
 
 func nameRow(lang, set string, exs []names.Example, tag tagger) []string {
 	var s score

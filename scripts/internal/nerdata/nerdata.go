@@ -142,14 +142,15 @@ func readEuropeana(path string) ([]Sentence, error) {
 	return sents, nil
 }
 
-// personTag reads a tag: B-PER, I-PER (and the corpus's misspellings B-PEr, B-BER), B-PESSOA.
+// personTag reads a tag: B-PER, I-PER (and Europeana's misspellings B-PEr, B-BER), B-PESSOA,
+// B-person.
 func personTag(tag string) (person, begin bool) {
 	prefix, typ, ok := strings.Cut(strings.ToUpper(tag), "-")
 	if !ok {
 		return false, false
 	}
 	switch typ {
-	case "PER", "PERS", "BER", "PESSOA":
+	case "PER", "PERS", "BER", "PESSOA", "PERSON":
 		return true, prefix == "B"
 	}
 	return false, false
@@ -236,4 +237,159 @@ func Example(block []Sentence) names.Example {
 		}
 	}
 	return names.Example{Text: b.String(), Names: spans}
+}
+
+// Social-media and GermEval sets. Their sentences are scored the way the project's outside
+// test splits are: each sentence's tokens joined by single spaces (see Example), person names
+// at the level of whole tokens (see Entities).
+
+// WNUT17 returns the sentences of one split ("train" or "dev") of WNUT 2017's emerging-entities
+// set (ner/wnut17; B-person / I-person).
+func WNUT17(dir, split string) ([]Sentence, error) {
+	return readConll(filepath.Join(dir, split+".conll"), 0, 1)
+}
+
+// BTC returns the sentences of one split ("train" or "dev") of the Broad Twitter Corpus
+// (ner/broad-twitter-corpus; B-PER / I-PER). The corpus splits a handle into "@" and the name
+// after it, and tags both.
+func BTC(dir, split string) ([]Sentence, error) {
+	return readConll(filepath.Join(dir, split+".conll"), 0, 1)
+}
+
+// GermEval returns the sentences of GermEval 2014's development split (ner/germeval2014/dev.tsv:
+// index, token, outer tag, nested tag; "#" lines give the source), with the outer B-PER / I-PER
+// as names. PERderiv and PERpart ("Goethe-Preis") are not names.
+func GermEval(dir string) ([]Sentence, error) {
+	return readConll(filepath.Join(dir, "dev.tsv"), 1, 2)
+}
+
+// readConll reads a file of one token a line, fields separated by tabs, sentences separated by
+// blank lines, lines starting with "#\t" or "# " skipped, taking the token and the tag from the
+// given fields.
+func readConll(path string, tokField, tagField int) ([]Sentence, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var sents []Sentence
+	var cur Sentence
+	flush := func() {
+		if len(cur) > 0 {
+			sents = append(sents, cur)
+			cur = nil
+		}
+	}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	line := 0
+	for sc.Scan() {
+		line++
+		s := strings.TrimRight(sc.Text(), "\r")
+		if strings.TrimSpace(s) == "" {
+			flush()
+			continue
+		}
+		if strings.HasPrefix(s, "#\t") || strings.HasPrefix(s, "# ") {
+			continue
+		}
+		fields := strings.Split(s, "\t")
+		if len(fields) <= max(tokField, tagField) {
+			return nil, fmt.Errorf("%s:%d: want a token and a tag in tab-separated fields %d and %d", path, line, tokField+1, tagField+1)
+		}
+		if strings.TrimSpace(fields[tokField]) == "" {
+			continue // the Broad Twitter Corpus has three empty tokens, all O
+		}
+		person, begin := personTag(fields[tagField])
+		cur = append(cur, Token{Text: fields[tokField], Person: person, Begin: begin})
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	flush()
+	return sents, nil
+}
+
+// Entity is a person name of a sentence: its tokens [Start, End).
+type Entity struct{ Start, End int }
+
+// Entities returns the names of s as token ranges, read the way conlleval reads BIO tags: a name
+// starts at a B tag, or at an I tag after a token outside a name, and goes on over I tags.
+func Entities(s Sentence) []Entity {
+	var out []Entity
+	for i, t := range s {
+		switch {
+		case !t.Person:
+		case t.Begin || i == 0 || !s[i-1].Person:
+			out = append(out, Entity{Start: i, End: i + 1})
+		default:
+			out[len(out)-1].End = i + 1
+		}
+	}
+	return out
+}
+
+// Handle reports whether token i of s is, or is part of, a user handle or hashtag: it starts with
+// "@" or "#", or follows a token that is only "@" or "#" (the Broad Twitter Corpus splits
+// "@name" into two tokens). The outside scorer leaves entities with such a token out on both
+// sides, and so do the evaluation and the training data here.
+func Handle(s Sentence, i int) bool {
+	if strings.HasPrefix(s[i].Text, "@") || strings.HasPrefix(s[i].Text, "#") {
+		return true
+	}
+	return i > 0 && (s[i-1].Text == "@" || s[i-1].Text == "#")
+}
+
+// Offsets returns the code-point offsets [start, end) of each token of s in the text Example
+// makes of the sentence alone (tokens joined by single spaces).
+func Offsets(s Sentence) [][2]int {
+	out := make([][2]int, len(s))
+	pos := 0
+	for i, t := range s {
+		if i > 0 {
+			pos++
+		}
+		n := utf8.RuneCountInString(t.Text)
+		out[i] = [2]int{pos, pos + n}
+		pos += n
+	}
+	return out
+}
+
+// ForTraining returns a copy of s as the name tagger's training text should see it: "@" or "#"
+// joined to the token after it ("@justinbieber", as it is written), and handles and hashtags
+// never names (the service does not report them).
+func ForTraining(s Sentence) Sentence {
+	out := make(Sentence, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		t := s[i]
+		if (t.Text == "@" || t.Text == "#") && i+1 < len(s) {
+			t = Token{Text: t.Text + s[i+1].Text}
+			i++
+		}
+		if strings.HasPrefix(t.Text, "@") || strings.HasPrefix(t.Text, "#") {
+			t.Person, t.Begin = false, false
+		}
+		if t.Person && !t.Begin && (len(out) == 0 || !out[len(out)-1].Person) {
+			t.Begin = true
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// Fold splits sents into n contiguous folds and returns fold k (0-based) as test and the rest as
+// train, for k-fold cross-validation over a set that is also trained on (GermEval's dev split).
+func Fold(sents []Sentence, k, n int) (train, test []Sentence) {
+	lo, hi := k*len(sents)/n, (k+1)*len(sents)/n
+	train = append(append(train, sents[:lo]...), sents[hi:]...)
+	return train, sents[lo:hi]
+}
+
+// ParseFold reads "k/n" (fold k of n, 1-based as people count) and returns k-1 and n.
+func ParseFold(s string) (k, n int, err error) {
+	if _, err := fmt.Sscanf(s, "%d/%d", &k, &n); err != nil || n < 2 || k < 1 || k > n {
+		return 0, 0, fmt.Errorf("fold %q: want k/n with 1 <= k <= n and n >= 2", s)
+	}
+	return k - 1, n, nil
 }

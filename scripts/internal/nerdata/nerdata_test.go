@@ -95,3 +95,101 @@ func TestLeNERBr(t *testing.T) {
 		t.Fatalf("blocks %d, example %q %v", len(blocks), ex.Text, ex.Names)
 	}
 }
+
+func TestReadConllAndEntities(t *testing.T) {
+	dir := t.TempDir()
+	// BTC-style: a handle split into "@" and its name, both tagged; an I tag after O starts a
+	// name (conlleval); an empty token is skipped.
+	btc := "RT\tO\n@\tB-PER\nNikoWavy\tB-PER\n:\tO\nVera\tB-PER\nWang\tI-PER\n\tO\nring\tO\n\n" +
+		"ed\tI-PER\nsheeran\tI-PER\nand\tO\n#Mo\tB-PER\n"
+	if err := os.WriteFile(filepath.Join(dir, "dev.conll"), []byte(btc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sents, err := BTC(dir, "dev")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sents) != 2 || len(sents[0]) != 7 || len(sents[1]) != 4 {
+		t.Fatalf("read %d sentences: %v", len(sents), sents)
+	}
+	if got, want := fmt.Sprint(Entities(sents[0])), "[{1 2} {2 3} {4 6}]"; got != want {
+		t.Errorf("Entities = %s, want %s", got, want)
+	}
+	if got, want := fmt.Sprint(Entities(sents[1])), "[{0 2} {3 4}]"; got != want {
+		t.Errorf("Entities = %s, want %s", got, want)
+	}
+	for i, want := range []bool{false, true, true, false, false, false, false} {
+		if Handle(sents[0], i) != want {
+			t.Errorf("Handle(%d) = %v", i, !want)
+		}
+	}
+	if !Handle(sents[1], 3) {
+		t.Error("hashtag not a handle")
+	}
+	if got, want := fmt.Sprint(Offsets(sents[1])), "[[0 2] [3 10] [11 14] [15 18]]"; got != want {
+		t.Errorf("Offsets = %s, want %s", got, want)
+	}
+	tr := ForTraining(sents[0])
+	var texts []string
+	for _, tk := range tr {
+		texts = append(texts, tk.Text)
+	}
+	if got := strings.Join(texts, " "); got != "RT @NikoWavy : Vera Wang ring" {
+		t.Errorf("ForTraining text %q", got)
+	}
+	if got, want := fmt.Sprint(Entities(tr)), "[{3 5}]"; got != want {
+		t.Errorf("ForTraining entities %s, want %s", got, want)
+	}
+}
+
+func TestGermEval(t *testing.T) {
+	dir := t.TempDir()
+	tsv := "#\thttp://example.org [2009-10-17]\n1\tGoethes\tB-PERderiv\tO\n2\tFreund\tO\tO\n3\tJohann\tB-PER\tO\n" +
+		"4\tEckermann\tI-PER\tO\n\n1\tDer\tO\tO\n2\tGoethe-Preis\tB-PERpart\tO\n"
+	if err := os.WriteFile(filepath.Join(dir, "dev.tsv"), []byte(tsv), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sents, err := GermEval(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sents) != 2 {
+		t.Fatalf("read %d sentences", len(sents))
+	}
+	if got, want := fmt.Sprint(Entities(sents[0])), "[{2 4}]"; got != want {
+		t.Errorf("Entities = %s, want %s", got, want)
+	}
+	if len(Entities(sents[1])) != 0 {
+		t.Error("PERpart read as a name")
+	}
+}
+
+func TestFold(t *testing.T) {
+	sents := make([]Sentence, 10)
+	for i := range sents {
+		sents[i] = Sentence{{Text: fmt.Sprint(i)}}
+	}
+	seen := map[string]int{}
+	for k := range 3 {
+		train, test := Fold(sents, k, 3)
+		if len(train)+len(test) != 10 {
+			t.Fatalf("fold %d: %d + %d sentences", k, len(train), len(test))
+		}
+		for _, s := range test {
+			seen[s[0].Text]++
+		}
+	}
+	if len(seen) != 10 {
+		t.Fatalf("folds cover %d of 10 sentences", len(seen))
+	}
+	for _, tc := range []struct {
+		in   string
+		k, n int
+		ok   bool
+	}{{"1/5", 0, 5, true}, {"5/5", 4, 5, true}, {"0/5", 0, 0, false}, {"6/5", 0, 0, false}, {"1/1", 0, 0, false}, {"x", 0, 0, false}} {
+		k, n, err := ParseFold(tc.in)
+		if (err == nil) != tc.ok || k != tc.k || n != tc.n {
+			t.Errorf("ParseFold(%q) = %d, %d, %v", tc.in, k, n, err)
+		}
+	}
+}

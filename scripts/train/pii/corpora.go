@@ -8,6 +8,7 @@ import (
 
 	"github.com/sluice-api/sluice/internal/services/pii/names"
 	"github.com/sluice-api/sluice/scripts/internal/evalkit"
+	"github.com/sluice-api/sluice/scripts/internal/nerdata"
 )
 
 // Ordinary English chat without names, as negative training text and as the source of the
@@ -190,51 +191,57 @@ func proseTexts(data string) ([]string, error) {
 	return out, nil
 }
 
-// everydayLanguages are the languages whose language-ID sentences give the everyday words.
-var everydayLanguages = []string{"en", "de", "fr", "es", "it", "nl", "pt", "pl"}
-
-// chatNames are given names that chat in English, German, French or Dutch writes in lower case
-// ("ask sam", "tell ben") and that are everyday words in another language (Polish "sam", Dutch
-// "ben", "dan", "erin", Spanish "sean"): they are kept off the everyday list.
-var chatNames = map[string]bool{}
-
-func init() {
-	for _, w := range strings.Fields(`amelia ben bill clara daisy dan dane darin dawna erin kim rene sam
-		sean stan sue vera`) {
-		chatNames[w] = true
+// socialCorpus returns the training sentences of WNUT 2017 and the Broad Twitter Corpus (each
+// o.socialRepeat times) and GermEval 2014's development split (o.germevalRepeat times, without
+// the fold o.germevalFold leaves out), one example per sentence, as nerdata.ForTraining writes
+// them (handles joined and never names). The WNUT and BTC dev splits are never read here: they
+// are for choosing settings.
+func socialCorpus(data string, o options) ([]names.Example, error) {
+	var out []names.Example
+	add := func(sents []nerdata.Sentence, times int) {
+		for range times {
+			for _, s := range sents {
+				out = append(out, nerdata.Example([]nerdata.Sentence{nerdata.ForTraining(s)}))
+			}
+		}
 	}
-}
-
-// everydayWords returns, sorted, the words of the language-ID data's sentences (ordinary web
-// text, 1,000 sentences per language; with half, the first 500) that the gazetteer knows as given
-// names or surnames and that the sentences write in lower case at least twice and at least as
-// often as with a capital mid-sentence: "caja", "bene", "nella", "tempo". The name lists hold
-// many such words, and only English, German, French and Dutch text marks them common in the
-// gazetteer. chatNames are left out.
-func everydayWords(data string, gaz *names.Gazetteer, half bool) ([]string, error) {
-	lower, capitals := vocabulary{}, vocabulary{}
-	for _, lang := range everydayLanguages {
-		path, err := evalkit.Require(data, "langid", "lingua-testdata", "sentences", lang+".txt")
+	if o.socialRepeat > 0 {
+		dir, err := evalkit.Require(data, "ner", "wnut17")
 		if err != nil {
 			return nil, err
 		}
-		lines, err := evalkit.ReadLines(path)
+		wnut, err := nerdata.WNUT17(dir, "train")
 		if err != nil {
 			return nil, err
 		}
-		if half {
-			lines = lines[:len(lines)/2]
+		dir, err = evalkit.Require(data, "ner", "broad-twitter-corpus")
+		if err != nil {
+			return nil, err
 		}
-		for _, t := range lines {
-			lower.addText(t)
-			capitals.addCapitals(t)
+		btc, err := nerdata.BTC(dir, "train")
+		if err != nil {
+			return nil, err
 		}
+		add(wnut, o.socialRepeat)
+		add(btc, o.socialRepeat)
 	}
-	var out []string
-	for _, w := range lower.common(2) {
-		if w == names.Lower(w) && !chatNames[w] && gaz.Flags(w)&(names.Given|names.Surname) != 0 && lower[w] >= capitals[w] {
-			out = append(out, w)
+	if o.germevalRepeat > 0 {
+		dir, err := evalkit.Require(data, "ner", "germeval2014")
+		if err != nil {
+			return nil, err
 		}
+		ge, err := nerdata.GermEval(dir)
+		if err != nil {
+			return nil, err
+		}
+		if o.germevalFold != "" {
+			k, n, err := nerdata.ParseFold(o.germevalFold)
+			if err != nil {
+				return nil, err
+			}
+			ge, _ = nerdata.Fold(ge, k, n)
+		}
+		add(ge, o.germevalRepeat)
 	}
 	return out, nil
 }

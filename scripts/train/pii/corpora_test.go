@@ -6,58 +6,58 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/sluice-api/sluice/internal/services/pii/names"
 )
 
-func TestEverydayWords(t *testing.T) {
-	data := t.TempDir()
-	dir := filepath.Join(data, "langid", "lingua-testdata", "sentences")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
+func TestClusterWords(t *testing.T) {
+	got := clusterWords("RT @anna_b: Tomasz paid 30 € for 2x4 https://t.co/xyz #Winning, ok?")
+	want := []string{"rt", "<handle>", "tomasz", "paid", "<num>", "for", "<code>", "<handle>", "ok"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("clusterWords = %q, want %q", got, want)
 	}
-	es := strings.Join([]string{
-		"Lo puse en una caja grande.", // caja: a name, in lower case twice
-		"La caja estaba vacía.",
-		"Hablé con Rosa y con rosa.", // rosa: once in lower case only
-		"Vi a Marta.",                // marta: never in lower case
-		"Dile a sam que sí, sam.",    // sam: one of chatNames
-		"La mesa, la mesa.",          // mesa: no name
-		"Caja Madrid y Caja Rural y caja y caja.",
-		"Paz y Paz y Paz y Paz dijeron paz y paz.", // paz: more often capitalised mid-sentence
-		"segunda mitad", "segunda vez",             // the second half of the file
-	}, "\n")
-	for _, lang := range everydayLanguages {
-		text := ""
-		if lang == "es" {
-			text = es
+}
+
+// TestSocialCorpus builds the social-media and GermEval training sentences from a small data
+// directory: repeats, a GermEval fold left out, handles joined and never names.
+func TestSocialCorpus(t *testing.T) {
+	data := t.TempDir()
+	write := func(path, content string) {
+		p := filepath.Join(data, path)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(dir, lang+".txt"), []byte(text), 0o644); err != nil {
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	b := names.NewGazetteerBuilder()
-	for _, w := range []string{"caja", "rosa", "marta", "sam", "paz", "segunda"} {
-		b.Add(w, names.Given)
+	write("ner/wnut17/train.conll", "ask\tO\ntomasz\tB-person\n\n")
+	write("ner/broad-twitter-corpus/train.conll", "@\tB-PER\njb\tB-PER\nhi\tO\nAnna\tB-PER\n\n")
+	var ge strings.Builder
+	for i := range 10 {
+		ge.WriteString("1\tSatz\tO\tO\n2\tN" + string(rune('a'+i)) + "\tB-PER\tO\n\n")
 	}
-	gaz := b.Build()
-	cases := []struct {
-		name string
-		half bool
-		want []string
-	}{
-		{"Whole", false, []string{"caja", "segunda"}},
-		{"FirstHalf", true, []string{"caja"}},
+	write("ner/germeval2014/dev.tsv", ge.String())
+	exs, err := socialCorpus(data, options{socialRepeat: 2, germevalRepeat: 1, germevalFold: "1/5"})
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := everydayWords(data, gaz, tc.half)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !slices.Equal(got, tc.want) {
-				t.Errorf("everydayWords = %q, want %q", got, tc.want)
-			}
-		})
+	var texts []string
+	for _, ex := range exs {
+		var ns []string
+		for _, n := range ex.Names {
+			ns = append(ns, ex.Text[n.Start:n.End])
+		}
+		texts = append(texts, ex.Text+" "+strings.Join(ns, "|"))
+	}
+	want := []string{"ask tomasz tomasz", "ask tomasz tomasz", "@jb hi Anna Anna", "@jb hi Anna Anna"}
+	for i := range 8 {
+		// GermEval less its first fifth (sentences Na and Nb).
+		n := "N" + string(rune('c'+i))
+		want = append(want, "Satz "+n+" "+n)
+	}
+	if !slices.Equal(texts, want) {
+		t.Fatalf("examples = %q, want %q", texts, want)
+	}
+	if _, err := socialCorpus(data, options{germevalRepeat: 1, germevalFold: "6/5"}); err == nil {
+		t.Fatal("fold 6/5 accepted")
 	}
 }

@@ -1,14 +1,22 @@
-// Command pii trains the person-name tagger of governance.pii.redact and .tokenize and builds
-// its gazetteer, writing internal/services/pii/names/tagger.model and gazetteer.bin.gz. The
-// run is deterministic: the same data and flags give the same bytes.
+// Command pii trains the person-name tagger of governance.pii.redact and .tokenize: its word
+// classes, its gazetteer and its weights, written to internal/services/pii/names
+// (clusters.bin.gz, gazetteer.bin.gz, tagger.model). The run is deterministic: the same data
+// and flags give the same bytes.
 //
-// Training data: sentences generated from templates with names from names/* (faker, faker-js,
-// mimesis, popular-names-by-country), the training part of ner/europeana-newspapers (de, fr, nl;
-// the last fifth of each file is held out, see scripts/internal/nerdata) and the train split of
-// ner/lener-br (pt). WikiGold and the presidio-research set are never read: they are evaluation
-// sets.
+// Training data: the WNUT 2017 and Broad Twitter Corpus training splits and GermEval 2014's
+// dev split (ner/*; each sentence seen 3 times per epoch), the training part of
+// ner/europeana-newspapers (de, fr, nl; the last fifth of each file is held out, see
+// scripts/internal/nerdata) and the train split of ner/lener-br (pt), each seen 5 times,
+// sentences generated from templates with names from names/* (faker, faker-js, mimesis,
+// popular-names-by-country), and banking77 and CLINC150 utterances as text without names. The
+// word classes are learned from unlabeled text (see clusterText). WikiGold, the
+// presidio-research set, the WNUT and BTC dev splits and the hand-labelled social-media sample
+// are never trained on: the first two are evaluation sets, the others development sets.
 //
-// Usage: go run ./scripts/train/pii [-data DIR] [-seed 1] [-epochs 8] [-bits 20]
+// Usage: go run ./scripts/train/pii [-data DIR] [-seed 1] [-ensemble 5]
+//
+// For choosing settings, -dev leaves the Europeana development blocks out and -germeval-fold
+// K/5 a fifth of GermEval; go run ./scripts/eval/pii -dev DIR scores what such a run wrote.
 package main
 
 import (
@@ -20,8 +28,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/sluice-api/sluice/internal/services/pii/names"
+	"github.com/sluice-api/sluice/scripts/internal/devset"
 	"github.com/sluice-api/sluice/scripts/internal/evalkit"
 	"github.com/sluice-api/sluice/scripts/internal/nerdata"
 )
@@ -31,23 +42,41 @@ func main() {
 	out := flag.String("out", filepath.Join("internal", "services", "pii", "names"), "directory to write the model and gazetteer to")
 	seed := flag.Uint64("seed", 1, "random seed for sentence generation and training order")
 	epochs := flag.Int("epochs", 8, "training passes")
-	bits := flag.Uint("bits", 20, "log2 of the number of feature buckets")
-	perLang := flag.Int("synth", 5000, "generated texts per language (English gets twice as many)")
+	bits := flag.Uint("bits", 19, "log2 of the number of feature buckets")
+	perLang := flag.Int("synth", 1000, "generated texts per language (English gets twice as many)")
 	repeat := flag.Int("corpus-repeat", 5, "how many times each NER corpus text is seen per epoch")
 	dropout := flag.Float64("gaz-dropout", 0.05, "share of words whose name flags are hidden in each epoch")
 	ensemble := flag.Int("ensemble", 5, "train this many taggers (seeds seed, seed+1, ...) and average their weights")
-	everydayHalf := flag.Bool("everyday-half", false, "for measuring: build everyday.txt from the first half of the language-ID sentences only, to count on the second half what it changes")
 	dev := flag.Bool("dev", false, "for choosing settings: leave out the Europeana development blocks (score them with go run ./scripts/eval/pii -dev DIR)")
+	var o options
+	flag.IntVar(&o.socialRepeat, "social-repeat", 3, "how many times each WNUT 2017 and Broad Twitter Corpus training sentence is seen per epoch")
+	flag.IntVar(&o.germevalRepeat, "germeval-repeat", 3, "how many times each GermEval 2014 sentence is seen per epoch")
+	flag.StringVar(&o.clusterSizes, "clusters", "64,256,1024", "numbers of word classes to learn from unlabeled text, one granularity each (empty: no word-class features)")
+	flag.StringVar(&o.clustersFrom, "clusters-from", "", "for experiments: read the word classes from this clusters.bin.gz instead of learning them")
+	flag.IntVar(&o.clusterMin, "cluster-min", 3, "words seen fewer times in the unlabeled text get no class")
+	flag.IntVar(&o.clusterIters, "cluster-iters", 12, "passes of the exchange algorithm over the vocabulary")
+	flag.Float64Var(&o.biasB, "bias-b", 32, "bias of the tagger's B score, recorded in the model (chosen on the development sets with go run ./scripts/eval/pii -dev DIRS -bias-b B)")
+	flag.StringVar(&o.germevalFold, "germeval-fold", "", "k/n: leave fold k of n of GermEval out of training, to score it with go run ./scripts/eval/pii -dev DIR")
 	flag.Parse()
 	if *ensemble < 1 {
 		log.Fatalf("-ensemble %d: want 1 or more", *ensemble)
 	}
-	if err := run(*data, *out, *seed, *epochs, *bits, *perLang, *repeat, *dropout, *dev, *ensemble, *everydayHalf); err != nil {
+	if err := run(*data, *out, *seed, *epochs, *bits, *perLang, *repeat, *dropout, *dev, *ensemble, o); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(data, out string, seed uint64, epochs int, bits uint, perLang, repeat int, dropout float64, dev bool, ensemble int, everydayHalf bool) error {
+// options are the training settings of the social-media and GermEval data.
+type options struct {
+	socialRepeat, germevalRepeat int
+	germevalFold                 string
+	clusterSizes                 string
+	clusterMin, clusterIters     int
+	clustersFrom                 string
+	biasB                        float64
+}
+
+func run(data, out string, seed uint64, epochs int, bits uint, perLang, repeat int, dropout float64, dev bool, ensemble int, o options) error {
 	p, err := loadPools(data)
 	if err != nil {
 		return err
@@ -85,6 +114,18 @@ func run(data, out string, seed uint64, epochs int, bits uint, perLang, repeat i
 	for _, b := range blocks {
 		corpus = append(corpus, nerdata.Example(b))
 	}
+	social, err := socialCorpus(data, o)
+	if err != nil {
+		return err
+	}
+	if o.germevalFold != "" {
+		if err := os.MkdirAll(out, 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(out, "germeval-fold"), []byte(o.germevalFold+"\n"), 0o644); err != nil {
+			return err
+		}
+	}
 	// Common words: written in lower case at least twice in the English chat, the NER
 	// corpora's training parts or the templates.
 	// A word the gazetteer knows as a name counts only where the writer used capitals
@@ -104,7 +145,7 @@ func run(data, out string, seed uint64, epochs int, bits uint, perLang, repeat i
 			capitals.addCapitals(t)
 		}
 	}
-	for _, ex := range corpus {
+	for _, ex := range append(slices.Clone(corpus), social...) {
 		other.addText(ex.Text)
 		cased.addText(ex.Text)
 		capitals.addCapitals(ex.Text)
@@ -125,9 +166,42 @@ func run(data, out string, seed uint64, epochs int, bits uint, perLang, repeat i
 	}
 	gaz := p.builder.Build()
 	log.Printf("gazetteer: %d words", gaz.Len())
-	everyday, err := everydayWords(data, gaz, everydayHalf)
-	if err != nil {
-		return err
+	var clusters *names.Clusters
+	if o.clustersFrom != "" {
+		raw, err := os.ReadFile(o.clustersFrom)
+		if err != nil {
+			return err
+		}
+		if clusters, err = names.ReadClusters(bytes.NewReader(raw)); err != nil {
+			return err
+		}
+	} else if o.clusterSizes != "" {
+		var sizes []int
+		for _, f := range strings.Split(o.clusterSizes, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil {
+				return fmt.Errorf("-clusters %q: %w", o.clusterSizes, err)
+			}
+			sizes = append(sizes, n)
+		}
+		once := o
+		once.socialRepeat, once.germevalRepeat = min(o.socialRepeat, 1), min(o.germevalRepeat, 1)
+		text, err := socialCorpus(data, once)
+		if err != nil {
+			return err
+		}
+		ex, err := devset.NewExcluder(data)
+		if err != nil {
+			return err
+		}
+		sents, err := clusterText(data, append(slices.Clone(corpus), text...), ex)
+		if err != nil {
+			return err
+		}
+		if clusters, err = buildClusters(sents, sizes, o.clusterMin, o.clusterIters); err != nil {
+			return err
+		}
+		log.Printf("word clusters: %d words", clusters.Len())
 	}
 
 	neg := append(slices.Clone(banking), filterNamed(clinc, gaz)...)
@@ -151,13 +225,14 @@ func run(data, out string, seed uint64, epochs int, bits uint, perLang, repeat i
 		for range repeat {
 			examples = append(examples, corpus...)
 		}
+		examples = append(examples, social...)
 		for _, t := range neg {
 			examples = append(examples, names.Example{Text: t})
 		}
 		log.Printf("member %d of %d: %d generated texts, %d from the NER corpora, %d English chat without names",
 			k+1, ensemble, synth, len(corpus), len(neg))
 		members[k] = names.Train(examples, names.TrainConfig{
-			Bits: bits, Epochs: epochs, Seed: s, Gazetteer: gaz, GazDropout: dropout,
+			Bits: bits, Epochs: epochs, Seed: s, Gazetteer: gaz, Clusters: clusters, GazDropout: dropout,
 			Progress: func(epoch int, errRate float64) {
 				log.Printf("epoch %d: %.4f of scored tokens mislabelled", epoch, errRate)
 			},
@@ -167,36 +242,35 @@ func run(data, out string, seed uint64, epochs int, bits uint, perLang, repeat i
 	if err != nil {
 		return err
 	}
-	if err := write(filepath.Join(out, "gazetteer.bin.gz"), gaz.WriteTo); err != nil {
+	m = m.WithBias(o.biasB)
+	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
-	if err := write(filepath.Join(out, "everyday.txt"), everydayList(everyday).WriteTo); err != nil {
+	raw, err := write(filepath.Join(out, names.GazetteerFile), gaz.WriteTo)
+	if err != nil {
 		return err
 	}
-	return write(filepath.Join(out, "tagger.model"), m.WriteTo)
+	m.Record(names.GazetteerFile, raw)
+	if clusters != nil {
+		raw, err := write(filepath.Join(out, names.ClustersFile), clusters.WriteTo)
+		if err != nil {
+			return err
+		}
+		m.Record(names.ClustersFile, raw)
+	}
+	_, err = write(filepath.Join(out, "tagger.model"), m.WriteTo)
+	return err
 }
 
-func write(path string, to func(w io.Writer) (int64, error)) error {
+// write writes what to writes to path and returns it.
+func write(path string, to func(w io.Writer) (int64, error)) ([]byte, error) {
 	var buf bytes.Buffer
 	if _, err := to(&buf); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-		return err
+		return nil, err
 	}
 	log.Printf("wrote %s (%d bytes)", path, buf.Len())
-	return nil
-}
-
-// everydayList is the file of everyday words the names package embeds.
-type everydayList []string
-
-func (l everydayList) WriteTo(w io.Writer) (int64, error) {
-	var b bytes.Buffer
-	b.WriteString("# Everyday words the name lists also know as names, written by go run ./scripts/train/pii\n")
-	b.WriteString("# from the language-ID data's sentences (see everydayWords). One per line, in lower case.\n")
-	for _, word := range l {
-		b.WriteString(word + "\n")
-	}
-	return b.WriteTo(w)
+	return buf.Bytes(), nil
 }

@@ -37,13 +37,20 @@ type tokInfo struct {
 	// capital or in the gazetteer, and not a function word unless it is also a name); other
 	// tokens are outside a name unless they follow one.
 	candidate bool
-	log       bool
+	// scored: the Viterbi decoder scores the token (see markScored).
+	scored bool
+	log    bool
+	// handle: the word is written right after "@" (a user handle, or the domain of an e-mail
+	// address): never a name.
+	handle bool
 	// docLower: the word is written in lower case somewhere in the text; docCapMid: it is
 	// written with a capital somewhere in the text other than at the start of a sentence or line.
 	docLower, docCapMid bool
-	// shape and cls are computed when first needed (only words near a candidate need them);
-	// these say whether they have been.
-	hasShape, hasCls bool
+	// shape, cls and clus are computed when first needed (only words near a candidate need
+	// them); these say whether they have been.
+	hasShape, hasCls, hasClus bool
+	// clus: the word's class + 1 at each level of the word clusters (0: none).
+	clus [MaxClusterLevels]uint16
 }
 
 var (
@@ -85,7 +92,7 @@ func analyse(text string, toks []Token, g *Gazetteer, scratch []byte) []tokInfo 
 		if ti.caps != capLower {
 			// A capitalised word may be a log level ("ERROR") or a function word at the start
 			// of a sentence ("The"); the log-line rule and the candidate test need the class.
-			ti.cls, ti.hasCls = lexicon[string(scratch)], true
+			ti.cls, ti.hasCls = lexicon[ti.lw], true
 		}
 	}
 	markLogLines(text, toks, info)
@@ -93,7 +100,8 @@ func analyse(text string, toks []Token, g *Gazetteer, scratch []byte) []tokInfo 
 	for i := range info {
 		ti := &info[i]
 		name := ti.gaz&(Given|Surname) != 0
-		ti.candidate = ti.kind == Word && !ti.log && (ti.caps != capLower || name) && (name || ti.cls&ClsFunction == 0)
+		ti.handle = ti.kind == Word && toks[i].Start > 0 && text[toks[i].Start-1] == '@'
+		ti.candidate = ti.kind == Word && !ti.log && !ti.handle && (ti.caps != capLower || name) && (name || ti.cls&ClsFunction == 0)
 	}
 	return info
 }
@@ -316,6 +324,12 @@ const (
 	fY1PrevCur
 	fNextClassCaps
 	fPrevClassCaps
+	fClus      // + level: the word's class at each level
+	fPrevClus  = fClus + MaxClusterLevels
+	fNextClus  = fPrevClus + 1
+	fClusCaps  = fNextClus + 1
+	fClusPrevW = fClusCaps + 1
+	fClusNextW = fClusPrevW + 1
 )
 
 func mix(t uint64, v uint64) uint64 {
@@ -336,8 +350,9 @@ type featurizer struct {
 	bits  uint
 	buf   []uint32
 	lower []byte
-	cased uint8 // usesCapitals' answer: 0 not yet asked, 1 no, 2 yes
 	gaz   *Gazetteer
+	clus  *Clusters
+	off   map[string]bool // rules switched off (see Model.WithoutRules)
 }
 
 func (f *featurizer) emit(t uint64, v uint64) {
@@ -379,23 +394,57 @@ func (f *featurizer) class(i int) Class {
 	}
 	ti := &f.info[i]
 	if !ti.hasCls {
-		t := f.toks[i]
-		f.lower = appendLower(f.lower[:0], f.text[t.Start:t.End])
-		ti.cls, ti.hasCls = lexicon[string(f.lower)], true
+		ti.cls, ti.hasCls = lexicon[ti.lw], true
 	}
 	return ti.cls
 }
 
-// features returns the bucket indices of token i's features given the labels of the two tokens
-// before it and whether its word was tagged as part of a name earlier in the text.
-func (f *featurizer) features(i int, y1, y2 int, seen bool) []uint32 {
+// cluster returns the class + 1 of token i at level k (0 for none, or outside the text).
+func (f *featurizer) cluster(i, k int) uint64 {
+	if i < 0 || i >= len(f.info) || f.clus == nil {
+		return 0
+	}
+	ti := &f.info[i]
+	if !ti.hasClus {
+		ti.hasClus = true
+		if ti.kind == Word {
+			if ids := f.clus.lookup(uint32(ti.lw >> (64 - fpBits))); ids != nil {
+				copy(ti.clus[:], ids)
+			}
+		}
+	}
+	return uint64(ti.clus[k])
+}
+
+// clusterFeatures emits the word-class features of token i: its class at every level, the
+// classes of its neighbours at the middle level, and the middle class with the capitalisation
+// and with the neighbouring words.
+func (f *featurizer) clusterFeatures(i int, gc uint64) {
+	levels := f.clus.Levels()
+	if levels == 0 {
+		return
+	}
+	for k := range levels {
+		f.emit(uint64(fClus+k), f.cluster(i, k))
+	}
+	mid := levels / 2
+	c := f.cluster(i, mid)
+	f.emit(fPrevClus, f.cluster(i-1, mid))
+	f.emit(fNextClus, f.cluster(i+1, mid))
+	f.emit(fClusCaps, c|gc<<16)
+	f.emit(fClusPrevW, c^f.word(i-1)*0x9E3779B97F4A7C15)
+	f.emit(fClusNextW, c^f.word(i+1)*0xBF58476D1CE4E5B9)
+}
+
+// obsFeatures returns the bucket indices of token i's features that do not depend on the label
+// before it: what the token and its neighbours look like.
+func (f *featurizer) obsFeatures(i int) []uint32 {
 	f.buf = f.buf[:0]
 	ti := &f.info[i]
 	gc := f.gazCaps(i)
 	f.emit(fBias, 0)
 	f.emit(fWord, ti.lw)
-	shape := f.shape(i)
-	f.emit(fShape, shape)
+	f.emit(fShape, f.shape(i))
 	f.affixes(i)
 	f.emit(fGaz, uint64(ti.gaz))
 	f.emit(fGazCaps, gc)
@@ -417,24 +466,13 @@ func (f *featurizer) features(i int, y1, y2 int, seen bool) []uint32 {
 	for c := f.class(i + 1); c != 0; c &= c - 1 {
 		f.emit(fNextClass, uint64(c&-c))
 	}
-	nextGap := Gap(0xffff)
-	if i+1 < len(f.info) {
-		nextGap = f.info[i+1].gap
-	}
+	nextGap := f.nextGap(i)
 	f.emit(fGap, uint64(ti.gap))
 	f.emit(fNextGap, uint64(nextGap))
 	f.emit(fGapCaps, uint64(ti.gap)|uint64(ti.caps)<<16)
 	f.emit(fGapGazCaps, uint64(ti.gap)|gc<<16)
-	f.emit(fY1, uint64(y1))
-	f.emit(fY1Y2, uint64(y1)|uint64(y2)<<4)
-	f.emit(fY1Shape, shape^uint64(y1)*0x100000001b3)
-	f.emit(fY1Word, ti.lw^uint64(y1+1)*0x9E3779B97F4A7C15)
 	f.emit(fBigramPrev, f.word(i-1)*31^ti.lw)
 	f.emit(fBigramNext, ti.lw*31^f.word(i+1))
-	if seen {
-		f.emit(fSeen, 1)
-		f.emit(fSeenCaps, uint64(ti.caps))
-	}
 	kinds := uint64(0xff)
 	if i > 0 {
 		kinds = uint64(f.info[i-1].kind)
@@ -447,22 +485,38 @@ func (f *featurizer) features(i int, y1, y2 int, seen bool) []uint32 {
 	f.emit(fKinds, kinds)
 	f.emit(fGazPair, f.gazCaps(i-1)|gc<<8|f.gazCaps(i+1)<<16)
 	f.emit(fPrevWordGap, f.word(i-1)^uint64(ti.gap)<<48)
-	f.emit(fY1Gap, uint64(y1)|uint64(ti.gap)<<4)
 	f.emit(fLen, uint64(min(ti.runes, 12)))
-	f.emit(fY1NextGazCaps, uint64(y1)|f.gazCaps(i+1)<<4|uint64(nextGap)<<16)
-	// Conjunctions that tell a word inside a multi-word name of a place, team or institution
-	// ("Bowling Green", "Carnegie Hall") from a person's name.
-	f.emit(fY1PrevCur, uint64(y1)|f.gazCaps(i-1)<<2|gc<<12|uint64(ti.gap)<<24)
 	for c := f.class(i + 1); c != 0; c &= c - 1 {
 		f.emit(fNextClassCaps, uint64(c&-c)|gc<<16)
-	}
-	for c := f.class(i - 1); c != 0; c &= c - 1 {
-		f.emit(fPrevClassCaps, uint64(c&-c)|gc<<16|uint64(y1)<<28)
 	}
 	use := uint64(b2u(ti.docLower)) | uint64(b2u(ti.docCapMid))<<1
 	f.emit(fDocUse, use)
 	f.emit(fDocUseCaps, use|gc<<2|uint64(ti.gap)<<12)
+	f.clusterFeatures(i, gc)
 	return f.buf
+}
+
+// transFeatures returns the bucket indices of token i's features that pair the label before it,
+// y1, with what the token looks like: for the Viterbi decoder, which scores each label after
+// each previous label.
+func (f *featurizer) transFeatures(i int, y1 int) []uint32 {
+	f.buf = f.buf[:0]
+	ti := &f.info[i]
+	gc := f.gazCaps(i)
+	f.emit(fY1, uint64(y1))
+	f.emit(fY1Shape, f.shape(i)^uint64(y1)*0x100000001b3)
+	f.emit(fY1Gap, uint64(y1)|uint64(ti.gap)<<4)
+	f.emit(fY1Word, ti.lw^uint64(y1+1)*0x9E3779B97F4A7C15)
+	f.emit(fY1PrevCur, uint64(y1)|f.gazCaps(i-1)<<2|gc<<12|uint64(ti.gap)<<24)
+	return f.buf
+}
+
+// nextGap is the gap after token i (all bits set after the last token).
+func (f *featurizer) nextGap(i int) Gap {
+	if i+1 < len(f.info) {
+		return f.info[i+1].gap
+	}
+	return Gap(0xffff)
 }
 
 // affixes emits the prefixes of one to three and the suffixes of one to four code points of

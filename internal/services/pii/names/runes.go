@@ -48,10 +48,21 @@ func slowClass(r rune) runeClass {
 	return c
 }
 
+// asciiClasses holds the class of every ASCII code point: most text is ASCII, and the table of
+// the whole plane sits behind a sync.OnceValue call.
+var asciiClasses = func() (t [utf8.RuneSelf]runeClass) {
+	for r := range rune(utf8.RuneSelf) {
+		t[r] = slowClass(r)
+	}
+	return t
+}()
+
 func classOf(r rune) runeClass {
 	switch {
 	case r < 0:
 		return 0
+	case r < utf8.RuneSelf:
+		return asciiClasses[r]
 	case r < 0x10000:
 		return bmpClasses()[r]
 	case r >= 0x1F000 && r < 0x1FB00: // emoji and pictographs

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 )
 
 // Example is one training text with its names.
@@ -19,6 +20,8 @@ type TrainConfig struct {
 	Epochs    int
 	Seed      uint64
 	Gazetteer *Gazetteer
+	// Clusters are the word classes the features read; nil leaves the class features out.
+	Clusters *Clusters
 	// GazDropout is the share of words whose given-name and surname flags are hidden in each
 	// epoch (drawn anew every epoch), so the tagger also learns names the gazetteer lacks from
 	// their context and shape.
@@ -56,11 +59,11 @@ func Gold(text string, toks []Token, names []Span) []uint8 {
 	return gold
 }
 
-// Train fits an averaged perceptron to the examples, deterministically for a given seed: the
-// examples are visited in an order shuffled by the seed each epoch, each token is labelled
-// greedily with the labels predicted so far, and a mistake moves the weights of the token's
-// features towards the gold label and away from the predicted one. The returned model holds the
-// weights averaged over every step, quantised to 16 bits.
+// Train fits a structured averaged perceptron to the examples, deterministically for a given
+// seed: the examples are visited in an order shuffled by the seed each epoch, each is labelled
+// with Viterbi under the current weights, and where the best labels differ from the gold ones
+// the features of the gold labels gain and those of the predicted ones lose. The returned model
+// holds the weights averaged over every step, quantised to 16 bits.
 func Train(examples []Example, cfg TrainConfig) *Model {
 	n := (1 << cfg.Bits) * numLabels
 	w := make([]float64, n)
@@ -89,9 +92,13 @@ func Train(examples []Example, cfg TrainConfig) *Model {
 	for i := range order {
 		order[i] = i
 	}
+	for k := range data {
+		markScored(data[k].info)
+	}
 	for epoch := 1; epoch <= cfg.Epochs; epoch++ {
 		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 		errs, total := 0, 0
+		var bp [][numLabels]uint8
 		for _, k := range order {
 			d := &data[k]
 			for i := range d.info {
@@ -100,41 +107,53 @@ func Train(examples []Example, cfg TrainConfig) *Model {
 					d.info[i].gaz &^= Given | Surname
 				}
 			}
-			f := featurizer{text: d.text, toks: d.toks, info: d.info, bits: cfg.Bits}
-			seen := map[uint64]bool{}
-			y1, y2 := O, O
-			for i := range d.toks {
-				ti := &d.info[i]
-				y := O
-				if ti.candidate || (y1 != O && ti.kind == Word && !ti.log) {
-					feats := f.features(i, y1, y2, seen[ti.lw])
-					var score [numLabels]float64
-					for _, b := range feats {
-						j := int(b) * numLabels
-						score[O] += w[j]
-						score[B] += w[j+1]
-						score[I] += w[j+2]
-					}
-					y = best(score[:], y1)
-					g := int(d.gold[i])
-					if g == I && y1 == O {
-						g = B // the gold name began on a token the tagger could not see
-					}
+			f := featurizer{text: d.text, toks: d.toks, info: d.info, bits: cfg.Bits, gaz: cfg.Gazetteer, clus: cfg.Clusters}
+			sum := func(feats []uint32) [numLabels]float64 {
+				var s [numLabels]float64
+				for _, b := range feats {
+					j := int(b) * numLabels
+					s[O] += w[j]
+					s[B] += w[j+1]
+					s[I] += w[j+2]
+				}
+				return s
+			}
+			bp = slices.Grow(bp[:0], len(d.info))[:len(d.info)]
+			pred, _ := viterbi(&f, bp,
+				func(i int) [numLabels]float64 { return sum(f.obsFeatures(i)) },
+				func(i, y1 int) [numLabels]float64 { return sum(f.transFeatures(i, y1)) }, nil)
+			gold := projectGold(d.info, d.gold)
+			for i := range pred {
+				if d.info[i].scored {
 					total++
-					if y != g {
+					if pred[i] != gold[i] {
 						errs++
-						for _, b := range feats {
-							update(b, g, 1)
-							update(b, y, -1)
-						}
-					}
-					step++
-					if y != O {
-						seen[ti.lw] = true
 					}
 				}
-				y2, y1 = y1, y
 			}
+			for i := range pred {
+				gy, py := int(gold[i]), int(pred[i])
+				gy1, py1 := O, O
+				if i > 0 {
+					gy1, py1 = int(gold[i-1]), int(pred[i-1])
+				}
+				if gy == py && gy1 == py1 {
+					continue
+				}
+				if gy != py {
+					for _, b := range f.obsFeatures(i) {
+						update(b, gy, 1)
+						update(b, py, -1)
+					}
+				}
+				for _, b := range f.transFeatures(i, gy1) {
+					update(b, gy, 1)
+				}
+				for _, b := range f.transFeatures(i, py1) {
+					update(b, py, -1)
+				}
+			}
+			step++
 		}
 		if cfg.Progress != nil {
 			cfg.Progress(epoch, float64(errs)/float64(max(total, 1)))
@@ -155,7 +174,25 @@ func Train(examples []Example, cfg TrainConfig) *Model {
 	for j, v := range avg {
 		q[j] = int16(math.Round(v * scale))
 	}
-	return &Model{bits: cfg.Bits, weights: q, scale: float32(scale), gaz: cfg.Gazetteer}
+	m := &Model{bits: cfg.Bits, weights: q, scale: float32(scale), gaz: cfg.Gazetteer, clus: cfg.Clusters}
+	m.recordLists()
+	return m
+}
+
+// projectGold returns the gold labels as the decoder can give them: O on the tokens it does not
+// score, and B where a name's first scored word follows an O.
+func projectGold(info []tokInfo, gold []uint8) []uint8 {
+	out := make([]uint8, len(gold))
+	for i, g := range gold {
+		switch {
+		case !info[i].scored:
+		case g == I && (i == 0 || out[i-1] == O):
+			out[i] = B
+		default:
+			out[i] = g
+		}
+	}
+	return out
 }
 
 // Average returns the model whose scores are the mean of the models' scores: the tagger is
@@ -190,5 +227,7 @@ func Average(models []*Model) (*Model, error) {
 	for j, v := range avg {
 		q[j] = int16(math.Round(v * scale))
 	}
-	return &Model{bits: models[0].bits, weights: q, scale: float32(scale), gaz: models[0].gaz}, nil
+	m := &Model{bits: models[0].bits, weights: q, scale: float32(scale), gaz: models[0].gaz, clus: models[0].clus}
+	m.recordLists()
+	return m, nil
 }
