@@ -9,11 +9,15 @@
 // scripts/internal/nerdata) and the train split of ner/lener-br (pt), each seen 5 times,
 // sentences generated from templates with names from names/* (faker, faker-js, mimesis,
 // popular-names-by-country), and banking77 and CLINC150 utterances as text without names. The
-// word classes are learned from unlabeled text (see clusterText). WikiGold, the
-// presidio-research set, the WNUT and BTC dev splits and the hand-labelled social-media sample
-// are never trained on: the first two are evaluation sets, the others development sets.
+// word classes are learned from unlabeled text (see clusterText), the common-word flag of the
+// gazetteer from text without labels (see proseTexts). No test or evaluation split is read:
+// WikiGold, the presidio-research set, Europeana's held-out fifth, the LeNER-Br test split, the
+// WNUT and BTC dev splits and the hand-labelled social-media sample are never trained on (the
+// dev splits and the sample are development sets), nor are the other models' test sets.
 //
-// Usage: go run ./scripts/train/pii [-data DIR] [-seed 1] [-ensemble 5]
+// Usage: go run ./scripts/models lock pii (or make train-pii) trains with the flags models.lock
+// records and records the run; go run ./scripts/train/pii [-data DIR] [-out DIR] trains with
+// the defaults, which are the locked flags.
 //
 // For choosing settings, -dev leaves the Europeana development blocks out and -germeval-fold
 // K/5 a fifth of GermEval; go run ./scripts/eval/pii -dev DIR scores what such a run wrote.
@@ -54,7 +58,7 @@ func main() {
 	flag.IntVar(&o.clusterIters, "cluster-iters", 12, "passes of the exchange algorithm over the vocabulary")
 	flag.Float64Var(&o.biasB, "bias-b", 32, "bias of the tagger's B score, recorded in the model (chosen on the development sets with go run ./scripts/eval/pii -dev DIRS -bias-b B)")
 	flag.StringVar(&o.germevalFold, "germeval-fold", "", "k/n: leave fold k of n of GermEval out of training, to score it with go run ./scripts/eval/pii -dev DIR")
-	flag.Parse()
+	evalkit.ParseFlags()
 	if *ensemble < 1 {
 		log.Fatalf("-ensemble %d: want 1 or more", *ensemble)
 	}
