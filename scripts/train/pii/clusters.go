@@ -17,15 +17,10 @@ import (
 // clusterLanguages are the languages of the language-ID sentences the word clusters read.
 var clusterLanguages = []string{"de", "en", "es", "fr", "it", "nl", "pl", "pt"}
 
-// linguaTrainLines is how many lines of each language's lingua sentences the word clusters read:
-// the data README's training part of that evaluation set (700 of 1,000; the last 300 are not
-// read).
-const linguaTrainLines = 700
-
 // clusterText returns the sentences the word clusters are learned from, as the tagger's
 // lower-case words: the unlabeled social-media text (less the hand-labelled development sample,
-// which ex names, wherever its lines occur), the first 700 language-ID sentences of each of
-// eight languages (see linguaTrainLines), the training text of the NER sets (WNUT 2017 and
+// which ex names, wherever its lines occur), the
+// language-ID sentences of the eight languages, the training text of the NER sets (WNUT 2017 and
 // BTC train, GermEval's dev split, Europeana less its held-out fifth, LeNER-Br train), the
 // English and German tweets of the toxicity training sets (Davidson, GermEval 2018 training
 // file, GAHD's training split), and the banking77 and CLINC150 training utterances. No
@@ -58,11 +53,7 @@ func clusterText(data string, corpus []names.Example, ex *devset.Excluder) ([][]
 		if err != nil {
 			return nil, err
 		}
-		if err := eachLine(path, func(n int, line string) {
-			if n <= linguaTrainLines {
-				add(line)
-			}
-		}); err != nil {
+		if err := eachLine(path, func(_ int, line string) { add(line) }); err != nil {
 			return nil, err
 		}
 	}

@@ -127,9 +127,10 @@ func phraseWords(v vocabulary) []string {
 }
 
 // proseTexts are English texts read only for the common-word flag (which words are written in
-// lower case): the llm-warden training prompts and the JailbreakBench prompts. They are not
-// training texts: they are unlabelled and may contain names. (llm-warden's test split, the
-// CyberSecEval cases and BIPIA are evaluation sets of the shield and are not read.)
+// lower case): the llm-warden training prompts, the JailbreakBench prompts and the WildGuardMix
+// sample (a training set). They are not training texts: they are unlabelled and may contain
+// names. (llm-warden's test split, the CyberSecEval cases and BIPIA are evaluation sets of the
+// shield and are not read.)
 func proseTexts(data string) ([]string, error) {
 	var out []string
 	path, err := evalkit.Require(data, "jailbreak", "llm-warden", "train.csv")
@@ -156,6 +157,19 @@ func proseTexts(data string) ([]string, error) {
 	}
 	for _, p := range jbb {
 		out = append(out, p.Goal, p.Prompt)
+	}
+	path, err = evalkit.Require(data, "jailbreak", "wildguardmix-sample", "wildguardmix_sample.jsonl")
+	if err != nil {
+		return nil, err
+	}
+	wild, err := evalkit.ReadJSONL[struct {
+		Text string `json:"text"`
+	}](path)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range wild {
+		out = append(out, p.Text)
 	}
 	return out, nil
 }

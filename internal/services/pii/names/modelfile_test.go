@@ -314,3 +314,12 @@ func FuzzUnmarshalClusters(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkDecode loads the embedded model file (a cold start does it once).
+func BenchmarkDecode(b *testing.B) {
+	for b.Loop() {
+		if _, err := Decode(modelFile); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
