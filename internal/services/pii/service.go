@@ -24,7 +24,7 @@ const (
 
 const (
 	version      = 2
-	modelID      = "sluice-pii-v2"
+	modelID      = names.ModelID
 	modelLicense = "Apache-2.0"
 	defaultMask  = "[REDACTED]"
 	maxMaskLen   = 64

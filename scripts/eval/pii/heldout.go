@@ -42,7 +42,7 @@ func (t tally) String() string {
 	if t.n == 0 {
 		return "-"
 	}
-	return fmt.Sprintf("%d/%d (%.1f%%)", t.ok, t.n, 100*float64(t.ok)/float64(t.n))
+	return fmt.Sprintf("%.1f%% (%d/%d)", 100*float64(t.ok)/float64(t.n), t.ok, t.n)
 }
 
 // heldout runs every text through governance.pii.redact with the params a client would send

@@ -31,7 +31,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -337,21 +336,13 @@ func serviceWith(m *names.Model) tagger {
 	}
 }
 
-// loadModel reads the tagger and gazetteer files the trainer wrote to dir.
+// loadModel reads the model file the trainer wrote to dir.
 func loadModel(dir string) (*names.Model, error) {
-	gaz, err := os.ReadFile(filepath.Join(dir, "gazetteer.bin.gz"))
+	b, err := os.ReadFile(filepath.Join(dir, "tagger.model"))
 	if err != nil {
 		return nil, err
 	}
-	tagger, err := os.ReadFile(filepath.Join(dir, "tagger.model"))
-	if err != nil {
-		return nil, err
-	}
-	clusters, err := os.ReadFile(filepath.Join(dir, "clusters.bin.gz"))
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, err
-	}
-	return names.Load(names.Files{Model: tagger, Gazetteer: gaz, Clusters: clusters})
+	return names.Decode(b)
 }
 
 // examples turns blocks of annotated sentences into texts with their names.

@@ -127,25 +127,24 @@ func phraseWords(v vocabulary) []string {
 }
 
 // proseTexts are English texts read only for the common-word flag (which words are written in
-// lower case): the llm-warden prompts, the JailbreakBench prompts, the CyberSecEval
-// prompt-injection cases and the BIPIA e-mail contexts. They are not training texts: they are
-// unlabelled and may contain names.
+// lower case): the llm-warden training prompts, the JailbreakBench prompts and the WildGuardMix
+// sample (a training set). They are not training texts: they are unlabelled and may contain
+// names. (llm-warden's test split, the CyberSecEval cases and BIPIA are evaluation sets of the
+// shield and are not read.)
 func proseTexts(data string) ([]string, error) {
 	var out []string
-	for _, f := range []string{"train.csv", "test.csv"} {
-		path, err := evalkit.Require(data, "jailbreak", "llm-warden", f)
-		if err != nil {
-			return nil, err
-		}
-		rows, err := evalkit.ReadCSV(path, ',')
-		if err != nil {
-			return nil, err
-		}
-		for _, r := range rows {
-			out = append(out, r["prompt"])
-		}
+	path, err := evalkit.Require(data, "jailbreak", "llm-warden", "train.csv")
+	if err != nil {
+		return nil, err
 	}
-	path, err := evalkit.Require(data, "jailbreak", "jailbreakbench-artifacts", "jbb_prompts.jsonl")
+	rows, err := evalkit.ReadCSV(path, ',')
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range rows {
+		out = append(out, r["prompt"])
+	}
+	path, err = evalkit.Require(data, "jailbreak", "jailbreakbench-artifacts", "jbb_prompts.jsonl")
 	if err != nil {
 		return nil, err
 	}
@@ -159,34 +158,18 @@ func proseTexts(data string) ([]string, error) {
 	for _, p := range jbb {
 		out = append(out, p.Goal, p.Prompt)
 	}
-	path, err = evalkit.Require(data, "jailbreak", "cyberseceval-prompt-injection", "prompt_injection.json")
+	path, err = evalkit.Require(data, "jailbreak", "wildguardmix-sample", "wildguardmix_sample.jsonl")
 	if err != nil {
 		return nil, err
 	}
-	cse, err := evalkit.ReadJSON[[]struct {
-		System string `json:"test_case_prompt"`
-		User   string `json:"user_input"`
+	wild, err := evalkit.ReadJSONL[struct {
+		Text string `json:"text"`
 	}](path)
 	if err != nil {
 		return nil, err
 	}
-	for _, c := range cse {
-		out = append(out, c.System, c.User)
-	}
-	for _, f := range []string{"train.jsonl", "test.jsonl"} {
-		path, err := evalkit.Require(data, "jailbreak", "bipia", "email", f)
-		if err != nil {
-			return nil, err
-		}
-		mails, err := evalkit.ReadJSONL[struct {
-			Context string `json:"context"`
-		}](path)
-		if err != nil {
-			return nil, err
-		}
-		for _, m := range mails {
-			out = append(out, m.Context)
-		}
+	for _, p := range wild {
+		out = append(out, p.Text)
 	}
 	return out, nil
 }

@@ -1,7 +1,7 @@
 // Command pii trains the person-name tagger of governance.pii.redact and .tokenize: its word
-// classes, its gazetteer and its weights, written to internal/services/pii/names
-// (clusters.bin.gz, gazetteer.bin.gz, tagger.model). The run is deterministic: the same data
-// and flags give the same bytes.
+// classes, its gazetteer and its weights, written as one model file to
+// internal/services/pii/names/tagger.model. The run is deterministic: the same data and flags
+// give the same bytes.
 //
 // Training data: the WNUT 2017 and Broad Twitter Corpus training splits and GermEval 2014's
 // dev split (ner/*; each sentence seen 3 times per epoch), the training part of
@@ -9,21 +9,23 @@
 // scripts/internal/nerdata) and the train split of ner/lener-br (pt), each seen 5 times,
 // sentences generated from templates with names from names/* (faker, faker-js, mimesis,
 // popular-names-by-country), and banking77 and CLINC150 utterances as text without names. The
-// word classes are learned from unlabeled text (see clusterText). WikiGold, the
-// presidio-research set, the WNUT and BTC dev splits and the hand-labelled social-media sample
-// are never trained on: the first two are evaluation sets, the others development sets.
+// word classes are learned from unlabeled text (see clusterText), the common-word flag of the
+// gazetteer from text without labels (see proseTexts). No test or evaluation split is read:
+// WikiGold, the presidio-research set, Europeana's held-out fifth, the LeNER-Br test split, the
+// WNUT and BTC dev splits and the hand-labelled social-media sample are never trained on (the
+// dev splits and the sample are development sets), nor are the other models' test sets.
 //
-// Usage: go run ./scripts/train/pii [-data DIR] [-seed 1] [-ensemble 5]
+// Usage: go run ./scripts/models lock pii (or make train-pii) trains with the flags models.lock
+// records and records the run; go run ./scripts/train/pii [-data DIR] [-out DIR] trains with
+// the defaults, which are the locked flags.
 //
 // For choosing settings, -dev leaves the Europeana development blocks out and -germeval-fold
 // K/5 a fifth of GermEval; go run ./scripts/eval/pii -dev DIR scores what such a run wrote.
 package main
 
 import (
-	"bytes"
 	"flag"
 	"fmt"
-	"io"
 	"log"
 	"os"
 	"path/filepath"
@@ -52,12 +54,11 @@ func main() {
 	flag.IntVar(&o.socialRepeat, "social-repeat", 3, "how many times each WNUT 2017 and Broad Twitter Corpus training sentence is seen per epoch")
 	flag.IntVar(&o.germevalRepeat, "germeval-repeat", 3, "how many times each GermEval 2014 sentence is seen per epoch")
 	flag.StringVar(&o.clusterSizes, "clusters", "64,256,1024", "numbers of word classes to learn from unlabeled text, one granularity each (empty: no word-class features)")
-	flag.StringVar(&o.clustersFrom, "clusters-from", "", "for experiments: read the word classes from this clusters.bin.gz instead of learning them")
 	flag.IntVar(&o.clusterMin, "cluster-min", 3, "words seen fewer times in the unlabeled text get no class")
 	flag.IntVar(&o.clusterIters, "cluster-iters", 12, "passes of the exchange algorithm over the vocabulary")
 	flag.Float64Var(&o.biasB, "bias-b", 32, "bias of the tagger's B score, recorded in the model (chosen on the development sets with go run ./scripts/eval/pii -dev DIRS -bias-b B)")
 	flag.StringVar(&o.germevalFold, "germeval-fold", "", "k/n: leave fold k of n of GermEval out of training, to score it with go run ./scripts/eval/pii -dev DIR")
-	flag.Parse()
+	evalkit.ParseFlags()
 	if *ensemble < 1 {
 		log.Fatalf("-ensemble %d: want 1 or more", *ensemble)
 	}
@@ -72,7 +73,6 @@ type options struct {
 	germevalFold                 string
 	clusterSizes                 string
 	clusterMin, clusterIters     int
-	clustersFrom                 string
 	biasB                        float64
 }
 
@@ -167,15 +167,7 @@ func run(data, out string, seed uint64, epochs int, bits uint, perLang, repeat i
 	gaz := p.builder.Build()
 	log.Printf("gazetteer: %d words", gaz.Len())
 	var clusters *names.Clusters
-	if o.clustersFrom != "" {
-		raw, err := os.ReadFile(o.clustersFrom)
-		if err != nil {
-			return err
-		}
-		if clusters, err = names.ReadClusters(bytes.NewReader(raw)); err != nil {
-			return err
-		}
-	} else if o.clusterSizes != "" {
+	if o.clusterSizes != "" {
 		var sizes []int
 		for _, f := range strings.Split(o.clusterSizes, ",") {
 			n, err := strconv.Atoi(strings.TrimSpace(f))
@@ -242,35 +234,18 @@ func run(data, out string, seed uint64, epochs int, bits uint, perLang, repeat i
 	if err != nil {
 		return err
 	}
-	m = m.WithBias(o.biasB)
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return err
-	}
-	raw, err := write(filepath.Join(out, names.GazetteerFile), gaz.WriteTo)
+	m = m.WithBias(o.biasB).WithGazetteer(gaz).WithClusters(clusters)
+	raw, err := m.Encode()
 	if err != nil {
 		return err
 	}
-	m.Record(names.GazetteerFile, raw)
-	if clusters != nil {
-		raw, err := write(filepath.Join(out, names.ClustersFile), clusters.WriteTo)
-		if err != nil {
-			return err
-		}
-		m.Record(names.ClustersFile, raw)
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
 	}
-	_, err = write(filepath.Join(out, "tagger.model"), m.WriteTo)
-	return err
-}
-
-// write writes what to writes to path and returns it.
-func write(path string, to func(w io.Writer) (int64, error)) ([]byte, error) {
-	var buf bytes.Buffer
-	if _, err := to(&buf); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	path := filepath.Join(out, "tagger.model")
+	if err := os.WriteFile(path, raw, 0o644); err != nil {
+		return err
 	}
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-		return nil, err
-	}
-	log.Printf("wrote %s (%d bytes)", path, buf.Len())
-	return buf.Bytes(), nil
+	log.Printf("wrote %s (%d bytes)", path, len(raw))
+	return nil
 }

@@ -1,9 +1,6 @@
 package names
 
 import (
-	"bufio"
-	"bytes"
-	"compress/gzip"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -130,52 +127,31 @@ func (c *Clusters) Classes(lower string) []int {
 	return out
 }
 
-const clustersMagic = "SLPC1"
-
-// WriteTo writes the clusters, gzip-compressed: a magic string, the number of levels and each
-// level's number of classes, the number of words, then each word's fingerprint as the uvarint
-// gap from the previous one followed by its classes + 1 as uvarints.
-func (c *Clusters) WriteTo(w io.Writer) (int64, error) {
-	var buf bytes.Buffer
-	buf.WriteString(clustersMagic)
-	buf.Write(binary.AppendUvarint(nil, uint64(c.levels)))
+// marshal returns the clusters section of a model file, gzip-compressed: the number of levels
+// and each level's number of classes, the number of words, then each word's fingerprint as the
+// uvarint gap from the previous one followed by its classes + 1 as uvarints.
+func (c *Clusters) marshal() ([]byte, error) {
+	b := binary.AppendUvarint(nil, uint64(c.levels))
 	for _, s := range c.sizes {
-		buf.Write(binary.AppendUvarint(nil, uint64(s)))
+		b = binary.AppendUvarint(b, uint64(s))
 	}
-	buf.Write(binary.AppendUvarint(nil, uint64(len(c.fps))))
+	b = binary.AppendUvarint(b, uint64(len(c.fps)))
 	prev := uint32(0)
 	for i, fp := range c.fps {
-		buf.Write(binary.AppendUvarint(nil, uint64(fp-prev)))
+		b = binary.AppendUvarint(b, uint64(fp-prev))
 		prev = fp
 		for _, id := range c.ids[i*c.levels : i*c.levels+c.levels] {
-			buf.Write(binary.AppendUvarint(nil, uint64(id)))
+			b = binary.AppendUvarint(b, uint64(id))
 		}
 	}
-	var out bytes.Buffer
-	zw, err := gzip.NewWriterLevel(&out, gzip.BestCompression)
-	if err != nil {
-		return 0, err
-	}
-	if _, err := zw.Write(buf.Bytes()); err != nil {
-		return 0, err
-	}
-	if err := zw.Close(); err != nil {
-		return 0, err
-	}
-	n, err := w.Write(out.Bytes())
-	return int64(n), err
+	return gzipBytes(b)
 }
 
-// ReadClusters reads what WriteTo wrote.
-func ReadClusters(r io.Reader) (*Clusters, error) {
-	zr, err := gzip.NewReader(r)
+// unmarshalClusters reads what marshal wrote.
+func unmarshalClusters(data []byte) (*Clusters, error) {
+	br, err := gunzip(data)
 	if err != nil {
 		return nil, fmt.Errorf("clusters: %w", err)
-	}
-	br := bufio.NewReader(zr)
-	magic := make([]byte, len(clustersMagic))
-	if _, err := io.ReadFull(br, magic); err != nil || string(magic) != clustersMagic {
-		return nil, errors.New("clusters: bad magic")
 	}
 	levels, err := binary.ReadUvarint(br)
 	if err != nil || levels < 1 || levels > MaxClusterLevels {

@@ -104,44 +104,23 @@ func newGazetteer(entries []uint32) *Gazetteer {
 	return g
 }
 
-const gazetteerMagic = "SLPG2"
-
-// WriteTo writes the gazetteer, gzip-compressed: a magic string, the count, then the sorted
-// entries as varint deltas.
-func (g *Gazetteer) WriteTo(w io.Writer) (int64, error) {
-	var buf bytes.Buffer
-	buf.WriteString(gazetteerMagic)
-	buf.Write(binary.AppendUvarint(nil, uint64(len(g.entries))))
+// marshal returns the gazetteer section of a model file, gzip-compressed: the count, then the
+// sorted entries as uvarint deltas.
+func (g *Gazetteer) marshal() ([]byte, error) {
+	b := binary.AppendUvarint(nil, uint64(len(g.entries)))
 	prev := uint32(0)
 	for _, e := range g.entries {
-		buf.Write(binary.AppendUvarint(nil, uint64(e-prev)))
+		b = binary.AppendUvarint(b, uint64(e-prev))
 		prev = e
 	}
-	var out bytes.Buffer
-	zw, err := gzip.NewWriterLevel(&out, gzip.BestCompression)
-	if err != nil {
-		return 0, err
-	}
-	if _, err := zw.Write(buf.Bytes()); err != nil {
-		return 0, err
-	}
-	if err := zw.Close(); err != nil {
-		return 0, err
-	}
-	n, err := w.Write(out.Bytes())
-	return int64(n), err
+	return gzipBytes(b)
 }
 
-// ReadGazetteer reads what WriteTo wrote.
-func ReadGazetteer(r io.Reader) (*Gazetteer, error) {
-	zr, err := gzip.NewReader(r)
+// unmarshalGazetteer reads what marshal wrote.
+func unmarshalGazetteer(data []byte) (*Gazetteer, error) {
+	br, err := gunzip(data)
 	if err != nil {
 		return nil, fmt.Errorf("gazetteer: %w", err)
-	}
-	br := bufio.NewReader(zr)
-	magic := make([]byte, len(gazetteerMagic))
-	if _, err := io.ReadFull(br, magic); err != nil || string(magic) != gazetteerMagic {
-		return nil, errors.New("gazetteer: bad magic")
 	}
 	n, err := binary.ReadUvarint(br)
 	if err != nil || n > 1<<24 {
@@ -154,13 +133,44 @@ func ReadGazetteer(r io.Reader) (*Gazetteer, error) {
 		if err != nil {
 			return nil, fmt.Errorf("gazetteer: entry %d: %w", i, err)
 		}
+		if i > 0 && d == 0 {
+			return nil, errors.New("gazetteer: entries not in order")
+		}
 		prev += d
 		if prev > 1<<32-1 {
 			return nil, errors.New("gazetteer: entry out of range")
 		}
 		entries[i] = uint32(prev)
 	}
+	if _, err := br.ReadByte(); err != io.EOF {
+		return nil, errors.New("gazetteer: data after the entries")
+	}
 	return newGazetteer(entries), nil
+}
+
+// gzipBytes compresses b (best compression: the output is the same for the same input).
+func gzipBytes(b []byte) ([]byte, error) {
+	var out bytes.Buffer
+	zw, err := gzip.NewWriterLevel(&out, gzip.BestCompression)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := zw.Write(b); err != nil {
+		return nil, err
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
+}
+
+// gunzip returns a reader of the decompressed data.
+func gunzip(data []byte) (*bufio.Reader, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, err
+	}
+	return bufio.NewReader(zr), nil
 }
 
 // Lower is the lower-case form of a word as the tagger and the gazetteer see it.

@@ -4,15 +4,16 @@ import (
 	"embed"
 	"fmt"
 	"path"
-	"slices"
 	"strings"
+
+	"github.com/sluice-api/sluice/internal/modelfile"
 )
 
 // The word lists the tagger's features and the rules after it read are data files,
 // lists/NAME.txt: words separated by spaces or line breaks, lower case, lines starting with "#"
 // are comments. The model file records the SHA-256 of every list it was trained with, and
-// loading it refuses a package whose lists differ (see Load): a list changed is a model to
-// rebuild with go run ./scripts/train/pii.
+// loading it refuses a package whose lists differ (modelfile.CheckLists, see Decode): a list
+// changed is a model to rebuild with go run ./scripts/models lock pii.
 //
 //go:embed lists/*.txt
 var listFS embed.FS
@@ -61,40 +62,17 @@ func listSet(name string) map[uint64]bool {
 	return m
 }
 
-// recordLists notes the SHA-256 of every embedded list in m (see Model.Record).
-func (m *Model) recordLists() {
+// listContents returns the embedded lists by their names as the model file records them
+// (lists/NAME.txt, relative to the model file), for modelfile.ListHashes and CheckLists.
+func listContents() map[string][]byte {
 	names, contents := ListFiles()
+	out := make(map[string][]byte, len(names))
 	for i, n := range names {
-		m.Record(n, contents[i])
+		out[n] = contents[i]
 	}
+	return out
 }
 
-// checkLists returns an error when m was trained with lists other than the embedded ones: a
-// list it records that differs or is missing, or an embedded list it does not record. A model
-// file that records no list at all (the earlier forms) is not checked.
-func (m *Model) checkLists() error {
-	var recorded []string
-	for k := range m.meta {
-		if n, ok := strings.CutPrefix(k, hashKey("lists/")); ok {
-			recorded = append(recorded, "lists/"+n)
-		}
-	}
-	if len(recorded) == 0 {
-		return nil
-	}
-	names, contents := ListFiles()
-	for i, n := range names {
-		if _, ok := m.meta[hashKey(n)]; !ok {
-			return fmt.Errorf("names model: trained without %s; rebuild it with go run ./scripts/train/pii", n)
-		}
-		if err := m.check(n, contents[i]); err != nil {
-			return fmt.Errorf("%w; rebuild it with go run ./scripts/train/pii", err)
-		}
-	}
-	for _, n := range recorded {
-		if !slices.Contains(names, n) {
-			return fmt.Errorf("names model: trained with %s, which the package no longer has", n)
-		}
-	}
-	return nil
-}
+// recordLists notes the SHA-256 of every embedded list in m, for its model file: the lists a
+// model is trained with are the ones compiled into the trainer.
+func (m *Model) recordLists() { m.lists = modelfile.ListHashes(listContents()) }

@@ -1,219 +1,177 @@
 package names
 
 import (
-	"bytes"
-	"crypto/sha256"
 	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"math"
-	"slices"
-	"strconv"
+
+	"github.com/sluice-api/sluice/internal/modelfile"
 )
 
-// The model file. modelMagic starts it; then the metadata: the number of entries (uvarint) and
-// each entry's key and value as uvarint-length-prefixed strings, keys in order; then the number
-// of bucket bits (a byte), the scale (a little-endian float32), the number of non-zero weights
-// (uvarint), and each non-zero weight as the uvarint gap from the previous one's index and its
-// little-endian int16 value. Most weights are zero: this sparse form is a fraction of the dense
-// one and reads in a few milliseconds. (SLPT1 and SLPT2 were the greedy tagger's files.)
-const modelMagic = "SLPT3"
+// The model file is one internal/modelfile container, ID ModelID, with three sections:
+//
+//   - weights: the number of non-zero weights (uvarint), then each non-zero weight as the
+//     uvarint gap from the previous one's index and its little-endian int16 value. Most weights
+//     are zero: this sparse form is a fraction of the dense one and reads in a few milliseconds;
+//   - gazetteer: the gazetteer (see Gazetteer.marshal);
+//   - clusters: the word classes (see Clusters.marshal); absent for a model without them.
+//
+// The metadata (fileMeta) holds the features the weights are for, the number of bucket bits, the
+// scale of the weights, the bias of B and the SHA-256 of every word list of lists/ the model was
+// trained with, under modelfile.ListsKey; Decode refuses a package whose lists differ.
 
-// Metadata keys of the model file; the others are the SHA-256 of its parts (see Record).
-const (
-	metaFeatures = "features" // featureVersion: the features the weights are for
-	metaBiasB    = "bias-b"   // Model.biasB, a decimal number; absent means 0
-)
+// ModelID is the model file's id, and the model id of the services that run the tagger.
+const ModelID = "sluice-pii-v3"
 
 // featureVersion names the features of obsFeatures and transFeatures. A change to them that
 // moves a hash changes this, and a model trained with other features is refused.
 const featureVersion = "viterbi-1"
 
-// Names of the files a model is made of besides the model file, as the model file records them.
+// Section names of the model file.
 const (
-	GazetteerFile = "gazetteer.bin.gz"
-	ClustersFile  = "clusters.bin.gz"
+	sectionWeights   = "weights"
+	sectionGazetteer = "gazetteer"
+	sectionClusters  = "clusters"
 )
 
-// hashKey is the metadata key of the SHA-256 of the file name.
-func hashKey(name string) string { return "sha256:" + name }
-
-// Record notes in m the SHA-256 of data, the content of the file name the model is trained with,
-// so that Load refuses any other content for it.
-func (m *Model) Record(name string, data []byte) {
-	if m.meta == nil {
-		m.meta = map[string]string{}
-	}
-	sum := sha256.Sum256(data)
-	m.meta[hashKey(name)] = hex.EncodeToString(sum[:])
+// fileMeta is the model file's metadata.
+type fileMeta struct {
+	Features string            `json:"features"`
+	Bits     uint              `json:"bits"`
+	Scale    float32           `json:"scale"`
+	BiasB    float64           `json:"bias-b,omitempty"`
+	Lists    map[string]string `json:"lists"`
 }
 
-// check returns an error when m records a SHA-256 for the file name that data does not have.
-// A model file without metadata (the earlier forms) records none.
-func (m *Model) check(name string, data []byte) error {
-	want, ok := m.meta[hashKey(name)]
-	if !ok {
-		return nil
+// Encode returns the model file of m: its weights, its gazetteer and its word classes.
+func (m *Model) Encode() ([]byte, error) {
+	if m.gaz == nil {
+		return nil, errors.New("names model: encode: no gazetteer")
 	}
-	sum := sha256.Sum256(data)
-	if got := hex.EncodeToString(sum[:]); got != want {
-		return fmt.Errorf("names model: %s has SHA-256 %.12s…, the model was trained with %.12s…", name, got, want)
+	sections := []modelfile.Section{{Name: sectionWeights, Data: m.appendWeights(nil)}}
+	gaz, err := m.gaz.marshal()
+	if err != nil {
+		return nil, fmt.Errorf("names model: encode: %w", err)
 	}
-	return nil
+	sections = append(sections, modelfile.Section{Name: sectionGazetteer, Data: gaz})
+	if m.clus != nil {
+		clus, err := m.clus.marshal()
+		if err != nil {
+			return nil, fmt.Errorf("names model: encode: %w", err)
+		}
+		sections = append(sections, modelfile.Section{Name: sectionClusters, Data: clus})
+	}
+	meta := fileMeta{Features: featureVersion, Bits: m.bits, Scale: m.scale, BiasB: m.biasB, Lists: m.lists}
+	b, err := modelfile.Encode(ModelID, meta, sections...)
+	if err != nil {
+		return nil, fmt.Errorf("names model: encode: %w", err)
+	}
+	return b, nil
 }
 
-// WriteTo writes the model (see modelMagic).
-func (m *Model) WriteTo(w io.Writer) (int64, error) {
-	var buf bytes.Buffer
-	buf.WriteString(modelMagic)
-	meta := map[string]string{}
-	for k, v := range m.meta {
-		meta[k] = v
+// Decode reads a model file written by Encode. It refuses a file of another model or other
+// features, and one trained with word lists other than the embedded ones (lists/*.txt).
+func Decode(data []byte) (*Model, error) {
+	m, f, err := decodeWeights(data)
+	if err != nil {
+		return nil, err
 	}
-	if m.biasB != 0 {
-		meta[metaBiasB] = strconv.FormatFloat(m.biasB, 'g', -1, 64)
+	if err := modelfile.CheckLists(m.lists, listContents()); err != nil {
+		return nil, fmt.Errorf("names model: %w; rebuild it with go run ./scripts/models lock pii", err)
 	}
-	meta[metaFeatures] = featureVersion
-	keys := make([]string, 0, len(meta))
-	for k := range meta {
-		keys = append(keys, k)
+	raw, err := f.Section(sectionGazetteer)
+	if err != nil {
+		return nil, fmt.Errorf("names model: %w", err)
 	}
-	slices.Sort(keys)
-	buf.Write(binary.AppendUvarint(nil, uint64(len(keys))))
-	for _, k := range keys {
-		for _, s := range []string{k, meta[k]} {
-			buf.Write(binary.AppendUvarint(nil, uint64(len(s))))
-			buf.WriteString(s)
+	if m.gaz, err = unmarshalGazetteer(raw); err != nil {
+		return nil, fmt.Errorf("names model: %w", err)
+	}
+	if raw, err := f.Section(sectionClusters); err == nil {
+		if m.clus, err = unmarshalClusters(raw); err != nil {
+			return nil, fmt.Errorf("names model: %w", err)
 		}
 	}
-	buf.WriteByte(byte(m.bits))
-	buf.Write(binary.LittleEndian.AppendUint32(nil, math.Float32bits(m.scale)))
+	return m, nil
+}
+
+// decodeWeights reads the container, the metadata and the weights of a model file, without
+// checking its word lists or reading its gazetteer and word classes.
+func decodeWeights(data []byte) (*Model, *modelfile.File, error) {
+	f, err := modelfile.Decode(data)
+	if err != nil {
+		return nil, nil, fmt.Errorf("names model: %w", err)
+	}
+	if f.ID != ModelID {
+		return nil, nil, fmt.Errorf("names model: the file is model %q, this package reads %q", f.ID, ModelID)
+	}
+	var meta fileMeta
+	if err := f.UnmarshalMeta(&meta); err != nil {
+		return nil, nil, fmt.Errorf("names model: %w", err)
+	}
+	if meta.Features != featureVersion {
+		return nil, nil, fmt.Errorf("names model: trained for features %q, this package has %q", meta.Features, featureVersion)
+	}
+	if meta.Bits < 8 || meta.Bits > 22 {
+		return nil, nil, fmt.Errorf("names model: %d bucket bits", meta.Bits)
+	}
+	s := float64(meta.Scale)
+	if math.IsNaN(meta.BiasB) || math.IsInf(meta.BiasB, 0) || math.IsNaN(s) || math.IsInf(s, 0) || s <= 0 {
+		return nil, nil, fmt.Errorf("names model: bias %v or scale %v", meta.BiasB, meta.Scale)
+	}
+	m := &Model{bits: meta.Bits, scale: meta.Scale, biasB: meta.BiasB, lists: meta.Lists}
+	raw, err := f.Section(sectionWeights)
+	if err != nil {
+		return nil, nil, fmt.Errorf("names model: %w", err)
+	}
+	if m.weights, err = readWeights(raw, (1<<m.bits)*numLabels); err != nil {
+		return nil, nil, err
+	}
+	return m, f, nil
+}
+
+// appendWeights appends the weights section of m to b.
+func (m *Model) appendWeights(b []byte) []byte {
 	nonZero := 0
 	for _, v := range m.weights {
 		if v != 0 {
 			nonZero++
 		}
 	}
-	buf.Write(binary.AppendUvarint(nil, uint64(nonZero)))
+	b = binary.AppendUvarint(b, uint64(nonZero))
 	next := 0
 	for i, v := range m.weights {
 		if v == 0 {
 			continue
 		}
-		buf.Write(binary.AppendUvarint(nil, uint64(i-next)))
-		buf.Write(binary.LittleEndian.AppendUint16(nil, uint16(v)))
+		b = binary.AppendUvarint(b, uint64(i-next))
+		b = binary.LittleEndian.AppendUint16(b, uint16(v))
 		next = i + 1
 	}
-	n, err := w.Write(buf.Bytes())
-	return int64(n), err
+	return b
 }
 
-// ReadModel reads what WriteTo wrote. The model has no gazetteer until WithGazetteer.
-func ReadModel(r io.Reader) (*Model, error) {
-	raw, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("names model: %w", err)
-	}
-	m, rest, err := readModelHeader(raw)
-	if err != nil {
-		return nil, err
-	}
-	weights := make([]int16, (1<<m.bits)*numLabels)
-	count, k := binary.Uvarint(rest)
-	if k <= 0 || count > uint64(len(weights)) || count > uint64(len(rest))/3 {
+// readWeights reads a weights section into n weights.
+func readWeights(raw []byte, n int) ([]int16, error) {
+	weights := make([]int16, n)
+	count, k := binary.Uvarint(raw)
+	if k <= 0 || count > uint64(len(weights)) || count > uint64(len(raw))/3 {
 		return nil, errors.New("names model: bad weight count")
 	}
-	rest = rest[k:]
+	raw = raw[k:]
 	next := uint64(0)
 	for range count {
-		gap, k := binary.Uvarint(rest)
-		if k <= 0 || len(rest) < k+2 || gap >= uint64(len(weights))-next {
+		gap, k := binary.Uvarint(raw)
+		if k <= 0 || len(raw) < k+2 || gap >= uint64(len(weights))-next {
 			return nil, errors.New("names model: weights out of range or cut short")
 		}
 		i := next + gap
-		weights[i] = int16(binary.LittleEndian.Uint16(rest[k:]))
-		rest = rest[k+2:]
+		weights[i] = int16(binary.LittleEndian.Uint16(raw[k:]))
+		raw = raw[k+2:]
 		next = i + 1
 	}
-	if len(rest) != 0 {
-		return nil, fmt.Errorf("names model: %d bytes after the weights", len(rest))
+	if len(raw) != 0 {
+		return nil, fmt.Errorf("names model: %d bytes after the weights", len(raw))
 	}
-	m.weights = weights
-	return m, nil
-}
-
-// readModelHeader reads the magic, the metadata, the bucket bits and the scale at the start of
-// raw into a model without weights, and returns the bytes after them.
-func readModelHeader(raw []byte) (*Model, []byte, error) {
-	if !bytes.HasPrefix(raw, []byte(modelMagic)) {
-		return nil, nil, errors.New("names model: bad magic")
-	}
-	m := &Model{}
-	raw = raw[len(modelMagic):]
-	var err error
-	if m.meta, raw, err = readMeta(raw); err != nil {
-		return nil, nil, err
-	}
-	if v := m.meta[metaFeatures]; v != featureVersion {
-		return nil, nil, fmt.Errorf("names model: trained for features %q, this package has %q", v, featureVersion)
-	}
-	delete(m.meta, metaFeatures)
-	if v, ok := m.meta[metaBiasB]; ok {
-		b, err := strconv.ParseFloat(v, 64)
-		if err != nil || math.IsNaN(b) || math.IsInf(b, 0) {
-			return nil, nil, fmt.Errorf("names model: bias %q", v)
-		}
-		m.biasB = b
-		delete(m.meta, metaBiasB)
-	}
-	if m.bits, m.scale, raw, err = readHeader(raw); err != nil {
-		return nil, nil, err
-	}
-	return m, raw, nil
-}
-
-// maxMeta bounds the metadata of a model file: entries, and bytes of one key or value.
-const maxMeta = 256
-
-// readMeta reads the metadata entries at the start of raw and returns them and the rest.
-func readMeta(raw []byte) (map[string]string, []byte, error) {
-	n, k := binary.Uvarint(raw)
-	if k <= 0 || n > maxMeta {
-		return nil, nil, errors.New("names model: bad metadata count")
-	}
-	raw = raw[k:]
-	meta := make(map[string]string, n)
-	prev := ""
-	for i := range n {
-		var kv [2]string
-		for j := range kv {
-			l, k := binary.Uvarint(raw)
-			if k <= 0 || l > maxMeta || uint64(len(raw)-k) < l {
-				return nil, nil, errors.New("names model: metadata cut short")
-			}
-			kv[j] = string(raw[k : k+int(l)])
-			raw = raw[k+int(l):]
-		}
-		if i > 0 && kv[0] <= prev {
-			return nil, nil, errors.New("names model: metadata keys out of order")
-		}
-		prev = kv[0]
-		meta[kv[0]] = kv[1]
-	}
-	return meta, raw, nil
-}
-
-// readHeader reads the bucket bits and the scale at the start of raw and returns them and the
-// bytes after them.
-func readHeader(raw []byte) (bits uint, scale float32, rest []byte, err error) {
-	if len(raw) < 5 {
-		return 0, 0, nil, errors.New("names model: header cut short")
-	}
-	bits = uint(raw[0])
-	if bits < 8 || bits > 22 {
-		return 0, 0, nil, fmt.Errorf("names model: %d bucket bits", bits)
-	}
-	return bits, math.Float32frombits(binary.LittleEndian.Uint32(raw[1:5])), raw[5:], nil
+	return weights, nil
 }

@@ -11,13 +11,12 @@
 // titles and offices, initials; see rules.go). Each rule can be switched off by name, and
 // carries what switching it off was measured to change.
 //
-// The model, the gazetteer and the word classes are trained by scripts/train/pii and embedded;
-// see MODEL.md. Tagging is linear in the text: one tokenizing pass, one pass per line for the
+// The weights, the gazetteer and the word classes are trained by scripts/train/pii and embedded
+// in one model file (tagger.model, see modelfile.go); see MODEL.md. Tagging is linear in the text: one tokenizing pass, one pass per line for the
 // log-line rule, and a bounded number of features per word.
 package names
 
 import (
-	"bytes"
 	"context"
 	_ "embed"
 	"fmt"
@@ -42,59 +41,15 @@ type Model struct {
 	// the weights before quantisation: a positive bias trades precision for recall. The trainer
 	// records it in the model file; it is chosen on the development sets.
 	biasB float64
-	// meta: the model file's other metadata (see modelfile.go).
-	meta map[string]string
+	// lists: the SHA-256 of each word list the model was trained with, by name (lists/NAME.txt).
+	lists map[string]string
 }
 
 //go:embed tagger.model
 var modelFile []byte
 
-//go:embed gazetteer.bin.gz
-var gazetteerFile []byte
-
-//go:embed clusters.bin.gz
-var clustersFile []byte
-
 // Default returns the embedded model, loaded once per process.
-var Default = sync.OnceValues(func() (*Model, error) {
-	return Load(Files{Model: modelFile, Gazetteer: gazetteerFile, Clusters: clustersFile})
-})
-
-// Files are the bytes of the files the trainer writes for one model.
-type Files struct {
-	Model     []byte // tagger.model
-	Gazetteer []byte // gazetteer.bin.gz
-	Clusters  []byte // clusters.bin.gz; nil for a model without word classes
-}
-
-// Load reads a tagger, its gazetteer and its word classes. The model file records the SHA-256
-// of every file it was trained with (see Record): the gazetteer, the word classes and the
-// embedded word lists (lists/*.txt). Load refuses a file or list that differs, and a model that
-// records no word classes gets none.
-func Load(files Files) (*Model, error) {
-	m, err := ReadModel(bytes.NewReader(files.Model))
-	if err != nil {
-		return nil, err
-	}
-	if err := m.checkLists(); err != nil {
-		return nil, err
-	}
-	if err := m.check(GazetteerFile, files.Gazetteer); err != nil {
-		return nil, err
-	}
-	if m.gaz, err = ReadGazetteer(bytes.NewReader(files.Gazetteer)); err != nil {
-		return nil, err
-	}
-	if _, ok := m.meta[hashKey(ClustersFile)]; ok {
-		if err := m.check(ClustersFile, files.Clusters); err != nil {
-			return nil, err
-		}
-		if m.clus, err = ReadClusters(bytes.NewReader(files.Clusters)); err != nil {
-			return nil, err
-		}
-	}
-	return m, nil
-}
+var Default = sync.OnceValues(func() (*Model, error) { return Decode(modelFile) })
 
 // WithoutRules returns a copy of m with the named rules after the tagger switched off, for
 // measuring what each is worth (go run ./scripts/eval/pii -without NAME). It returns an error

@@ -40,11 +40,11 @@ func TestGazetteerRoundTrip(t *testing.T) {
 	b.Add("rose", Given)
 	b.Add("rose", Common)
 	g := b.Build()
-	var buf bytes.Buffer
-	if _, err := g.WriteTo(&buf); err != nil {
+	b2, err := g.marshal()
+	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := ReadGazetteer(&buf)
+	r, err := unmarshalGazetteer(b2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,8 +59,8 @@ func TestGazetteerRoundTrip(t *testing.T) {
 			t.Fatalf("builder Flags(%q) = %d, want %d", strings.ToUpper(tc.word), got, tc.want)
 		}
 	}
-	if _, err := ReadGazetteer(strings.NewReader("not gzip")); err == nil {
-		t.Fatal("ReadGazetteer accepted garbage")
+	if _, err := unmarshalGazetteer([]byte("not gzip")); err == nil {
+		t.Fatal("unmarshalGazetteer accepted garbage")
 	}
 }
 
@@ -107,21 +107,14 @@ func TestTrainDeterministic(t *testing.T) {
 	}
 	cfg := TrainConfig{Bits: 12, Epochs: 5, Seed: 3, Gazetteer: g}
 	m1, m2 := Train(exs, cfg), Train(exs, cfg)
-	var b1, b2 bytes.Buffer
-	if _, err := m1.WriteTo(&b1); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := m2.WriteTo(&b2); err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(b1.Bytes(), b2.Bytes()) {
+	b1, b2 := encode(t, m1), encode(t, m2)
+	if !bytes.Equal(b1, b2) {
 		t.Fatal("two runs with one seed wrote different models")
 	}
-	m, err := ReadModel(&b1)
+	m, err := Decode(b1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m = m.WithGazetteer(g)
 	text := "Hello, my name is Clara and I live in Paris."
 	spans, err := m.Tag(context.Background(), text)
 	if err != nil {
@@ -211,53 +204,6 @@ func TestRuneClasses(t *testing.T) {
 	}
 }
 
-func TestModelFile(t *testing.T) {
-	m := &Model{bits: 8, weights: make([]int16, 256*numLabels), scale: 0.5}
-	m.weights[0], m.weights[7], m.weights[len(m.weights)-1] = -3, 1200, 9
-	var sparse bytes.Buffer
-	if _, err := m.WriteTo(&sparse); err != nil {
-		t.Fatal(err)
-	}
-	other := bytes.Replace(sparse.Bytes(), []byte(featureVersion), []byte("viterbi-0"), 1)
-	// The header alone: a model without non-zero weights ends in a count of zero.
-	var empty bytes.Buffer
-	if _, err := (&Model{bits: 8, weights: make([]int16, 256*numLabels), scale: 0.5}).WriteTo(&empty); err != nil {
-		t.Fatal(err)
-	}
-	header := empty.Bytes()[:empty.Len()-1]
-
-	for _, tc := range []struct {
-		name string
-		data []byte
-		ok   bool
-	}{
-		{"Sparse", sparse.Bytes(), true},
-		{"Empty", nil, false},
-		{"BadMagic", append([]byte("XXXXX"), sparse.Bytes()[5:]...), false},
-		{"OtherFeatures", other, false},
-		{"CutShort", sparse.Bytes()[:sparse.Len()-1], false},
-		{"TrailingBytes", append(bytes.Clone(sparse.Bytes()), 0), false},
-		{"GapPastTheEnd", append(bytes.Clone(header), 1, 0xff, 0xff, 0x7f, 1, 0), false},
-		{"GreedyTagger", append([]byte("SLPT2"), sparse.Bytes()[5:]...), false},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := ReadModel(bytes.NewReader(tc.data))
-			if !tc.ok {
-				if err == nil {
-					t.Fatal("a damaged model file was accepted")
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got.bits != m.bits || got.scale != m.scale || !slices.Equal(got.weights, m.weights) {
-				t.Fatal("the model read differs from the one written")
-			}
-		})
-	}
-}
-
 func TestSelfIntroduction(t *testing.T) {
 	m, err := Default()
 	if err != nil {
@@ -292,22 +238,17 @@ func TestSelfIntroduction(t *testing.T) {
 	}
 }
 
-func TestLoad(t *testing.T) {
-	m, err := Load(Files{Model: modelFile, Gazetteer: gazetteerFile, Clusters: clustersFile})
+func TestDefault(t *testing.T) {
+	m, err := Default()
 	if err != nil {
 		t.Fatal(err)
+	}
+	if m.gaz.Len() == 0 || m.clus.Len() == 0 || m.Bias() == 0 {
+		t.Fatalf("embedded model: gazetteer %d words, clusters %d words, bias %v", m.gaz.Len(), m.clus.Len(), m.Bias())
 	}
 	spans, err := m.Tag(context.Background(), "Thanks, Sanne de Vries")
 	if err != nil || len(spans) != 1 {
 		t.Fatalf("Tag = %v, %v; want one name", spans, err)
-	}
-	for name, files := range map[string]Files{
-		"BadModel":     {Model: []byte("not a model"), Gazetteer: gazetteerFile, Clusters: clustersFile},
-		"BadGazetteer": {Model: modelFile, Gazetteer: []byte("not a gazetteer"), Clusters: clustersFile},
-	} {
-		if _, err := Load(files); err == nil {
-			t.Errorf("%s: Load accepted a broken file", name)
-		}
 	}
 }
 
