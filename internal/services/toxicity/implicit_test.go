@@ -594,7 +594,7 @@ func TestLoadReadsQuoteCues(t *testing.T) {
 			if s.prep.quoteCues != c.want {
 				t.Fatalf("quote cues %v, want %v", s.prep.quoteCues, c.want)
 			}
-			other, err := s.WithImplicitMode(ImplicitCondemned)
+			other, err := s.withImplicitMode(ImplicitCondemned)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -812,7 +812,7 @@ func TestLoadReadsImplicitLangs(t *testing.T) {
 			if s == nil {
 				return
 			}
-			s, err := s.WithImplicitMode(ImplicitCondemned)
+			s, err := s.withImplicitMode(ImplicitCondemned)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -32,10 +31,6 @@ const (
 	// the word lists mark as strong or as mild or ambiguous.
 	TokenStrong = "zlexa"
 	TokenMild   = "zlexb"
-	// TokenCurse follows, with a preparer WithCurses, a curse word that can be an exclamation
-	// or an intensifier aimed at no one (curses.txt), instead of the lexicon's token, unless
-	// an address follows it.
-	TokenCurse = "zlexc"
 )
 
 // maxPhrase is the longest group or lexicon phrase, in words.
@@ -61,9 +56,6 @@ type Preparer struct {
 	// quoteCues says next to which quote tokens a judgement gets a quote cue (see
 	// WithQuoteCues).
 	quoteCues QuoteCues
-	// curseLex holds, with WithCurses, the lexicon's token (or "") of every curse form, which
-	// lexicon maps to TokenCurse; the form keeps it when an address follows. Nil without.
-	curseLex map[string]string
 	// scratch pools the working memory of prepare (*prepScratch). Copies of the preparer
 	// share it: what it holds is only ever used within one call.
 	scratch *sync.Pool
@@ -75,62 +67,6 @@ type prepScratch struct {
 	items []item
 	// counts holds the prefix counts of prepare, five slices of len(items)+1 one after another.
 	counts []int
-}
-
-// MetaCurseToken is the model file's metadata key saying that the model was trained with the
-// curse token (WithCurses with curses.txt): its value is "on". A model without it was not, and
-// its preparer gives no curse token.
-const MetaCurseToken = "curse_token"
-
-// ParseCurseToken parses the value of MetaCurseToken: "on" is true, "" false.
-func ParseCurseToken(s string) (bool, error) {
-	switch s {
-	case "":
-		return false, nil
-	case "on":
-		return true, nil
-	}
-	return false, fmt.Errorf("unknown curse-token setting %q (want on or nothing)", s)
-}
-
-// curseAddress are the words besides the "you" cues of the polarity list after which a curse
-// is aimed at someone ("fuck off", "fuck him") and keeps the lexicon's token.
-var curseAddress = map[string]bool{"off": true, "him": true, "her": true, "them": true, "em": true, "ya": true, "yall": true}
-
-// WithCurses returns a copy of p that follows every curse form of list (lines
-// "lang<TAB>form", see curses.txt) with TokenCurse instead of its lexicon token, or adds
-// TokenCurse after it when the lexicon lacks it, unless an address follows: a "you" word of the
-// polarity list or one of curseAddress. A longer lexicon phrase starting at the same word ("fuck
-// you", "shit head") still matches first. The copy shares p's other read-only lists.
-func (p *Preparer) WithCurses(list string) (*Preparer, error) {
-	q := *p
-	q.lexicon = maps.Clone(p.lexicon)
-	q.curseLex = map[string]string{}
-	err := eachLine(list, func(f []string) error {
-		if len(f) != 2 {
-			return fmt.Errorf("want lang and form")
-		}
-		form := NormalForm(f[1])
-		if form == "" || p.groups[form] {
-			return fmt.Errorf("form %q: empty, too long or a group name", f[1])
-		}
-		q.curseLex[form] = p.lexicon[form]
-		q.lexicon[form] = TokenCurse
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("curses: %w", err)
-	}
-	q.index()
-	return &q, nil
-}
-
-// curseAimed says whether word i, following a curse, addresses someone.
-func (p *Preparer) curseAimed(w *textnorm.Words, i int) bool {
-	if i >= w.Len() {
-		return false
-	}
-	return curseAddress[string(w.Word(i))] || p.polarity[string(w.Word(i))] == cueYou
 }
 
 // QuoteCues says, for a preparer that reads implicit quotes, next to which quote tokens a
@@ -471,9 +407,6 @@ func (p *Preparer) prepare(ctx context.Context, text string) (string, error) {
 			}
 		}
 		kl, tok := p.matchLexicon(w, i, lens)
-		if tok == TokenCurse && p.curseAimed(w, i+kl) {
-			tok = p.curseLex[string(w.Text[w.Start(i):w.Ends[i+kl-1]])]
-		}
 		kc, c := p.matchCue(w, i, lens)
 		k := max(kl, kc, 1)
 		items = append(items, item{from: w.Start(i), to: w.Ends[i+k-1], lex: tok, cue: c})
@@ -592,7 +525,7 @@ type item struct {
 	tok      string
 	from, to int
 	group    bool
-	lex      string // TokenStrong, TokenMild, TokenCurse or ""
+	lex      string // TokenStrong, TokenMild or ""
 	cue      cue
 	// implicitQuote marks the token of reported speech (not with QuoteCuesAll).
 	implicitQuote bool

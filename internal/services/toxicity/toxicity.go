@@ -18,8 +18,10 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 
+	"github.com/sluice-api/sluice/internal/modelfile"
 	"github.com/sluice-api/sluice/internal/services"
 	"github.com/sluice-api/sluice/internal/services/textclass"
 )
@@ -51,7 +53,11 @@ const (
 )
 
 // Spec is how the model turns text into features and windows.
-var Spec = textclass.Spec{WordNgrams: 3, CharMin: 3, CharMax: 5, Window: 48, Stride: 24}
+//
+// A window of 32 words (stride 16) rather than 48 keeps one abusive sentence from being diluted
+// in a long comment, and a long ordinary comment from adding up many weak cues: on the
+// social-media development set it held long texts better.
+var Spec = textclass.Spec{WordNgrams: 3, CharMin: 3, CharMax: 5, Window: 32, Stride: 16}
 
 //go:embed toxicity.model
 var modelFile []byte
@@ -72,12 +78,6 @@ var PolarityFile string
 //
 //go:embed reporting.txt
 var ReportingFile string
-
-// CursesFile is the embedded list of curse words that can be exclamations (curses.txt), for
-// models trained with the curse token (MetaCurseToken).
-//
-//go:embed curses.txt
-var CursesFile string
 
 //go:embed lexicon.tsv
 var lexiconFile string
@@ -107,7 +107,7 @@ func New() (*Service, error) {
 	if err != nil {
 		return nil, fmt.Errorf("toxicity: %w", err)
 	}
-	return build(m, prep)
+	return build(m, prep, lexiconFile)
 }
 
 // Load returns the service with a model file and lexicon other than the embedded ones, as the
@@ -122,7 +122,7 @@ func Load(model []byte, lexicon string) (*Service, error) {
 	if err != nil {
 		return nil, fmt.Errorf("toxicity: %w", err)
 	}
-	return build(m, prep)
+	return build(m, prep, lexicon)
 }
 
 // The files the trainer (scripts/train/toxicity) writes and this package embeds.
@@ -145,9 +145,24 @@ func LoadDir(dir string) (*Service, error) {
 	return Load(model, string(lexicon))
 }
 
+// ListFiles returns the word lists the preparer reads, by file name, with lexicon as
+// LexiconFileName: the trainer records their SHA-256 in the model (textclass.Model.Lists) and
+// loading refuses a model whose recorded lists differ (modelfile.CheckLists).
+func ListFiles(lexicon string) map[string][]byte {
+	return map[string][]byte{
+		"groups.txt":    []byte(GroupsFile),
+		"polarity.txt":  []byte(PolarityFile),
+		"reporting.txt": []byte(ReportingFile),
+		LexiconFileName: []byte(lexicon),
+	}
+}
+
 // build checks the model's heads, reads the implicit-quote mode it was trained with
 // (MetaImplicit) and assembles the service and its descriptor.
-func build(m *textclass.Model, prep *Preparer) (*Service, error) {
+func build(m *textclass.Model, prep *Preparer, lexicon string) (*Service, error) {
+	if err := modelfile.CheckLists(m.Lists, ListFiles(lexicon)); err != nil {
+		return nil, fmt.Errorf("toxicity: model: %w", err)
+	}
 	if m.Heads[0].Name != HeadToxic {
 		return nil, fmt.Errorf("toxicity: model's primary head is %q, want %q", m.Heads[0].Name, HeadToxic)
 	}
@@ -159,8 +174,8 @@ func build(m *textclass.Model, prep *Preparer) (*Service, error) {
 }
 
 // buildWith is build with the implicit-quote mode given rather than read from the model. The
-// quote cues (MetaQuoteCues), the languages of the reporting list (MetaImplicitLangs) and the
-// curse token (MetaCurseToken) always come from the model.
+// quote cues (MetaQuoteCues) and the languages of the reporting list (MetaImplicitLangs) always
+// come from the model.
 func buildWith(m *textclass.Model, prep *Preparer, mode ImplicitMode) (*Service, error) {
 	cues, err := ParseQuoteCues(m.Meta[MetaQuoteCues])
 	if err != nil {
@@ -175,15 +190,6 @@ func buildWith(m *textclass.Model, prep *Preparer, mode ImplicitMode) (*Service,
 		return nil, fmt.Errorf("toxicity: %w", err)
 	}
 	prep = prep.WithQuoteCues(cues)
-	curses, err := ParseCurseToken(m.Meta[MetaCurseToken])
-	if err != nil {
-		return nil, fmt.Errorf("toxicity: model: %w", err)
-	}
-	if curses && prep.curseLex == nil {
-		if prep, err = prep.WithCurses(CursesFile); err != nil {
-			return nil, fmt.Errorf("toxicity: %w", err)
-		}
-	}
 	s := &Service{model: m, prep: prep}
 	for _, l := range Labels {
 		i := m.Head(l)
@@ -219,15 +225,15 @@ func (s *Service) scoreQuote(ctx context.Context, prepared string) (float64, err
 // Descriptor returns the service descriptor.
 func (s *Service) Descriptor() services.Descriptor { return s.desc }
 
-// WithImplicitMode returns the service with the same model read with the given implicit-quote
+// withImplicitMode returns the service with the same model read with the given implicit-quote
 // mode rather than the one it was trained with: for tools that probe what the reading changes.
-func (s *Service) WithImplicitMode(mode ImplicitMode) (*Service, error) {
+func (s *Service) withImplicitMode(mode ImplicitMode) (*Service, error) {
 	return buildWith(s.model, s.prep, mode)
 }
 
-// Prepared returns the text the model scores for text (groups, cues and quoted passages marked),
+// prepare returns the text the model scores for text (groups, cues and quoted passages marked),
 // for tools that show how the service reads a text.
-func (s *Service) Prepared(ctx context.Context, text string) (string, error) {
+func (s *Service) prepare(ctx context.Context, text string) (string, error) {
 	prepared, err := s.prep.Prepare(ctx, text, s.scoreQuote)
 	if err != nil {
 		return "", fmt.Errorf("toxicity: %w", err)
@@ -235,59 +241,90 @@ func (s *Service) Prepared(ctx context.Context, text string) (string, error) {
 	return prepared, nil
 }
 
-// score prepares text (groups, cues, quoted passages) and scores it with the model.
-func (s *Service) score(ctx context.Context, text string) (textclass.Result, error) {
-	prepared, err := s.Prepared(ctx, text)
+// score prepares text (groups, cues, quoted passages) and scores it with the model. It returns
+// the prepared text too, for the label rules of Run.
+func (s *Service) score(ctx context.Context, text string) (textclass.Result, string, error) {
+	prepared, err := s.prepare(ctx, text)
 	if err != nil {
-		return textclass.Result{}, err
+		return textclass.Result{}, "", err
 	}
 	res, err := s.model.Score(ctx, prepared)
 	if err != nil {
-		return textclass.Result{}, fmt.Errorf("toxicity: %w", err)
+		return textclass.Result{}, "", fmt.Errorf("toxicity: %w", err)
 	}
-	return res, nil
-}
-
-// PreparedProbability returns the calibrated P(toxic) of a text already prepared (Prepared),
-// for tools that look at what one token of the prepared text weighs.
-func (s *Service) PreparedProbability(ctx context.Context, prepared string) (float64, error) {
-	res, err := s.model.Score(ctx, prepared)
-	if err != nil {
-		return 0, fmt.Errorf("toxicity: %w", err)
-	}
-	return res.P, nil
+	return res, prepared, nil
 }
 
 // Probability returns the calibrated P(toxic) of text, unrounded: the service's score before
 // rounding, for evaluation tools.
 func (s *Service) Probability(ctx context.Context, text string) (float64, error) {
-	res, err := s.score(ctx, text)
+	res, _, err := s.score(ctx, text)
 	return res.P, err
 }
 
-// Run scores the payload.
+// Run scores the payload. A text scored within the uncertainty band of the threshold or above
+// gets labels: every kind whose head reaches 0.5 on the best window, or else the single most
+// likely kind; but identity_hate only when the text names a group (a phrase of groups.txt) and
+// profanity only when it holds a word of the abuse lexicon (lexicon.tsv), whatever the heads say.
 func (s *Service) Run(ctx context.Context, req services.Request) (services.Result, error) {
 	threshold := services.Threshold(req.Params)
-	res, err := s.score(ctx, req.Payload.Value)
+	res, prepared, err := s.score(ctx, req.Payload.Value)
 	if err != nil {
 		return services.Result{}, err
 	}
 	score := math.Round(res.P*10000) / 10000
 	labels := []string{}
 	if score >= threshold-services.UncertaintyBand && res.Windows > 0 {
-		probs := s.model.HeadProbabilities(res)
-		best, bestP := -1, 0.0
-		for k, i := range s.labels {
-			if probs[i] >= 0.5 {
-				labels = append(labels, Labels[k])
-			}
-			if probs[i] > bestP {
-				best, bestP = k, probs[i]
-			}
-		}
-		if len(labels) == 0 && best >= 0 {
-			labels = append(labels, Labels[best])
-		}
+		labels = s.labelsOf(res, allowedLabels(prepared))
 	}
 	return services.ClassifyResult(req, score, labels), nil
+}
+
+// labelsOf applies the label rule of Run to the heads' probabilities on res's best window,
+// among the labels allowed (by index in Labels).
+func (s *Service) labelsOf(res textclass.Result, allowed [6]bool) []string {
+	probs := s.model.HeadProbabilities(res)
+	var labels []string
+	best, bestP := -1, 0.0
+	for k, i := range s.labels {
+		if !allowed[k] {
+			continue
+		}
+		if probs[i] >= 0.5 {
+			labels = append(labels, Labels[k])
+		}
+		if probs[i] > bestP {
+			best, bestP = k, probs[i]
+		}
+	}
+	if len(labels) == 0 && best >= 0 {
+		labels = append(labels, Labels[best])
+	}
+	return labels
+}
+
+// allowedLabels says, by index in Labels, which labels a prepared text may get: identity_hate
+// needs the group token, profanity a lexicon token.
+func allowedLabels(prepared string) [6]bool {
+	var group, lexicon bool
+	for _, w := range strings.Fields(prepared) {
+		switch w {
+		case TokenGroup:
+			group = true
+		case TokenStrong, TokenMild:
+			lexicon = true
+		}
+	}
+	var out [6]bool
+	for k, l := range Labels {
+		switch l {
+		case LabelIdentityHate:
+			out[k] = group
+		case LabelProfanity:
+			out[k] = lexicon
+		default:
+			out[k] = true
+		}
+	}
+	return out
 }

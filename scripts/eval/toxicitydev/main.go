@@ -1,12 +1,20 @@
-// Command toxicitydev scores the dev tenth of every training source of the toxicity model
-// (corpus.InDev) with a model trained without it, for tuning training settings without
-// touching the evaluation sets:
+// Command toxicitydev measures security.toxicity.flag on development data of real text, for
+// choosing training settings without touching the evaluation suites:
 //
-//	go run ./scripts/train/toxicity -quick -dev -l2 1e-6 -out DIR
-//	go run ./scripts/eval/toxicitydev -dir DIR
+//   - the hand-labelled social-media development set (scripts/internal/devset, the `dev` split by
+//     default; `-split holdout` once, to confirm a choice): AUPRC, and at the default threshold
+//     (flag means score >= 0.5) precision, recall, F1 and the false-positive rate on clean texts,
+//     on clean texts with profanity, and on clean texts that name no group; and how often the
+//     labels of flagged or uncertain texts say identity_hate without a group named, or profanity
+//     without profanity;
+//   - with -sources, the dev tenth of every training source (corpus.InDev, OfensaBR included) with
+//     a model trained without it (go run ./scripts/train/toxicity -dev -out DIR): per source,
+//     AUPRC, accuracy and FPR at 0.5.
 //
-// It prints, per source (per language for our hand-written examples), accuracy at 0.5 and
-// mean log-loss.
+// Usage: go run ./scripts/eval/toxicitydev [-data DIR] [-dir DIR] [-split dev|holdout] [-sources]
+//
+// Without -dir it measures the embedded model; with -dir, a candidate the trainer wrote there.
+// The text of the social-media set is never printed.
 package main
 
 import (
@@ -15,46 +23,166 @@ import (
 	"fmt"
 	"log"
 	"maps"
-	"math"
+	"os"
 	"slices"
+	"sort"
 
+	"github.com/sluice-api/sluice/internal/services"
 	"github.com/sluice-api/sluice/internal/services/toxicity"
+	"github.com/sluice-api/sluice/scripts/internal/devset"
 	"github.com/sluice-api/sluice/scripts/internal/evalkit"
 	"github.com/sluice-api/sluice/scripts/train/toxicity/corpus"
 )
 
 func main() {
 	data := evalkit.DataFlag()
-	dir := flag.String("dir", "", "directory with toxicity.model and lexicon.tsv")
+	dir := flag.String("dir", "", "measure the candidate in this directory (toxicity.model and lexicon.tsv) instead of the embedded model")
+	split := flag.String("split", devset.Dev, "split of the social-media set: dev, or holdout (only to confirm a choice once)")
+	sources := flag.Bool("sources", false, "measure the dev tenth of every training source instead (needs a model trained with -dev)")
 	flag.Parse()
-	if err := run(*data, *dir); err != nil {
+	svc, err := service(*dir)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if *sources {
+		err = runSources(svc, *data)
+	} else {
+		err = runSocial(svc, *data, *split)
+	}
+	if err != nil {
 		log.Fatal(err)
 	}
 }
 
-// tally is one source's dev examples: how many, how many judged right at 0.5, and the sum of
-// their log-losses.
-type tally struct {
-	n, right int
-	loss     float64
+func service(dir string) (*toxicity.Service, error) {
+	if dir == "" {
+		return toxicity.New()
+	}
+	return toxicity.LoadDir(dir)
 }
 
-func (t tally) String() string {
-	return fmt.Sprintf("n=%5d acc=%.3f ll=%.3f", t.n, float64(t.right)/float64(t.n), t.loss/float64(t.n))
+// scored is one text's score and gold label.
+type scored struct {
+	p    float64
+	gold bool
 }
 
-func run(data, dir string) error {
-	svc, err := toxicity.LoadDir(dir)
+// auprc is the area under the precision-recall curve (average precision) of xs.
+func auprc(xs []scored) float64 {
+	s := slices.Clone(xs)
+	sort.SliceStable(s, func(i, j int) bool { return s[i].p > s[j].p })
+	pos := 0
+	for _, x := range s {
+		if x.gold {
+			pos++
+		}
+	}
+	if pos == 0 {
+		return 0
+	}
+	tp, ap := 0, 0.0
+	for i, x := range s {
+		if x.gold {
+			tp++
+			ap += float64(tp) / float64(i+1)
+		}
+	}
+	return ap / float64(pos)
+}
+
+// group is the figures of one slice of the social-media set.
+type group struct {
+	all                        []scored
+	at                         evalkit.Binary
+	profaneClean, profaneFlag  int
+	nogroupClean, nogroupFlag  int
+	labelled, hateNoGroup      int
+	profLabel, profNoProfanity int
+}
+
+func runSocial(svc *toxicity.Service, data, split string) error {
+	recs, err := devset.Load(data)
 	if err != nil {
 		return err
 	}
+	ctx := context.Background()
+	req := services.Request{Params: services.Params{"threshold": services.DefaultThreshold}}
+	groups := map[string]*group{}
+	for _, r := range recs {
+		if r.Split != split {
+			continue
+		}
+		req.Payload = services.Payload{Type: services.TypeText, Value: r.Text}
+		res, err := svc.Run(ctx, req)
+		if err != nil {
+			return err
+		}
+		p, err := svc.Probability(ctx, r.Text)
+		if err != nil {
+			return err
+		}
+		lang := "other"
+		if r.Lang == "en" {
+			lang = "en"
+		}
+		for _, k := range []string{"all", lang} {
+			g := groups[k]
+			if g == nil {
+				g = &group{}
+				groups[k] = g
+			}
+			flagged := p >= services.DefaultThreshold
+			g.all = append(g.all, scored{p, r.Toxic})
+			g.at.Add(flagged, r.Toxic)
+			if !r.Toxic && r.Profanity {
+				g.profaneClean++
+				if flagged {
+					g.profaneFlag++
+				}
+			}
+			if !r.Toxic && !r.NamesGroup {
+				g.nogroupClean++
+				if flagged {
+					g.nogroupFlag++
+				}
+			}
+			if len(res.Labels) > 0 {
+				g.labelled++
+				if slices.Contains(res.Labels, toxicity.LabelIdentityHate) && !r.NamesGroup {
+					g.hateNoGroup++
+				}
+				if slices.Contains(res.Labels, toxicity.LabelProfanity) {
+					g.profLabel++
+					if !r.Profanity {
+						g.profNoProfanity++
+					}
+				}
+			}
+		}
+	}
+	fmt.Printf("## Social-media development set, split %s (flag: score >= %g)\n\n", split, services.DefaultThreshold)
+	var rows [][]string
+	for _, k := range []string{"all", "en", "other"} {
+		g := groups[k]
+		if g == nil {
+			continue
+		}
+		rows = append(rows, []string{k, fmt.Sprint(len(g.all)), fmt.Sprint(g.at.TP + g.at.FN), evalkit.F3(auprc(g.all)),
+			evalkit.F3(g.at.Precision()), evalkit.F3(g.at.Recall()), evalkit.F3(g.at.F1()), evalkit.F3(g.at.FPR()),
+			fmt.Sprintf("%d/%d", g.profaneFlag, g.profaneClean), fmt.Sprintf("%d/%d", g.nogroupFlag, g.nogroupClean),
+			fmt.Sprintf("%d/%d", g.hateNoGroup, g.labelled), fmt.Sprintf("%d/%d", g.profNoProfanity, g.profLabel)})
+	}
+	evalkit.Table(os.Stdout, []string{"lang", "n", "toxic", "AUPRC", "precision", "recall", "F1", "clean FPR", "profane clean flagged", "no-group clean flagged", "identity_hate without group / labelled", "profanity label without profanity / profanity labels"}, rows)
+	return nil
+}
+
+func runSources(svc *toxicity.Service, data string) error {
 	docs, err := corpus.Training(data)
 	if err != nil {
 		return err
 	}
 	ctx := context.Background()
-	bySource := map[string]*tally{}
-	var all tally
+	by := map[string][]scored{}
 	for _, d := range docs {
 		if !corpus.InDev(d) {
 			continue
@@ -67,31 +195,17 @@ func run(data, dir string) error {
 		if d.Source == "own" {
 			key = "own-" + d.Lang
 		}
-		t := bySource[key]
-		if t == nil {
-			t = &tally{}
-			bySource[key] = t
-		}
-		right := p < 0.5
-		if d.Toxic {
-			right = !right
-		}
-		p = math.Min(math.Max(p, 1e-4), 1-1e-4)
-		loss := -math.Log(1 - p)
-		if d.Toxic {
-			loss = -math.Log(p)
-		}
-		for _, t := range []*tally{t, &all} {
-			t.n++
-			t.loss += loss
-			if right {
-				t.right++
-			}
-		}
+		by[key] = append(by[key], scored{p, d.Toxic})
 	}
-	for _, k := range slices.Sorted(maps.Keys(bySource)) {
-		fmt.Printf("%-10s %v\n", k, bySource[k])
+	fmt.Printf("## Dev tenth of the training sources (flag: score >= 0.5)\n\n")
+	var rows [][]string
+	for _, k := range slices.Sorted(maps.Keys(by)) {
+		var m evalkit.Binary
+		for _, x := range by[k] {
+			m.Add(x.p >= 0.5, x.gold)
+		}
+		rows = append(rows, []string{k, fmt.Sprint(m.N()), fmt.Sprint(m.TP + m.FN), evalkit.F3(auprc(by[k])), evalkit.F3(m.Accuracy()), evalkit.F3(m.F1()), evalkit.F3(m.FPR())})
 	}
-	fmt.Printf("%-10s %v\n", "ALL", all)
+	evalkit.Table(os.Stdout, []string{"source", "n", "toxic", "AUPRC", "accuracy", "F1", "FPR"}, rows)
 	return nil
 }

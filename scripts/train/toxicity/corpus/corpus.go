@@ -21,9 +21,12 @@ import (
 	"hash/fnv"
 	"html"
 	"math/rand/v2"
+	"os"
 	"sort"
+	"strconv"
 	"strings"
 
+	"github.com/sluice-api/sluice/scripts/internal/devset"
 	"github.com/sluice-api/sluice/scripts/internal/evalkit"
 )
 
@@ -304,8 +307,8 @@ func Background(data string) ([]Example, error) {
 }
 
 // Training returns every example the model trains on, in a fixed order: Davidson's training
-// side, GermEval 2018 train, GAHD train and dev, MLMA, our hand-written examples and the
-// background sentences. The dev tenth (InDev) is included; a caller that tunes on it leaves it
+// side, GermEval 2018 train, GAHD train and dev, MLMA, our hand-written examples, the
+// background sentences, the confident ends of OfensaBR and the social-media lines. The dev tenth (InDev) is included; a caller that tunes on it leaves it
 // out.
 func Training(data string) ([]Example, error) {
 	dv, _, err := Davidson(data)
@@ -320,6 +323,8 @@ func Training(data string) ([]Example, error) {
 		func() ([]Example, error) { return MLMA(data) },
 		Own,
 		func() ([]Example, error) { return Background(data) },
+		func() ([]Example, error) { return OfensaBR(data) },
+		func() ([]Example, error) { return Social(data) },
 	} {
 		part, err := load()
 		if err != nil {
@@ -328,4 +333,80 @@ func Training(data string) ([]Example, error) {
 		all = append(all, part...)
 	}
 	return all, nil
+}
+
+// OfensaBR thresholds: the labels of OfensaBR-10k are a model's probability (score), so only
+// its confident ends train: toxic from OfensaBRToxic up, not toxic below OfensaBRClean; the
+// tweets in between are left out.
+const (
+	OfensaBRToxic = 0.9
+	OfensaBRClean = 0.1
+)
+
+// OfensaBR returns the confident ends of OfensaBR-10k (Portuguese tweets, MIT; labels made by a
+// model, see OfensaBRToxic). Its labels say nothing about the kind of toxicity.
+func OfensaBR(data string) ([]Example, error) {
+	path, err := evalkit.Require(data, "toxicity", "ofensabr-10k", "ofensaBR_10k.csv")
+	if err != nil {
+		return nil, err
+	}
+	recs, err := evalkit.ReadCSV(path, ',')
+	if err != nil {
+		return nil, err
+	}
+	var out []Example
+	for _, r := range recs {
+		s, err := strconv.ParseFloat(r["score"], 64)
+		if err != nil {
+			return nil, fmt.Errorf("ofensabr: score %q: %w", r["score"], err)
+		}
+		if s >= OfensaBRClean && s < OfensaBRToxic {
+			continue
+		}
+		out = append(out, Example{Text: r["text"], Toxic: s >= OfensaBRToxic, Lang: "pt", Source: "ofensabr"})
+	}
+	return out, nil
+}
+
+// SocialFiles are the files of unlabeled/social-media read as ordinary text.
+var SocialFiles = []string{"twitter-palm.txt", "twitter-rigo.txt", "youtube-comments.txt"}
+
+// SocialShare is the share of the social-media lines that train (by a hash of the text): all
+// would add little but training time.
+const SocialShare = 2
+
+// Social returns real tweets and YouTube comments (unlabeled/social-media, CC BY 4.0) as
+// non-toxic examples: one line in SocialShare, by FNV-1a of its text, leaving out every line of
+// the hand-labelled development sample (devset.NewExcluder) and blank lines. The lines are not
+// all clean (a few percent are abuse, see scripts/internal/devset), so they weigh little; what
+// they teach is that profanity, slang and chat aimed at no one are ordinary.
+func Social(data string) ([]Example, error) {
+	ex, err := devset.NewExcluder(data)
+	if err != nil {
+		return nil, err
+	}
+	var out []Example
+	for _, name := range SocialFiles {
+		path, err := evalkit.Require(data, "unlabeled", "social-media", name)
+		if err != nil {
+			return nil, err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("social: %w", err)
+		}
+		for i, l := range devset.Lines(b) {
+			t := strings.TrimSpace(string(l))
+			if t == "" || ex.Sampled(name, i+1) || ex.Excludes(t) {
+				continue
+			}
+			h := fnv.New32a()
+			h.Write([]byte(t))
+			if h.Sum32()%SocialShare != 0 {
+				continue
+			}
+			out = append(out, Example{Text: t, Lang: "en", Source: "social"})
+		}
+	}
+	return out, nil
 }

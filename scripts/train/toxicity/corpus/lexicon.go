@@ -1,6 +1,7 @@
 package corpus
 
 import (
+	_ "embed"
 	"fmt"
 	"path/filepath"
 	"sort"
@@ -108,4 +109,25 @@ func surgeKind(cat string) string {
 		return Profanity
 	}
 	return ""
+}
+
+// ordinaryFile lists ordinary words the word lists carry (ordinary.txt).
+//
+//go:embed ordinary.txt
+var ordinaryFile string
+
+// Ordinary returns the forms of ordinary.txt (not yet normalized): words the lexicon leaves out.
+func Ordinary() ([]string, error) {
+	var out []string
+	for i, l := range strings.Split(ordinaryFile, "\n") {
+		if l = strings.TrimSpace(l); l == "" || strings.HasPrefix(l, "#") {
+			continue
+		}
+		_, form, ok := strings.Cut(l, "\t")
+		if !ok || strings.TrimSpace(form) == "" {
+			return nil, fmt.Errorf("ordinary.txt line %d: want language, a tab and a form", i+1)
+		}
+		out = append(out, strings.TrimSpace(form))
+	}
+	return out, nil
 }
