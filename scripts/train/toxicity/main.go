@@ -3,7 +3,11 @@
 // data, the seed and the evaluation the model achieved. The output is deterministic: the same
 // data gives the same bytes.
 //
-// Usage (from the repository root): go run ./scripts/train/toxicity [-data DIR] [-out FILE]
+// Usage (from the repository root):
+//
+//	go run ./scripts/train/toxicity [-data DIR] [-out DIR] [-quick] [-dev] [-seed N] [-v]
+//
+// -quick and -dev are for comparing settings (see MODEL.md, "Rebuild").
 package main
 
 import (
