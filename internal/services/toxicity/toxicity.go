@@ -44,7 +44,7 @@ var Labels = []string{LabelHarassment, LabelIdentityHate, LabelInsult, LabelProf
 
 // Model layout and training settings, shared with scripts/train/toxicity.
 const (
-	ModelID     = "sluice-toxicity-lr-v2"
+	ModelID     = "sluice-toxicity-lr-v3"
 	HeadToxic   = "toxic"
 	PrimaryBits = 20
 	PrimaryL2   = 1e-6
