@@ -132,8 +132,8 @@ func withModel(m *textclass.Model) *Service {
 			"threshold": services.ThresholdParam(),
 		},
 		Labels: labels,
-		Model: services.Model{ID: m.ID, License: "Model Apache-2.0; trained on llm-warden (MIT), JailbreakBench " +
-			"artifacts (MIT), MultiJail (MIT), CLINC150 (CC BY 3.0), banking77 (CC BY 4.0), lingua test sentences " +
+		Model: services.Model{ID: m.ID, License: "Model Apache-2.0; trained on llm-warden (MIT), CyberSecEval (MIT), " +
+			"BIPIA (MIT), JailbreakBench artifacts (MIT), MultiJail (MIT), CLINC150 (CC BY 3.0), banking77 (CC BY 4.0), lingua test sentences " +
 			"(Apache-2.0), WNUT 2017 social-media text (CC BY 4.0) and hand-written examples; see NOTICE"},
 	}}
 }

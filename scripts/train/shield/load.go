@@ -13,13 +13,15 @@ import (
 
 // Budgets are the total weights of the sources, so that no source dominates by its size
 // (CLINC150 alone has 15,000 utterances) and the calibrated score of a text the model knows
-// little about leans to harmless, as most traffic is. Issue 32 replaced CyberSecEval and BIPIA
-// (evaluation sets) by the kinds of examples/kinds/ and the attacks appended to ordinary
-// questions, and added real social-media text; the git history gives the rounds before.
+// little about leans to harmless, as most traffic is. Issue 32 added the kinds of examples/kinds/,
+// the attacks appended to ordinary questions, real social-media text and more ordinary
+// sentences of the seven languages; the git history gives the rounds before.
 var budgets = map[string]float64{
 	// attacks
 	"llm-warden-train/attack": 0.18,
 	"hand/attack-kinds":       0.60,
+	"cyberseceval":            0.40,
+	"bipia":                   0.30,
 	"appended/attack":         0.15,
 	"jbb":                     0.12,
 	"hand/attack":             0.22,
@@ -28,7 +30,9 @@ var budgets = map[string]float64{
 	"llm-warden-train/benign": 0.60,
 	"clinc150-train":          0.40,
 	"banking77-train":         0.15,
-	"hand/benign-kinds":       0.70,
+	"hand/benign-kinds":       0.90,
+	"bipia-email":             0.22,
+	"cyberseceval-system":     0.10,
 	"appended/benign":         0.10,
 	"social":                  0.60,
 	"multijail":               0.15,
@@ -36,7 +40,6 @@ var budgets = map[string]float64{
 	"lingua7":                 0.50,
 	"hand/benign":             0.60,
 	"hand/context":            0.15,
-	"task-injected":           0.15,
 	// the hand-written examples of examples/more/ (languages beyond the seven above, and more
 	// harmless look-alikes), attacks, then harmless texts
 	"hand/attack-more": 0.18,
@@ -123,9 +126,58 @@ func load(cfg config) ([]doc, error) {
 		return nil, err
 	}
 
-	// CyberSecEval and BIPIA are evaluation sets (the project's rules: never trained on), so
-	// the attacks hidden in documents come from the hand-written examples and the kinds of
-	// examples/kinds/ only.
+	// CyberSecEval: the training half (shielddata splits it; the evaluation reads the other
+	// half), its attacks and its system prompts (harmless system-style text).
+	cyber, err := shielddata.CyberSecEvalRows(data)
+	if err != nil {
+		return nil, err
+	}
+	var ca, cs []shielddata.Doc
+	systems := map[string]bool{}
+	for _, r := range cyber {
+		if r.HeldOut {
+			continue
+		}
+		ca = append(ca, r.Doc)
+		if !systems[r.SystemPrompt] {
+			systems[r.SystemPrompt] = true
+			cs = append(cs, shielddata.Doc{ID: r.ID, Source: "cyberseceval-system", Lang: r.Lang, Text: r.SystemPrompt})
+		}
+	}
+	if err := add("cyberseceval", ca, byID); err != nil {
+		return nil, err
+	}
+	if err := add("cyberseceval-system", cs, byID); err != nil {
+		return nil, err
+	}
+	// BIPIA train: its attacks inserted into its training e-mails, and the clean e-mails. The
+	// attack instructions are not trained on alone: with sentence units the instruction's own
+	// window is the same inside an e-mail as alone, so it cannot be harmless alone and an attack
+	// inside.
+	emails, err := shielddata.BIPIAEmails(data, "train")
+	if err != nil {
+		return nil, err
+	}
+	var attacks []shielddata.Attack
+	for _, kind := range []string{"text", "code"} {
+		a, err := shielddata.BIPIAAttacks(data, kind, "train")
+		if err != nil {
+			return nil, err
+		}
+		attacks = append(attacks, a...)
+	}
+	var clean []shielddata.Doc
+	for _, e := range emails {
+		clean = append(clean, shielddata.Doc{ID: e.ID, Source: "bipia-email", Lang: "en", Text: e.Context})
+	}
+	if err := add("bipia-email", clean, byID); err != nil {
+		return nil, err
+	}
+	// Group by attack, so that calibration folds hold attacks no fold member has seen.
+	if err := add("bipia", shielddata.BIPIAInjected(emails, attacks), func(d shielddata.Doc) string { _, a, _ := strings.Cut(d.ID, "+"); return a }); err != nil {
+		return nil, err
+	}
+
 	kindA, kindN, err := kindExamples()
 	if err != nil {
 		return nil, err
@@ -210,9 +262,6 @@ func load(cfg config) ([]doc, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := add("task-injected", taskInjections(clinc, hand), byAttack); err != nil {
-		return nil, err
-	}
 	for _, name := range []string{"hand/attack", "hand/injected", "hand/benign", "hand/context", "hand/attack-more", "hand/benign-more", "hand/benign-extra", "hand/context-extra", "hand/injected-extra", "hand/attack-r7", "hand/benign-r7", "hand/benign-r9", "hand/attack-r10ml", "hand/benign-r10ml", "hand/attack-r12", "hand/benign-r12"} {
 		if err := add(name, hand[name], byLine); err != nil {
 			return nil, err
@@ -229,7 +278,7 @@ func load(cfg config) ([]doc, error) {
 	if err := add("long", long, byID); err != nil {
 		return nil, err
 	}
-	if err := add("long-injected", longInjected(long, hand["hand/attack"], kindA), byAttack); err != nil {
+	if err := add("long-injected", longInjected(long, hand["hand/attack"], append(slices.Clone(kindA), ca...)), byAttack); err != nil {
 		return nil, err
 	}
 	return all, nil
@@ -422,47 +471,4 @@ func inferLabels(d shielddata.Doc) []string {
 	}
 	slices.Sort(labels)
 	return slices.Compact(labels)
-}
-
-// taskInjections hides ordinary requests in documents: a request to the assistant inside an
-// e-mail or a review is an indirect injection even when it is harmless on its own (as BIPIA's
-// attacks are), while the same request sent as a message is not. The requests are every 25th
-// CLINC150 training utterance and the hand-written ordinary tasks; the documents are BIPIA
-// training e-mails and hand-written documents of the request's language.
-func taskInjections(clinc []shielddata.Doc, hand map[string][]shielddata.Doc) []shielddata.Doc {
-	var tasks []shielddata.Doc
-	for i, d := range clinc {
-		if i%25 == 0 {
-			tasks = append(tasks, d)
-		}
-	}
-	for _, d := range hand["hand/benign"] {
-		if d.Kind == "task" || d.Kind == "question" || d.Kind == "writing" || d.Kind == "translation" {
-			tasks = append(tasks, d)
-		}
-	}
-	contexts := map[string][]string{}
-	for _, c := range hand["hand/context"] {
-		contexts[c.Lang] = append(contexts[c.Lang], c.Text)
-	}
-	var out []shielddata.Doc
-	for i, t := range tasks {
-		var ctx string
-		lang := t.Lang
-		if lang == "" {
-			lang = "en"
-		}
-		cs := contexts[lang]
-		if len(cs) == 0 {
-			cs = contexts["en"]
-		}
-		if len(cs) == 0 {
-			continue
-		}
-		ctx = cs[i%len(cs)]
-		d := shielddata.Insert(ctx, t.Text, i)
-		d.ID, d.Source, d.Lang, d.Kind = t.Source+t.ID+"+"+strconv.Itoa(i), "task-injected", lang, "task"
-		out = append(out, d)
-	}
-	return out
 }

@@ -2,7 +2,9 @@
 //
 //	go run ./scripts/train/shield            # -data <data dir> (default: the data sets beside the repository) -out internal/services/shield/shield.model
 //
-// It reads only training data: llm-warden train, jailbreakbench artifacts, CLINC150 train and
+// It reads only training data: llm-warden train, the training half of CyberSecEval (per
+// language; shielddata splits it), BIPIA train attacks inserted into BIPIA train e-mails and
+// the clean train e-mails, jailbreakbench artifacts, CLINC150 train and
 // oos_train utterances, banking77 train (without the tenth kept for calibration,
 // shielddata.BankingDev), every fourth line of unlabeled/social-media outside the labelled
 // sample (scripts/internal/devset), the training halves of MultiJail (harmful requests, which
@@ -11,8 +13,8 @@
 // examples of examples/ (see examples.go), among them the ordinary kinds of attack people type
 // with their harmless twins in de en es fr it nl pt (examples/kinds/, with typing noise,
 // kinds.go) and those attacks appended to CLINC150 training utterances. Each source has a
-// budget (load.go). CyberSecEval, BIPIA, NotInject, the test splits and the shield's own dev
-// and held-out sets are evaluation data and are never read here.
+// budget (load.go). CyberSecEval's held-out half, BIPIA's test splits, NotInject, the test
+// splits and the shield's own dev and held-out sets are evaluation data and are never read here.
 //
 // Each text is cut into the windows textclass will score: sentence units, alone and in runs of
 // up to -unit-run units of at most -unit-words words (textclass.Spec.Units), so the score does
@@ -44,7 +46,7 @@ import (
 )
 
 // ModelID names the model in the descriptor.
-const ModelID = "sluice-shield-lr-v2"
+const ModelID = "sluice-shield-lr-v3"
 
 func main() {
 	data := evalkit.DataFlag()
@@ -52,17 +54,21 @@ func main() {
 	seed := flag.Uint64("seed", 1, "seed of the calibration folds")
 	bits := flag.Int("bits", 20, "log2 of the attack head's weight slots")
 	labelBits := flag.Int("label-bits", 18, "log2 of each label head's weight slots")
-	l2 := flag.Float64("l2", 3e-6, "L2 penalty of the attack head")
+	l2 := flag.Float64("l2", 1e-5, "L2 penalty of the attack head")
 	labelL2 := flag.Float64("label-l2", 1e-4, "L2 penalty of the label heads")
 	folds := flag.Int("folds", 4, "calibration folds of the attack head (0: one held-out share)")
 	unitWords := flag.Int("unit-words", 40, "the most words of a scoring window of sentence units (textclass.Spec.UnitWords)")
 	unitRun := flag.Int("unit-run", 4, "the most sentence units one scoring window joins (textclass.Spec.UnitRun)")
+	normPower := flag.Float64("norm-power", 0.5, "power of a window's feature count that divides its features (textclass.Spec.NormPower): 0.5 is the square root, 1 the mean")
 	normFloor := flag.Int("norm-floor", 0, "feature count below which a window divides by the divisor of this count (textclass.Spec.NormFloor); 0: none")
 	oof := flag.String("oof", "", "also write the out-of-fold score of every training text to this file, as tab-separated source, id, language, kind, attack, words, score and text (for choosing examples; not recorded in the model)")
 	evalkit.ParseFlags()
+	if *normPower == 0.5 {
+		*normPower = 0 // the square root, stored as before the option existed
+	}
 	cfg := config{oof: *oof, data: *data, out: *out, seed: *seed, bits: *bits, labelBits: *labelBits, l2: *l2, labelL2: *labelL2, folds: *folds,
 		spec: textclass.Spec{WordNgrams: 2, CharMin: 3, CharMax: 5, Window: 48, Stride: 12, DecodeBlobs: true,
-			Units: true, UnitWords: *unitWords, UnitRun: *unitRun, NormFloor: *normFloor}}
+			Units: true, UnitWords: *unitWords, UnitRun: *unitRun, NormPower: *normPower, NormFloor: *normFloor}}
 	if err := run(cfg); err != nil {
 		log.Fatal(err)
 	}
@@ -191,6 +197,9 @@ func run(cfg config) error {
 func command(cfg config) string {
 	c := fmt.Sprintf("go run ./scripts/train/shield -seed %d -bits %d -label-bits %d -l2 %g -label-l2 %g -folds %d -unit-words %d -unit-run %d",
 		cfg.seed, cfg.bits, cfg.labelBits, cfg.l2, cfg.labelL2, cfg.folds, cfg.spec.UnitWords, cfg.spec.UnitRun)
+	if cfg.spec.NormPower != 0 {
+		c += fmt.Sprintf(" -norm-power %g", cfg.spec.NormPower)
+	}
 	if cfg.spec.NormFloor != 0 {
 		c += fmt.Sprintf(" -norm-floor %d", cfg.spec.NormFloor)
 	}
