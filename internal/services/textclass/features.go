@@ -73,10 +73,6 @@ type Spec struct {
 	UnitWords int `json:"unit_words,omitempty"`
 	// UnitRun is the most consecutive units one window joins (required with Units).
 	UnitRun int `json:"unit_run,omitempty"`
-	// NormFloor, when above 0, is the smallest feature count a window's divisor is computed from:
-	// a window of fewer feature occurrences divides by the divisor of NormFloor, so that a
-	// two-word window is not scored as if its few features were certain.
-	NormFloor int `json:"norm_floor,omitempty"`
 }
 
 // Validate reports the first way s is unusable.
@@ -100,8 +96,6 @@ func (s Spec) Validate() error {
 		return fmt.Errorf("textclass: units of %d words, runs of %d units, want 2 to 1024 and 1 to 16", s.UnitWords, s.UnitRun)
 	case !s.Units && (s.UnitWords != 0 || s.UnitRun != 0):
 		return errors.New("textclass: unit_words and unit_run need units")
-	case s.NormFloor < 0 || s.NormFloor > 1<<20:
-		return fmt.Errorf("textclass: norm_floor %d, want 0 (none) to %d", s.NormFloor, 1<<20)
 	}
 	return nil
 }
@@ -119,9 +113,6 @@ type Feature struct {
 // to the same bits as before the option existed; below a NormKnee of K, count * K^(NormPower-1)
 // instead. A count below 1 counts as 1.
 func (s Spec) divisor(count int) float64 {
-	if count < s.NormFloor {
-		count = s.NormFloor
-	}
 	c := float64(max(count, 1))
 	if s.NormKnee > 0 && count < s.NormKnee {
 		k := float64(s.NormKnee)

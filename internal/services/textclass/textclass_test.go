@@ -85,8 +85,6 @@ func TestSpecValidate(t *testing.T) {
 		{"UnitsWithoutWords", Spec{WordNgrams: 1, Window: 4, Stride: 2, Units: true, UnitRun: 3}, false},
 		{"UnitsWithoutRun", Spec{WordNgrams: 1, Window: 4, Stride: 2, Units: true, UnitWords: 30}, false},
 		{"UnitWordsWithoutUnits", Spec{WordNgrams: 1, Window: 4, Stride: 2, UnitWords: 30}, false},
-		{"NormFloor", Spec{WordNgrams: 1, Window: 4, Stride: 2, NormFloor: 40}, true},
-		{"NormFloorNegative", Spec{WordNgrams: 1, Window: 4, Stride: 2, NormFloor: -1}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if err := tc.spec.Validate(); (err == nil) != tc.ok {
@@ -204,7 +202,7 @@ func TestScoreMatchesWindows(t *testing.T) {
 	meanSpec.NormPower, powSpec.NormPower = 1, 0.75
 	kneeSpec.NormKnee = 20 // below some windows' counts of the test texts, above others'
 	unitSpec := testSpec
-	unitSpec.Units, unitSpec.UnitWords, unitSpec.UnitRun, unitSpec.NormFloor = true, 6, 3, 30
+	unitSpec.Units, unitSpec.UnitWords, unitSpec.UnitRun = true, 6, 3
 	for _, spec := range []Spec{testSpec, scriptSpec, meanSpec, powSpec, kneeSpec, unitSpec} {
 		t.Run(fmt.Sprintf("Script=%v,NormPower=%g,NormKnee=%d,Units=%v", spec.Script, spec.NormPower, spec.NormKnee, spec.Units), func(t *testing.T) { testScoreMatchesWindows(t, toyModelSpec(t, 12, spec)) })
 	}

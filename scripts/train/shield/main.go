@@ -59,16 +59,11 @@ func main() {
 	folds := flag.Int("folds", 4, "calibration folds of the attack head (0: one held-out share)")
 	unitWords := flag.Int("unit-words", 40, "the most words of a scoring window of sentence units (textclass.Spec.UnitWords)")
 	unitRun := flag.Int("unit-run", 4, "the most sentence units one scoring window joins (textclass.Spec.UnitRun)")
-	normPower := flag.Float64("norm-power", 0.5, "power of a window's feature count that divides its features (textclass.Spec.NormPower): 0.5 is the square root, 1 the mean")
-	normFloor := flag.Int("norm-floor", 0, "feature count below which a window divides by the divisor of this count (textclass.Spec.NormFloor); 0: none")
 	oof := flag.String("oof", "", "also write the out-of-fold score of every training text to this file, as tab-separated source, id, language, kind, attack, words, score and text (for choosing examples; not recorded in the model)")
 	evalkit.ParseFlags()
-	if *normPower == 0.5 {
-		*normPower = 0 // the square root, stored as before the option existed
-	}
 	cfg := config{oof: *oof, data: *data, out: *out, seed: *seed, bits: *bits, labelBits: *labelBits, l2: *l2, labelL2: *labelL2, folds: *folds,
 		spec: textclass.Spec{WordNgrams: 2, CharMin: 3, CharMax: 5, Window: 48, Stride: 12, DecodeBlobs: true,
-			Units: true, UnitWords: *unitWords, UnitRun: *unitRun, NormPower: *normPower, NormFloor: *normFloor}}
+			Units: true, UnitWords: *unitWords, UnitRun: *unitRun}}
 	if err := run(cfg); err != nil {
 		log.Fatal(err)
 	}
@@ -197,12 +192,6 @@ func run(cfg config) error {
 func command(cfg config) string {
 	c := fmt.Sprintf("go run ./scripts/train/shield -seed %d -bits %d -label-bits %d -l2 %g -label-l2 %g -folds %d -unit-words %d -unit-run %d",
 		cfg.seed, cfg.bits, cfg.labelBits, cfg.l2, cfg.labelL2, cfg.folds, cfg.spec.UnitWords, cfg.spec.UnitRun)
-	if cfg.spec.NormPower != 0 {
-		c += fmt.Sprintf(" -norm-power %g", cfg.spec.NormPower)
-	}
-	if cfg.spec.NormFloor != 0 {
-		c += fmt.Sprintf(" -norm-floor %d", cfg.spec.NormFloor)
-	}
 	return c
 }
 
