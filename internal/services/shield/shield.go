@@ -5,10 +5,11 @@
 // hashed word 1-2-grams and in-word character 3-5-grams of text normalized by textnorm (NFKC,
 // case folding, invisible characters removed, Latin accents stripped, Cyrillic and Greek
 // homoglyphs and leetspeak undone, letter spacing re-joined; base64 and hex blobs that decode to
-// readable text are scored too). Long texts are scored in overlapping windows of 48 words, 12
-// words apart, and the highest window counts, so an attack in the middle of a 100,000-character
-// document is found and nothing is truncated. The score is the calibrated probability of an
-// attack (Platt scaling fitted on out-of-fold scores).
+// readable text are scored too). The text is cut into sentence units, and every unit and every
+// run of up to four units of at most 40 words is scored; the highest counts. So an attack scores
+// the same alone as inside a long harmless text, a long harmless text does not drift up with its
+// length, and nothing is truncated. The score is the calibrated probability of an attack (Platt
+// scaling fitted on out-of-fold scores).
 //
 // The verdict comes from services.Classify with the threshold param and services.UncertaintyBand:
 // flag at or above threshold+0.1, pass below threshold-0.1, uncertain in between. Labels are
@@ -112,13 +113,14 @@ func withModel(m *textclass.Model) *Service {
 	return &Service{model: m, desc: services.Descriptor{
 		Name:    Name,
 		Kind:    services.KindClassify,
-		Version: 2,
+		Version: 3,
 		Description: "Detects jailbreaks and prompt injections, including instructions hidden in e-mails, " +
 			"reviews, code and JSON, in English, German, French, Spanish, Italian, Dutch and Portuguese. " +
 			"A calibrated linear model over word and character n-grams of normalized text (invisible " +
 			"characters, homoglyphs, leetspeak and letter spacing undone; base64 and hex blobs decoded and " +
-			"scored too). Long texts are scored in overlapping windows of 48 words and the highest counts, " +
-			"so nothing is truncated. The score is the probability of an attack. Verdict: flag at or above " +
+			"scored too). Every sentence, and every run of up to four sentences of at most 40 words, is scored " +
+			"and the highest counts, so an attack scores the same alone as inside a long text and nothing is " +
+			"truncated. The score is the probability of an attack. Verdict: flag at or above " +
 			"threshold + 0.1, pass below threshold - 0.1, uncertain in between. Labels name the kinds of " +
 			"attack found when the verdict is not pass. Plain harmful requests without an attack on the " +
 			"instructions are not flagged.",
@@ -131,8 +133,8 @@ func withModel(m *textclass.Model) *Service {
 		},
 		Labels: labels,
 		Model: services.Model{ID: m.ID, License: "Model Apache-2.0; trained on llm-warden (MIT), CyberSecEval (MIT), " +
-			"BIPIA (MIT), JailbreakBench artifacts (MIT), MultiJail (MIT), CLINC150 (CC BY 3.0), banking77 " +
-			"(CC BY 4.0), lingua test sentences (Apache-2.0) and hand-written examples; see NOTICE"},
+			"BIPIA (MIT), JailbreakBench artifacts (MIT), MultiJail (MIT), CLINC150 (CC BY 3.0), banking77 (CC BY 4.0), lingua test sentences " +
+			"(Apache-2.0), WNUT 2017 social-media text (CC BY 4.0) and hand-written examples; see NOTICE"},
 	}}
 }
 

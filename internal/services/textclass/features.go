@@ -58,6 +58,21 @@ type Spec struct {
 	// instruction hidden in a full window of a long document is not averaged away. 0 (how every
 	// model without the option is stored) means no knee.
 	NormKnee int `json:"norm_knee,omitempty"`
+
+	// shield (issue 32). Zero values keep the behaviour above exactly.
+
+	// Units, when set, scores sentence units instead of Window/Stride windows: the text (and each
+	// decoded blob) is cut into units at sentence ends (see splitUnits) and each piece is
+	// normalized on its own; word n-grams do not reach across a unit's start. The windows are
+	// every run of up to UnitRun consecutive units holding at most UnitWords words, and a unit
+	// longer than UnitWords is covered by windows of UnitWords words, UnitWords/2 apart. The
+	// score is the highest window's, so an attack of a few sentences scores the same alone as
+	// inside a long harmless text, and the window's length is bounded whatever the text's.
+	Units bool `json:"units,omitempty"`
+	// UnitWords bounds a unit window's words (required with Units).
+	UnitWords int `json:"unit_words,omitempty"`
+	// UnitRun is the most consecutive units one window joins (required with Units).
+	UnitRun int `json:"unit_run,omitempty"`
 }
 
 // Validate reports the first way s is unusable.
@@ -77,6 +92,10 @@ func (s Spec) Validate() error {
 		return fmt.Errorf("textclass: norm_power %g, want 0 (square root) or up to 1", s.NormPower)
 	case s.NormKnee < 0 || s.NormKnee > 1<<20:
 		return fmt.Errorf("textclass: norm_knee %d, want 0 (none) to %d", s.NormKnee, 1<<20)
+	case s.Units && (s.UnitWords < 2 || s.UnitWords > 1024 || s.UnitRun < 1 || s.UnitRun > 16):
+		return fmt.Errorf("textclass: units of %d words, runs of %d units, want 2 to 1024 and 1 to 16", s.UnitWords, s.UnitRun)
+	case !s.Units && (s.UnitWords != 0 || s.UnitRun != 0):
+		return errors.New("textclass: unit_words and unit_run need units")
 	}
 	return nil
 }
@@ -309,6 +328,8 @@ type prepared struct {
 	segments []segment
 	feats    []uint64 // scratch
 	fz       featurizer
+	// ustart holds, with Spec.Units, the index of the first word of each word's unit.
+	ustart []int32
 }
 
 // prepare normalizes text (and, when the spec says so, the readable text of its encoded blobs)
@@ -316,15 +337,16 @@ type prepared struct {
 func (p *prepared) prepare(ctx context.Context, spec Spec, text string) error {
 	p.words.Reset()
 	p.segments = p.segments[:0]
+	p.ustart = p.ustart[:0]
 	p.fz.spec = spec
-	if err := textnorm.Normalize(ctx, text, &p.words, 0); err != nil {
+	if err := p.normalize(ctx, spec, text, 0); err != nil {
 		return err
 	}
 	p.segments = append(p.segments, segment{0, p.words.Len()})
 	if spec.DecodeBlobs {
 		for _, blob := range textnorm.DecodeBlobs(text) {
 			first := p.words.Len()
-			if err := textnorm.Normalize(ctx, blob, &p.words, textnorm.FlagEncoded); err != nil {
+			if err := p.normalize(ctx, spec, blob, textnorm.FlagEncoded); err != nil {
 				return err
 			}
 			if p.words.Len() > first {
@@ -339,18 +361,142 @@ func (p *prepared) prepare(ctx context.Context, spec Spec, text string) error {
 	return nil
 }
 
+// normalize appends the normal form of s to p's words: at once, or with Spec.Units unit by
+// unit (splitUnits), recording each word's unit start in p.ustart. It checks ctx as
+// textnorm.Normalize does, and between units every 4,096 bytes.
+func (p *prepared) normalize(ctx context.Context, spec Spec, s string, extra textnorm.Flag) error {
+	if !spec.Units {
+		return textnorm.Normalize(ctx, s, &p.words, extra)
+	}
+	since := 0
+	for rest := s; rest != ""; {
+		var piece string
+		piece, rest = nextUnit(rest)
+		if since += len(piece); since >= checkEvery {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			since = 0
+		}
+		first := p.words.Len()
+		if err := textnorm.Normalize(ctx, piece, &p.words, extra); err != nil {
+			return err
+		}
+		for range p.words.Len() - first {
+			p.ustart = append(p.ustart, int32(first))
+		}
+	}
+	return nil
+}
+
+// checkEvery is how many bytes of text normalize handles between two context checks.
+const checkEvery = 4096
+
+// nextUnit returns the first sentence unit of s and the rest: the unit ends after a line break,
+// after a run of sentence-ending marks (. ! ? …, with closing quotes and brackets) followed by a
+// space or the end, or after a full-width 。！？.
+func nextUnit(s string) (unit, rest string) {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch c {
+			case '\n':
+				return s[:i+1], s[i+1:]
+			case '.', '!', '?':
+				j := i + 1
+				for j < len(s) && (s[j] == '.' || s[j] == '!' || s[j] == '?' || s[j] == '"' || s[j] == '\'' || s[j] == ')' || s[j] == ']') {
+					j++
+				}
+				if j == len(s) || s[j] == ' ' || s[j] == '\t' || s[j] == '\n' || s[j] == '\r' {
+					return s[:j], s[j:]
+				}
+				i = j
+				continue
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch r {
+		case '。', '！', '？', '…':
+			return s[:i+size], s[i+size:]
+		}
+		i += size
+	}
+	return s, ""
+}
+
 // wordFeatures returns the feature hashes word i of segment sg contributes (valid until the next
 // call).
 func (p *prepared) wordFeatures(sg segment, i int) []uint64 {
 	var h1, h2 uint64
-	if i-1 >= sg.first {
+	first := sg.first
+	if p.fz.spec.Units {
+		first = max(first, int(p.ustart[i]))
+	}
+	if i-1 >= first {
 		h1 = p.hashes[i-1]
 	}
-	if i-2 >= sg.first {
+	if i-2 >= first {
 		h2 = p.hashes[i-2]
 	}
 	p.feats = p.fz.appendWord(p.feats[:0], p.words.Word(i), p.hashes[i], h1, h2, sg.long(p.fz.spec))
 	return p.feats
+}
+
+// spans returns the word ranges scored in segment sg: the unit windows with Spec.Units
+// (unitWindows), windows otherwise.
+func (p *prepared) spans(spec Spec, sg segment, dst [][2]int) [][2]int {
+	if spec.Units {
+		return p.unitWindows(spec, sg, dst)
+	}
+	return windows(spec, sg, dst)
+}
+
+// unitWindows returns the word ranges scored in segment sg with Spec.Units: every run of up to
+// UnitRun consecutive units of at most UnitWords words in all, and a unit longer than UnitWords
+// covered by ranges of UnitWords words starting UnitWords/2 apart, the last one ending at the
+// unit's end.
+func (p *prepared) unitWindows(spec Spec, sg segment, dst [][2]int) [][2]int {
+	w := spec.UnitWords
+	if sg.first == sg.end {
+		return append(dst, [2]int{sg.first, sg.end})
+	}
+	for a := sg.first; a < sg.end; {
+		b := p.unitEnd(sg, a)
+		if b-a > w {
+			for s := a; ; s += w / 2 {
+				if s+w >= b {
+					dst = append(dst, [2]int{b - w, b})
+					break
+				}
+				dst = append(dst, [2]int{s, s + w})
+			}
+			a = b
+			continue
+		}
+		dst = append(dst, [2]int{a, b})
+		end := b
+		for k := 1; k < spec.UnitRun && end < sg.end; k++ {
+			next := p.unitEnd(sg, end)
+			if next-a > w {
+				break
+			}
+			dst = append(dst, [2]int{a, next})
+			end = next
+		}
+		a = b
+	}
+	return dst
+}
+
+// unitEnd returns the end of the unit that starts at word a of segment sg.
+func (p *prepared) unitEnd(sg segment, a int) int {
+	b := a + 1
+	for b < sg.end && int(p.ustart[b]) != b {
+		b++
+	}
+	return b
 }
 
 // windows returns the word ranges scored in segment sg: one range when it has at most
@@ -401,7 +547,7 @@ func (s Spec) Windows(ctx context.Context, text string) ([]Window, error) {
 	var spans [][2]int
 	counts, shares := map[uint64]int{}, map[uint64]int{}
 	for si, sg := range p.segments {
-		spans = windows(s, sg, spans[:0])
+		spans = p.spans(s, sg, spans[:0])
 		for _, sp := range spans {
 			if err := ctx.Err(); err != nil {
 				return nil, err

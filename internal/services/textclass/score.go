@@ -87,7 +87,7 @@ func (m *Model) Score(ctx context.Context, text string) (Result, error) {
 	var bestSeg segment
 	var bestSpan [2]int
 	for _, sg := range p.segments {
-		sc.spans = windows(m.Spec, sg, sc.spans[:0])
+		sc.spans = p.spans(m.Spec, sg, sc.spans[:0])
 		for _, sp := range sc.spans {
 			c := sc.counts[sp[1]] - sc.counts[sp[0]]
 			z := head.Bias + (sc.prefix[sp[1]]-sc.prefix[sp[0]])/m.Spec.divisor(c)
@@ -104,6 +104,9 @@ func (m *Model) Score(ctx context.Context, text string) (Result, error) {
 		}
 	}
 	from := max(bestSpan[0]-2, bestSeg.first)
+	if m.Spec.Units && bestSpan[1] > bestSpan[0] {
+		from = max(from, int(p.ustart[bestSpan[0]])) // n-grams do not reach across a unit's start
+	}
 	res.context = bestSpan[0] - from
 	res.long = bestSeg.long(m.Spec)
 	// The best window's words are copied into one buffer (p's words are reused by the next

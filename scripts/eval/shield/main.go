@@ -50,11 +50,18 @@ func main() {
 	reliability := flag.Bool("reliability", true, "print a reliability (calibration) table per set")
 	adversarial := flag.Bool("adversarial", false, "also print the adversarial timing table (100,000 code points per case)")
 	show := flag.String("show", "", "print the misjudged texts of the sets whose name contains this (for error analysis)")
+	dev := flag.Bool("dev", false, "print only the development figures (the hand-written dev set, the dev split of the labelled social-media sample, CLINC150 val, the banking77 training utterances kept out of training), the sets settings are chosen on")
 	modelPath := flag.String("model", "", "measure this model file (a training candidate) through the service instead of the embedded model; a file without label heads is scored by its attack head")
 	flag.Parse()
 	svc, scorer, err := newScorer(*modelPath)
 	if err != nil {
 		log.Fatal(err)
+	}
+	if *dev {
+		if err := runDev(*data, scorer); err != nil {
+			log.Fatal(err)
+		}
+		return
 	}
 	if err := run(*data, *reliability, *adversarial, *show, svc, scorer); err != nil {
 		log.Fatal(err)

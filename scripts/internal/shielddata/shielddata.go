@@ -532,3 +532,32 @@ func sortedKeys[V any](m map[string]V) []string {
 	slices.Sort(keys)
 	return keys
 }
+
+// Dev reads the shield's hand-written development set (internal/services/shield/testdata/
+// dev.tsv, see DEV.md there): attacks and harmless look-alikes in seven languages for choosing
+// settings. Training never reads it.
+func Dev(root string) ([]Doc, error) {
+	b, err := os.ReadFile(filepath.Join(root, "internal", "services", "shield", "testdata", "dev.tsv"))
+	if err != nil {
+		return nil, err
+	}
+	var out []Doc
+	for i, line := range strings.Split(string(b), "\n") {
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		f := strings.Split(line, "\t")
+		if len(f) != 4 || f[1] != "0" && f[1] != "1" {
+			return nil, fmt.Errorf("dev.tsv:%d: want language, 0 or 1, kind, text", i+1)
+		}
+		out = append(out, Doc{ID: "dev" + strconv.Itoa(i+1), Source: "dev", Lang: f[0], Attack: f[1] == "1", Kind: f[2], Text: f[3]})
+	}
+	return out, nil
+}
+
+// BankingDevShare is the share of banking77's training utterances kept out of training for
+// calibration (BankingDev).
+const BankingDevShare = 0.1
+
+// BankingDev reports whether a banking77 training utterance is kept for calibration.
+func BankingDev(d Doc) bool { return Unit("banking77-dev/"+d.ID) < BankingDevShare }

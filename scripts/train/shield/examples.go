@@ -21,42 +21,22 @@ import (
 //	I <labels> | <template>    an attack meant to be hidden in a document (also used alone)
 //	C <kind> | <template>      a harmless document context an I line can be inserted into
 //
-// Files under examples/more/ (more languages, and more harmless look-alikes) are read only with
-// -more-examples, with budgets of their own, and hold only A and N lines. Files under
-// examples/extra/ (round 6: short harmless requests in every language the model sees attacks
-// in, long harmless English documents, and attacks hidden in reviews) are read only with
-// -extra-examples, also with budgets of their own, and hold N, C and I lines. Files under
-// examples/r7/ (round 7: English attacks of the kinds CyberSecEval's training half still misses,
-// their harmless twins, and harmless English requests full of trigger words) are read only
-// with -r7-examples (on by default since round 7), with budgets of their own, and hold only A
-// and N lines. Files under examples/r8/ (round 8: the kinds of examples/r7/ written anew in
-// German, French, Spanish, Italian, Dutch and Portuguese, with their harmless twins) are read
-// only with -r8-examples, with budgets of their own, and hold only A and N lines. Files under
-// examples/r9/ (round 9: harmless role-play and persona requests in en de fr es it nl pt, a
-// guide, a tutor, a customer or an interviewer to practise with) are read only with
-// -r9-examples (on by default since round 9), with a budget of their own, and hold only N lines.
-// Files under examples/r10/ (round 10: long harmless persona and "act as" prompts with rules and
-// formats in en de fr es it nl pt, and a few attacks in the same frames) are read only with
-// -r10-examples, with budgets of their own, and hold only A and N lines. Files under
-// examples/r10ml/ (round 10: the kinds of examples/r7/ written anew in bn ko ru th tr vi zh, with
-// harmless twins) are read only with -r10-ml-examples (on by default since round 10), likewise.
-// Files under examples/r11/ (round 11: short and medium harmless task prompts around a passage,
-// "Article: ... Summarize", "In this task you are given ...", "Q: ... A:", reading comprehension
-// and classification set-ups, in en de fr es it nl pt, and a few attacks hidden in the same
-// frames) are read only with -r11-examples (off by default), likewise. Files under examples/r12/
-// (round 12: long harmless task prompts of 100 to 300 words around an article, a report, a
-// story, a product page, a dialogue, a recipe or an information list, and personas with a chat
-// history, in en de fr es it nl pt, and a few attacks hidden in the same long frames) are read
-// only with -r12-examples (off by default), likewise. Files under examples/r13/ (round 13: English
-// requests for a person's private data or the guarded password inside a frame that hides them,
-// and harmless look-alikes in the same frames) are read only with -r13-examples (off by
-// default), likewise, and files under examples/r13ml/ (that kind in ar id ja tl, with harmless
-// twins) only with -r13-ml-examples (off by default).
+// examples/ itself holds attacks, look-alikes, documents and hidden attacks in de en es fr it nl
+// pt. The subdirectories have budgets of their own: more/ (A and N lines in ar bn id ja ko ru th
+// tr vi zh, and more English look-alikes), extra/ (N, C and I lines: short harmless requests in
+// 17 languages, long harmless English documents, attacks hidden in reviews), r7/ (English
+// attacks of the kinds public sets hold and harmless requests full of trigger words), r9/
+// (harmless role-play and persona requests in the seven languages), r10ml/ (the kinds of r7/ in
+// bn ko ru th tr vi zh, with harmless twins), r12/ (long harmless English task prompts and
+// personas, and a few attacks in the same frames) and kinds/ (issue 32: the ordinary kinds of
+// attack people type, with harmless twins, in the seven languages; read by kindExamples with more
+// variants and typing noise).
 //
 // A template may hold alternatives {a|b|c} (not nested); "\n" stands for a line break. Each line
-// yields up to maxVariants distinct texts, drawn with a seed derived from the line itself.
+// yields up to maxVariants distinct texts (kindVariants under kinds/), drawn with a seed derived
+// from the line itself.
 //
-//go:embed examples/*.txt examples/more/*.txt examples/extra/*.txt examples/r7/*.txt examples/r8/*.txt examples/r9/*.txt examples/r10/*.txt examples/r10ml/*.txt examples/r11/*.txt examples/r12/*.txt examples/r13/*.txt examples/r13ml/*.txt
+//go:embed examples/*.txt examples/more/*.txt examples/extra/*.txt examples/r7/*.txt examples/r9/*.txt examples/r10ml/*.txt examples/r12/*.txt examples/kinds/*.txt
 var exampleFiles embed.FS
 
 const maxVariants = 6
@@ -68,8 +48,8 @@ type example struct {
 	labels []string
 	texts  []string
 	line   int
-	// dir is the directory of examples/ the example was read from ("more", "extra", a round of
-	// exampleRounds such as "r7"), or "" for the files of examples/ itself.
+	// dir is the directory of examples/ the example was read from ("more", "extra", "r7", ...),
+	// or "" for the files of examples/ itself.
 	dir string
 }
 
@@ -133,7 +113,11 @@ func parseExample(lang, line string, n int) (example, error) {
 
 // expand returns up to maxVariants distinct texts of a template, chosen by a generator seeded
 // with seed.
-func expand(tmpl, seed string) ([]string, error) {
+func expand(tmpl, seed string) ([]string, error) { return expandN(tmpl, seed, maxVariants) }
+
+// expandN returns up to maxVariants distinct texts of a template, chosen by a generator seeded
+// with seed.
+func expandN(tmpl, seed string, maxVariants int) ([]string, error) {
 	tmpl = strings.ReplaceAll(tmpl, `\n`, "\n")
 	var parts [][]string // literal parts have one alternative
 	for tmpl != "" {

@@ -12,7 +12,7 @@ import (
 // each of its languages with both attacks and harmless texts, and never into the other sources
 // (whose weights a default rebuild must keep).
 func TestHandwrittenMore(t *testing.T) {
-	hand, err := handwritten([]shielddata.Email{{ID: "e1", Context: "Hello team, the meeting moved to Friday. Best, Anna"}})
+	hand, err := handwritten()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func TestHandwrittenMore(t *testing.T) {
 // short harmless requests in each of the 17 languages, harmless documents, and attacks hidden
 // in them (labelled, with the attack's place recorded), never into the other sources.
 func TestHandwrittenExtra(t *testing.T) {
-	hand, err := handwritten([]shielddata.Email{{ID: "e1", Context: "Hello team, the meeting moved to Friday. Best, Anna"}})
+	hand, err := handwritten()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,11 +98,11 @@ func TestHandwrittenExtra(t *testing.T) {
 	}
 }
 
-// TestHandwrittenRounds checks that the examples of examples/r7/ (English) and examples/r8/ (de
-// fr es it nl pt) go to budgets of their own (attacks with labels, harmless texts) and never into
+// TestHandwrittenRounds checks that the examples of examples/r7/, r9/, r10ml/ and r12/ go to
+// budgets of their own (attacks with labels, harmless texts) and never into
 // the other sources, whose weights a default rebuild must keep.
 func TestHandwrittenRounds(t *testing.T) {
-	hand, err := handwritten([]shielddata.Email{{ID: "e1", Context: "Hello team, the meeting moved to Friday. Best, Anna"}})
+	hand, err := handwritten()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,14 +113,9 @@ func TestHandwrittenRounds(t *testing.T) {
 		attacks, benign int
 	}{
 		{"r7", []string{"en"}, 50, 100},
-		{"r8", []string{"de", "es", "fr", "it", "nl", "pt"}, 50, 50},
 		{"r9", []string{"de", "en", "es", "fr", "it", "nl", "pt"}, 0, 40},
-		{"r10", []string{"de", "en", "es", "fr", "it", "nl", "pt"}, 12, 60},
 		{"r10ml", []string{"bn", "ko", "ru", "th", "tr", "vi", "zh"}, 30, 15},
-		{"r11", []string{"de", "en", "es", "fr", "it", "nl", "pt"}, 2, 20},
-		{"r12", []string{"de", "en", "es", "fr", "it", "nl", "pt"}, 0, 6},
-		{"r13", []string{"en"}, 60, 50},
-		{"r13ml", []string{"ar", "id", "ja", "tl"}, 30, 20},
+		{"r12", []string{"en"}, 0, 6},
 	} {
 		t.Run(tc.round, func(t *testing.T) {
 			for _, kind := range []struct {
@@ -152,47 +147,5 @@ func TestHandwrittenRounds(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-// TestKeepR12Langs checks -r12-langs: empty keeps every example of examples/r12/, "en" only
-// the English ones (attacks and harmless texts), and the training command records the flag
-// only when it is not empty (its default, "en", is recorded like every example set).
-func TestKeepR12Langs(t *testing.T) {
-	hand, err := handwritten([]shielddata.Email{{ID: "e1", Context: "Hello team, the meeting moved to Friday. Best, Anna"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	langs := func(ds []shielddata.Doc) map[string]int {
-		n := map[string]int{}
-		for _, d := range ds {
-			n[d.Lang]++
-		}
-		return n
-	}
-	for _, name := range []string{"hand/benign-r12", "hand/attack-r12"} {
-		all := hand[name]
-		t.Run(name+"/all", func(t *testing.T) {
-			if got := (config{}).keepR12Langs(all); len(got) != len(all) {
-				t.Errorf("no -r12-langs kept %d of %d texts", len(got), len(all))
-			}
-		})
-		t.Run(name+"/en", func(t *testing.T) {
-			got := langs(config{r12Langs: []string{"en"}}.keepR12Langs(all))
-			if want := langs(all)["en"]; want == 0 || len(got) != 1 || got["en"] != want {
-				t.Errorf("-r12-langs en kept %v, want only the %d English texts", got, want)
-			}
-		})
-	}
-	if n := langs(hand["hand/benign-r12"]); len(n) != 7 {
-		t.Errorf("hand/benign-r12 has texts in %d languages, want 7: %v", len(n), n)
-	}
-	cfg := config{rounds: map[string]bool{"r12": true}}
-	if c := command(cfg); strings.Contains(c, "-r12-langs") {
-		t.Errorf("command without -r12-langs records it: %s", c)
-	}
-	cfg.r12Langs = []string{"en"}
-	if c := command(cfg); !strings.Contains(c, " -r12-examples -r12-langs en") {
-		t.Errorf("command with -r12-langs en: %s", c)
 	}
 }

@@ -11,21 +11,18 @@ import (
 	"github.com/sluice-api/sluice/scripts/internal/shielddata"
 )
 
-// Budgets are the total weights of the sources. Attacks sum to about 1.75 and harmless texts to
-// about 4.2 (with the long documents), so that no source dominates by its size (CLINC150 alone has 15,000 utterances) and the
-// calibrated score of a text the model knows little about leans to harmless, as most traffic is.
-// Round 6 raised cyberseceval (0.30 to 0.40), bipia (0.28 to 0.33), hand/benign-more (0.25 to
-// 0.30) and hand/context-extra (0.15 to 0.30); round 8, with the examples of examples/r7/,
-// hand/attack-more (0.15 to 0.18), clinc150-train (0.25 to 0.40), hand/benign (0.50 to 0.60) and
-// hand/benign-extra (0.25 to 0.32); round 10, with the examples of examples/r10ml/,
-// llm-warden-train/benign (0.45 to 0.60); round 12c, with the English examples of examples/r12/,
-// hand/benign-r12 (0.15 to 0.30), bipia-email (0.20 to 0.22) and bipia (0.33 to 0.40). MODEL.md
-// gives the candidates that chose them.
+// Budgets are the total weights of the sources, so that no source dominates by its size
+// (CLINC150 alone has 15,000 utterances) and the calibrated score of a text the model knows
+// little about leans to harmless, as most traffic is. Issue 32 added the kinds of examples/kinds/,
+// the attacks appended to ordinary questions, real social-media text and more ordinary
+// sentences of the seven languages; the git history gives the rounds before.
 var budgets = map[string]float64{
 	// attacks
 	"llm-warden-train/attack": 0.18,
+	"hand/attack-kinds":       0.60,
 	"cyberseceval":            0.40,
-	"bipia":                   0.40,
+	"bipia":                   0.30,
+	"appended/attack":         0.15,
 	"jbb":                     0.12,
 	"hand/attack":             0.22,
 	"hand/injected":           0.12,
@@ -33,90 +30,55 @@ var budgets = map[string]float64{
 	"llm-warden-train/benign": 0.60,
 	"clinc150-train":          0.40,
 	"banking77-train":         0.15,
+	"hand/benign-kinds":       0.90,
 	"bipia-email":             0.22,
-	"bipia-standalone":        0.15,
+	"cyberseceval-system":     0.10,
+	"appended/benign":         0.10,
+	"social":                  0.60,
 	"multijail":               0.15,
 	"lingua":                  0.30,
-	"cyberseceval-system":     0.10,
+	"lingua7":                 0.50,
 	"hand/benign":             0.60,
 	"hand/context":            0.15,
-	"task-injected":           0.15,
-	// with -more-examples only: the hand-written examples of examples/more/ (languages beyond
-	// the seven above, and more harmless look-alikes), attacks, then harmless texts
+	// the hand-written examples of examples/more/ (languages beyond the seven above, and more
+	// harmless look-alikes), attacks, then harmless texts
 	"hand/attack-more": 0.18,
 	"hand/benign-more": 0.30,
-	// with -extra-examples only: the hand-written examples of examples/extra/ (short harmless
-	// requests in every language, long harmless documents), then the attacks hidden in
-	// documents (harmless, harmless, attack)
+	// examples/extra/: short harmless requests in every language, long harmless documents, then
+	// the attacks hidden in documents
 	"hand/benign-extra":   0.32,
 	"hand/context-extra":  0.30,
 	"hand/injected-extra": 0.10,
-	// with -r7-examples only: the hand-written examples of examples/r7/ (English attacks, then
-	// harmless English look-alikes full of trigger words)
+	// examples/r7/: English attacks, then harmless English look-alikes full of trigger words
 	"hand/attack-r7": 0.05,
 	"hand/benign-r7": 0.22,
-	// with -r8-examples only: the hand-written examples of examples/r8/ (the kinds of examples/r7/
-	// in de fr es it nl pt: attacks, then their harmless twins and look-alikes)
-	"hand/attack-r8": 0.10,
-	"hand/benign-r8": 0.15,
-	// with -r9-examples only: the harmless role-play and persona requests of examples/r9/
+	// examples/r9/: harmless role-play and persona requests
 	"hand/benign-r9": 0.10,
-	// with -r10-examples only: the examples of examples/r10/ (attacks in persona frames, then
-	// harmless persona and "act as" prompts with rules and formats)
-	"hand/attack-r10": 0.04,
-	"hand/benign-r10": 0.15,
-	// with -r10-ml-examples only (on by default since round 10): the examples of examples/r10ml/ (the kinds of examples/r7/ in
-	// bn ko ru th tr vi zh: attacks, then their harmless twins)
+	// examples/r10ml/: the kinds of examples/r7/ in bn ko ru th tr vi zh, then harmless twins
 	"hand/attack-r10ml": 0.04,
 	"hand/benign-r10ml": 0.12,
-	// with -r11-examples only: the examples of examples/r11/ (attacks hidden in task prompts
-	// around a passage, then the harmless task prompts)
-	"hand/attack-r11": 0.03,
-	"hand/benign-r11": 0.15,
-	// with -r12-examples only (on by default since round 12c, English only through -r12-langs):
-	// the examples of examples/r12/ (attacks hidden in long task prompts, then the long harmless
-	// task prompts and personas)
+	// examples/r12/: attacks hidden in long English task prompts, then the long harmless task
+	// prompts and personas
 	"hand/attack-r12": 0.03,
 	"hand/benign-r12": 0.30,
-	// with -r13-examples only: the examples of examples/r13/ (English requests for private data
-	// or the password inside a frame that hides them, then their harmless look-alikes)
-	"hand/attack-r13": 0.05,
-	"hand/benign-r13": 0.06,
-	// with -r13-ml-examples only: the examples of examples/r13ml/ (the kind of examples/r13/ in
-	// ar id ja tl: attacks, then their harmless twins)
-	"hand/attack-r13ml": 0.03,
-	"hand/benign-r13ml": 0.08,
-	// with -mixed only (harmless, then attacks): see mixed.go
-	"hand/message":   0.15,
-	"mixed":          0.50,
-	"mixed-injected": 0.10,
 }
 
-// Mixed documents: how many, and the seed of their construction.
+// sevenLangs are the languages the shield is written for.
+var sevenLangs = []string{"de", "en", "es", "fr", "it", "nl", "pt"}
+
+// Long documents: how many per language, their budgets, and the seed of their construction.
 const (
-	mixedCount = 3000
-	mixedSeed  = 11
-	longSeed   = 13
+	longPerLang   = 40
+	longBudget    = 0.5
+	longInjBudget = 0.05
+	longSeed      = 13
 )
 
-// load reads every training source and weighs its texts; mixed adds the hand-written messages
-// and the documents that switch language (see mixed.go).
+// load reads every training source and weighs its texts.
 func load(cfg config) ([]doc, error) {
-	data, mixed := cfg.data, cfg.mixed
-	// The budgets of this run: the fixed ones, the long documents' from their flags, then
-	// -budget's overrides.
+	data := cfg.data
 	budget := maps.Clone(budgets)
-	budget["long"], budget["long-injected"] = cfg.longBudget, cfg.longInjBudget
-	if cfg.budgets != "" {
-		for _, kv := range strings.Split(cfg.budgets, ",") {
-			name, v, ok := strings.Cut(kv, "=")
-			w, err := strconv.ParseFloat(v, 64)
-			if _, known := budgets[name]; !ok || err != nil || !known {
-				return nil, fmt.Errorf("-budget: bad entry %q", kv)
-			}
-			budget[name] = w
-		}
-	}
+	budget["long"], budget["long-injected"] = longBudget, longInjBudget
 	var all []doc
 	add := func(name string, ds []shielddata.Doc, group func(shielddata.Doc) string) error {
 		b, ok := budget[name]
@@ -137,6 +99,8 @@ func load(cfg config) ([]doc, error) {
 	byID := func(d shielddata.Doc) string { return d.ID }
 	// byAttack groups a document an attack was hidden in (ID "attack+context") by its attack.
 	byAttack := func(d shielddata.Doc) string { a, _, _ := strings.Cut(d.ID, "+"); return a }
+	// byLine groups the variants of one template line.
+	byLine := func(d shielddata.Doc) string { l, _, _ := strings.Cut(d.ID, "#"); return l }
 
 	warden, err := shielddata.LLMWarden(data, "train")
 	if err != nil {
@@ -162,6 +126,8 @@ func load(cfg config) ([]doc, error) {
 		return nil, err
 	}
 
+	// CyberSecEval: the training half (shielddata splits it; the evaluation reads the other
+	// half), its attacks and its system prompts (harmless system-style text).
 	cyber, err := shielddata.CyberSecEvalRows(data)
 	if err != nil {
 		return nil, err
@@ -184,7 +150,10 @@ func load(cfg config) ([]doc, error) {
 	if err := add("cyberseceval-system", cs, byID); err != nil {
 		return nil, err
 	}
-
+	// BIPIA train: its attacks inserted into its training e-mails, and the clean e-mails. The
+	// attack instructions are not trained on alone: with sentence units the instruction's own
+	// window is the same inside an e-mail as alone, so it cannot be harmless alone and an attack
+	// inside.
 	emails, err := shielddata.BIPIAEmails(data, "train")
 	if err != nil {
 		return nil, err
@@ -204,18 +173,19 @@ func load(cfg config) ([]doc, error) {
 	if err := add("bipia-email", clean, byID); err != nil {
 		return nil, err
 	}
-	// An attack instruction of BIPIA on its own is an ordinary request ("Explain the theory of
-	// relativity."): it is an attack only inside a document.
-	var standalone []shielddata.Doc
-	for _, a := range attacks {
-		standalone = append(standalone, shielddata.Doc{ID: a.ID, Source: "bipia-standalone", Lang: "en", Text: a.Text, Kind: a.Category})
-	}
-	if err := add("bipia-standalone", standalone, byID); err != nil {
+	// Group by attack, so that calibration folds hold attacks no fold member has seen.
+	if err := add("bipia", shielddata.BIPIAInjected(emails, attacks), func(d shielddata.Doc) string { _, a, _ := strings.Cut(d.ID, "+"); return a }); err != nil {
 		return nil, err
 	}
-	// Group by attack, so that calibration folds hold attacks no fold member has seen.
-	injected := shielddata.BIPIAInjected(emails, attacks)
-	if err := add("bipia", injected, func(d shielddata.Doc) string { _, a, _ := strings.Cut(d.ID, "+"); return a }); err != nil {
+
+	kindA, kindN, err := kindExamples()
+	if err != nil {
+		return nil, err
+	}
+	if err := add("hand/attack-kinds", kindA, byLine); err != nil {
+		return nil, err
+	}
+	if err := add("hand/benign-kinds", kindN, byLine); err != nil {
 		return nil, err
 	}
 
@@ -234,8 +204,28 @@ func load(cfg config) ([]doc, error) {
 	if err := add("clinc150-train", clinc, byID); err != nil {
 		return nil, err
 	}
-	banking, err := shielddata.Banking77(data, "train")
+	withAttack, withRemark := appended(clinc, kindA, kindN)
+	if err := add("appended/attack", withAttack, byID); err != nil {
+		return nil, err
+	}
+	if err := add("appended/benign", withRemark, byID); err != nil {
+		return nil, err
+	}
+	bankingAll, err := shielddata.Banking77(data, "train")
 	if err != nil {
+		return nil, err
+	}
+	var banking []shielddata.Doc
+	for _, d := range bankingAll {
+		if !shielddata.BankingDev(d) { // the rest is kept for calibration (eval -dev)
+			banking = append(banking, d)
+		}
+	}
+	social, err := socialNegatives(data)
+	if err != nil {
+		return nil, err
+	}
+	if err := add("social", social, byID); err != nil {
 		return nil, err
 	}
 	if err := add("banking77-train", banking, byID); err != nil {
@@ -255,60 +245,40 @@ func load(cfg config) ([]doc, error) {
 	if err := add("lingua", lingua, byID); err != nil {
 		return nil, err
 	}
+	// The same sentences of the shield's seven languages once more, with a budget of their own:
+	// the kinds of examples/kinds/ make most short texts of a language other than English
+	// attacks, and ordinary sentences of the language must outweigh that.
+	var lingua7 []shielddata.Doc
+	for _, d := range lingua {
+		if slices.Contains(sevenLangs, d.Lang) {
+			lingua7 = append(lingua7, d)
+		}
+	}
+	if err := add("lingua7", lingua7, byID); err != nil {
+		return nil, err
+	}
 
-	hand, err := handwritten(emails)
+	hand, err := handwritten()
 	if err != nil {
 		return nil, err
 	}
-	if err := add("task-injected", taskInjections(clinc, hand, emails), byAttack); err != nil {
-		return nil, err
-	}
-	for _, name := range []string{"hand/attack", "hand/injected", "hand/benign", "hand/message", "hand/context", "hand/attack-more", "hand/benign-more", "hand/benign-extra", "hand/context-extra", "hand/injected-extra", "hand/attack-r7", "hand/benign-r7", "hand/attack-r8", "hand/benign-r8", "hand/benign-r9", "hand/attack-r10", "hand/benign-r10", "hand/attack-r10ml", "hand/benign-r10ml", "hand/attack-r11", "hand/benign-r11", "hand/attack-r12", "hand/benign-r12", "hand/attack-r13", "hand/benign-r13", "hand/attack-r13ml", "hand/benign-r13ml"} {
-		if name == "hand/message" && !mixed || strings.HasSuffix(name, "-more") && !cfg.moreExamples || strings.HasSuffix(name, "-extra") && !cfg.extraExamples || cfg.roundOff(name) {
-			continue
-		}
-		ds := hand[name]
-		if strings.HasSuffix(name, "-r12") {
-			ds = cfg.keepR12Langs(ds)
-		}
-		if err := add(name, ds, func(d shielddata.Doc) string { g, _, _ := strings.Cut(d.ID, "#"); return g }); err != nil {
+	for _, name := range []string{"hand/attack", "hand/injected", "hand/benign", "hand/context", "hand/attack-more", "hand/benign-more", "hand/benign-extra", "hand/context-extra", "hand/injected-extra", "hand/attack-r7", "hand/benign-r7", "hand/benign-r9", "hand/attack-r10ml", "hand/benign-r10ml", "hand/attack-r12", "hand/benign-r12"} {
+		if err := add(name, hand[name], byLine); err != nil {
 			return nil, err
 		}
 	}
 
-	if cfg.longPerLang > 0 {
-		// Long harmless documents in one language, and attacks hidden in some of them.
-		langs := longDocLangs()
-		ll, _, err := shielddata.Lingua(data, langs)
-		if err != nil {
-			return nil, err
-		}
-		long := longDocs(ll, langs, cfg.longPerLang, longSeed)
-		if err := add("long", long, byID); err != nil {
-			return nil, err
-		}
-		if cfg.longInjBudget > 0 {
-			inj := longInjected(long, hand["hand/attack"], ca)
-			if err := add("long-injected", inj, byAttack); err != nil {
-				return nil, err
-			}
-		}
-	}
-	if !mixed {
-		return all, nil
-	}
-	// Harmless documents that switch language, and attacks hidden in some of them.
-	extra, _, err := shielddata.Lingua(data, extraMixedLangs())
+	// Long harmless documents in one language, and attacks hidden in some of them.
+	langs := longDocLangs()
+	ll, _, err := shielddata.Lingua(data, langs)
 	if err != nil {
 		return nil, err
 	}
-	pools := sentencePools(append(slices.Clone(lingua), extra...), clinc, banking, mj, hand)
-	docs := mixedDocs(pools, mixedCount, mixedSeed)
-	if err := add("mixed", docs, byID); err != nil {
+	long := longDocs(ll, langs, longPerLang, longSeed)
+	if err := add("long", long, byID); err != nil {
 		return nil, err
 	}
-	public := append(slices.Clone(wa), ca...)
-	if err := add("mixed-injected", mixedInjected(docs, hand, public), byAttack); err != nil {
+	if err := add("long-injected", longInjected(long, hand["hand/attack"], append(slices.Clone(kindA), ca...)), byAttack); err != nil {
 		return nil, err
 	}
 	return all, nil
@@ -316,7 +286,7 @@ func load(cfg config) ([]doc, error) {
 
 // handwritten expands the hand-written examples: attacks, harmless texts, documents, and every
 // hidden attack (I lines) inserted into documents of its language and into BIPIA e-mails.
-func handwritten(emails []shielddata.Email) (map[string][]shielddata.Doc, error) {
+func handwritten() (map[string][]shielddata.Doc, error) {
 	exs, err := readExamples()
 	if err != nil {
 		return nil, err
@@ -326,6 +296,9 @@ func handwritten(emails []shielddata.Email) (map[string][]shielddata.Doc, error)
 	var hidden, hiddenExtra []example
 	contextsExtra := map[string][]shielddata.Doc{}
 	for _, e := range exs {
+		if e.dir == "kinds" { // read by kindExamples
+			continue
+		}
 		if e.dir == "extra" {
 			// The examples of examples/extra/ (-extra-examples) have budgets of their own too;
 			// their documents and hidden attacks are paired below, apart from the others.
@@ -346,9 +319,9 @@ func handwritten(emails []shielddata.Email) (map[string][]shielddata.Doc, error)
 			}
 			continue
 		}
-		if isRound(e.dir) {
-			// The examples of each round of exampleRounds (examples/r7/ for -r7-examples, and
-			// so on; examples/r9/ holds harmless texts only) have budgets of their own as well.
+		if slices.Contains([]string{"r7", "r9", "r10ml", "r12"}, e.dir) {
+			// The examples of examples/r7/, r9/ (harmless texts only), r10ml/ and r12/ have
+			// budgets of their own as well.
 			round := e.dir
 			if round == "r9" && e.typ != 'N' {
 				return nil, fmt.Errorf("examples/r9/%s.txt:%d: only N lines are read there", e.lang, e.line)
@@ -404,10 +377,6 @@ func handwritten(emails []shielddata.Email) (map[string][]shielddata.Doc, error)
 	}
 	for _, e := range hidden {
 		ctxs := contexts[e.lang]
-		for k := range 3 { // three BIPIA e-mails too, English documents being the commonest
-			em := emails[int(shielddata.Unit(e.lang+strconv.Itoa(e.line)+"/"+strconv.Itoa(k))*float64(len(emails)))]
-			ctxs = append(ctxs, shielddata.Doc{ID: em.ID, Text: em.Context})
-		}
 		for v, t := range e.texts {
 			for k, c := range ctxs {
 				if (v+k)%2 != 0 { // half of the pairs are enough
@@ -502,62 +471,4 @@ func inferLabels(d shielddata.Doc) []string {
 	}
 	slices.Sort(labels)
 	return slices.Compact(labels)
-}
-
-// taskInjections hides ordinary requests in documents: a request to the assistant inside an
-// e-mail or a review is an indirect injection even when it is harmless on its own (as BIPIA's
-// attacks are), while the same request sent as a message is not. The requests are every 25th
-// CLINC150 training utterance and the hand-written ordinary tasks; the documents are BIPIA
-// training e-mails and hand-written documents of the request's language.
-func taskInjections(clinc []shielddata.Doc, hand map[string][]shielddata.Doc, emails []shielddata.Email) []shielddata.Doc {
-	var tasks []shielddata.Doc
-	for i, d := range clinc {
-		if i%25 == 0 {
-			tasks = append(tasks, d)
-		}
-	}
-	for _, d := range hand["hand/benign"] {
-		if d.Kind == "task" || d.Kind == "question" || d.Kind == "writing" || d.Kind == "translation" {
-			tasks = append(tasks, d)
-		}
-	}
-	contexts := map[string][]string{}
-	for _, c := range hand["hand/context"] {
-		contexts[c.Lang] = append(contexts[c.Lang], c.Text)
-	}
-	var out []shielddata.Doc
-	for i, t := range tasks {
-		var ctx string
-		lang := t.Lang
-		if lang == "" {
-			lang = "en"
-		}
-		if cs := contexts[lang]; lang != "en" && len(cs) > 0 {
-			ctx = cs[i%len(cs)]
-		} else if i%3 == 0 && len(contexts["en"]) > 0 {
-			ctx = contexts["en"][i%len(contexts["en"])]
-		} else {
-			ctx = emails[i%len(emails)].Context
-		}
-		d := shielddata.Insert(ctx, t.Text, i)
-		d.ID, d.Source, d.Lang, d.Kind = t.Source+t.ID+"+"+strconv.Itoa(i), "task-injected", lang, "task"
-		out = append(out, d)
-	}
-	return out
-}
-
-// keepR12Langs keeps the examples of examples/r12/ in the languages of -r12-langs (all of them
-// when it is empty). The source's budget is then shared among the texts kept, so at the same
-// budget each of them weighs more.
-func (c config) keepR12Langs(ds []shielddata.Doc) []shielddata.Doc {
-	if len(c.r12Langs) == 0 {
-		return ds
-	}
-	var out []shielddata.Doc
-	for _, d := range ds {
-		if slices.Contains(c.r12Langs, d.Lang) {
-			out = append(out, d)
-		}
-	}
-	return out
 }

@@ -3,54 +3,27 @@
 //	go run ./scripts/train/shield            # -data <data dir> (default: the data sets beside the repository) -out internal/services/shield/shield.model
 //
 // It reads only training data: llm-warden train, the training half of CyberSecEval (per
-// language), BIPIA train attacks inserted into BIPIA train e-mails and into hand-written
-// documents, the clean BIPIA train e-mails, jailbreakbench artifacts, CLINC150 and banking77
-// train utterances, the training half of MultiJail (harmful requests, which the shield does not
-// flag) and of the lingua sentences, the CyberSecEval system prompts of its training half, and
-// the hand-written examples in examples/, examples/more/ (attacks and harmless look-alikes in ar
-// bn id ja ko ru th tr vi zh, and more English harmless look-alikes), examples/extra/ (short
-// harmless requests in 17 languages, long harmless English documents, attacks hidden in Italian
-// and Portuguese reviews), examples/r7/ (English attacks of the kinds CyberSecEval's training
-// half still missed, their harmless twins, English look-alikes full of trigger words),
-// examples/r9/ (harmless role-play and persona requests in en de fr es it nl pt) and
-// examples/r10ml/ (the kinds of examples/r7/ in bn ko ru th tr vi zh, with harmless twins) and the
-// English ones of examples/r12/ (long harmless task prompts of 100 to 300 words around a passage
-// and personas with a chat history, and a few attacks hidden in the same long frames; round 12c),
-// each set weighed by budgets of its own. It also builds 40 long harmless documents per language from
-// the lingua training sentences and hides attacks of the same language in every fourth
-// (longdocs.go). -r12-examples=false -budget bipia=0.33,bipia-email=0.20 gives the weights of the
-// round-10 model; every older model below needs those two flags as well (bipia=0.28 for round 5):
-// -r10-ml-examples=false -budget llm-warden-train/benign=0.45 gives the weights of
-// the round-9 model; -r9-examples=false as well those of the round-8 model; -r7-examples=false
-// -r9-examples=false -r10-ml-examples=false -budget
-// llm-warden-train/benign=0.45,hand/attack-more=0.15,clinc150-train=0.25,hand/benign=0.5,hand/benign-extra=0.25
-// give the weights of the round-6 model; -more-examples=false, -extra-examples=false and
-// -long-docs 0 as well, with cyberseceval=0.3,bipia=0.28 added to -budget, those of the round-5
-// model (see MODEL.md).
+// language; shielddata splits it), BIPIA train attacks inserted into BIPIA train e-mails and
+// the clean train e-mails, jailbreakbench artifacts, CLINC150 train and
+// oos_train utterances, banking77 train (without the tenth kept for calibration,
+// shielddata.BankingDev), every fourth line of unlabeled/social-media outside the labelled
+// sample (scripts/internal/devset), the training halves of MultiJail (harmful requests, which
+// the shield does not flag) and of the lingua sentences, long harmless documents built from
+// those sentences with attacks hidden in every fourth (longdocs.go), and the hand-written
+// examples of examples/ (see examples.go), among them the ordinary kinds of attack people type
+// with their harmless twins in de en es fr it nl pt (examples/kinds/, with typing noise,
+// kinds.go) and those attacks appended to CLINC150 training utterances. Each source has a
+// budget (load.go). CyberSecEval's held-out half, BIPIA's test splits, NotInject, the test
+// splits and the shield's own dev and held-out sets are evaluation data and are never read here.
 //
-// Experiments, off by default and not used for the committed model (MODEL.md gives their
-// figures): -r8-examples adds examples/r8/ (the kinds of examples/r7/ in de fr es it nl pt);
-// -r10-examples adds examples/r10/ (long harmless persona and "act as" prompts with rules and
-// formats in en de fr es it nl pt, and a few attacks in the same frames); -r11-examples adds
-// examples/r11/ (short and medium harmless task prompts around a passage in en de fr es it nl
-// pt, and a few attacks hidden in the same frames); -r13-examples adds examples/r13/ (English
-// requests for a person's private data or the guarded password inside a frame that hides them,
-// and harmless look-alikes in the same frames); -r13-ml-examples adds examples/r13ml/ (that kind
-// in Arabic, Indonesian, Japanese and Tagalog, with harmless twins); -r12-langs= (empty) adds the examples of
-// examples/r12/ in de fr es it nl pt to the English ones (round 12);
-// -mixed (issue 11) builds harmless documents that switch language, hides attacks in some of
-// them (mixed.go) and reads the hand-written messages.
-// -budget and -neg-share change source budgets and the weight of the clean windows of injected
-// documents, -script, -norm-power and -norm-knee the scoring (textclass.Spec), for experiments.
-// The split of every set is made by package shielddata, which the evaluation command shares.
-//
-// Each text is cut into the windows textclass will score. A window of an attack inserted into a
-// document is positive when it holds the whole attack and negative when it holds none of it; a
-// long attack text is positive in the windows a first fit already scores as attacks (multiple-
-// instance learning: its other windows are dropped). The attack head is fitted with k-fold
-// calibration; one head per label is fitted on the positive windows. The report printed at the
-// end is out-of-fold, on training data only: the held-out evaluation sets are never read here.
-// The same data and flags give the same bytes.
+// Each text is cut into the windows textclass will score: sentence units, alone and in runs of
+// up to -unit-run units of at most -unit-words words (textclass.Spec.Units), so the score does
+// not depend on the text's length. A window of an attack inserted into a document is positive
+// when it holds the whole attack and negative when it holds none of it; a long attack text is
+// positive in the windows a first fit already scores as attacks (multiple-instance learning:
+// its other windows are dropped). The attack head is fitted with k-fold calibration; one head
+// per label is fitted on the positive windows. The report printed at the end is out-of-fold, on
+// training data only. The same data and flags give the same bytes.
 package main
 
 import (
@@ -73,7 +46,7 @@ import (
 )
 
 // ModelID names the model in the descriptor.
-const ModelID = "sluice-shield-lr-v2"
+const ModelID = "sluice-shield-lr-v3"
 
 func main() {
 	data := evalkit.DataFlag()
@@ -81,96 +54,30 @@ func main() {
 	seed := flag.Uint64("seed", 1, "seed of the calibration folds")
 	bits := flag.Int("bits", 20, "log2 of the attack head's weight slots")
 	labelBits := flag.Int("label-bits", 18, "log2 of each label head's weight slots")
-	l2 := flag.Float64("l2", 3e-5, "L2 penalty of the attack head")
+	l2 := flag.Float64("l2", 1e-5, "L2 penalty of the attack head")
 	labelL2 := flag.Float64("label-l2", 1e-4, "L2 penalty of the label heads")
 	folds := flag.Int("folds", 4, "calibration folds of the attack head (0: one held-out share)")
-	window := flag.Int("window", 48, "words per window")
-	stride := flag.Int("stride", 12, "words between window starts")
-	long := flag.Int("long", 40, "words from which a text counts as a long document (textclass.Spec.LongSegment)")
-	noLabels := flag.Bool("no-labels", false, "skip the label heads (for quick experiments; the model then lacks them)")
-	mixed := flag.Bool("mixed", false, "also train on harmless documents that switch language, the hand-written messages, and attacks hidden in such documents (an experiment for text that switches language; the committed model is trained without it, see MODEL.md)")
-	longPerLang := flag.Int("long-docs", 40, "long harmless documents per language built from lingua training sentences (0: none; see longdocs.go)")
-	longBudget := flag.Float64("long-budget", 0.3, "total weight of the long harmless documents")
-	longInjBudget := flag.Float64("long-injected-budget", 0.05, "total weight of the attacks hidden in long documents (0: none)")
-	negShare := flag.Float64("neg-share", 0.5, "weight of the harmless windows of a document with an attack inserted, relative to its attack windows")
-	moreExamples := flag.Bool("more-examples", true, "also train on the hand-written examples of examples/more/ (more languages and harmless look-alikes; budgets hand/attack-more and hand/benign-more)")
-	extraExamples := flag.Bool("extra-examples", true, "also train on the hand-written examples of examples/extra/ (short harmless requests in 17 languages, long harmless documents, attacks hidden in reviews; budgets hand/benign-extra, hand/context-extra and hand/injected-extra)")
-	script := flag.Bool("script", false, "give every window a feature per script, valued at the script's share of its words (textclass.Spec.Script): an offset per script")
-	normPower := flag.Float64("norm-power", 0.5, "power of a window's feature count that divides its features (textclass.Spec.NormPower): 0.5 is the square root, 1 the mean, which does not grow with the window's length")
-	normKnee := flag.Int("norm-knee", 0, "feature count below which a window's features are divided by the count, not its square root (textclass.Spec.NormKnee): short texts then score their mean weight whatever their length; 0 (default): no knee")
-	rounds := map[string]*bool{}
-	for _, r := range exampleRounds {
-		rounds[r.dir] = flag.Bool(r.flag, r.on, r.usage)
-	}
-	r12Langs := flag.String("r12-langs", "en", "with -r12-examples, train only on the examples of examples/r12/ in these languages, as a comma-separated list of file names; empty (-r12-langs=): every language")
-	budgetFlag := flag.String("budget", "", "override source budgets, as name=weight,name=weight (see budgets in load.go; for experiments)")
+	unitWords := flag.Int("unit-words", 40, "the most words of a scoring window of sentence units (textclass.Spec.UnitWords)")
+	unitRun := flag.Int("unit-run", 4, "the most sentence units one scoring window joins (textclass.Spec.UnitRun)")
 	oof := flag.String("oof", "", "also write the out-of-fold score of every training text to this file, as tab-separated source, id, language, kind, attack, words, score and text (for choosing examples; not recorded in the model)")
-	flag.Parse()
-	if *normPower == 0.5 {
-		*normPower = 0 // the square root, stored as before the option existed
-	}
-	cfg := config{noLabels: *noLabels, mixed: *mixed, moreExamples: *moreExamples, extraExamples: *extraExamples, rounds: map[string]bool{}, longPerLang: *longPerLang, longBudget: *longBudget, longInjBudget: *longInjBudget, budgets: *budgetFlag, oof: *oof, negShare: *negShare, data: *data, out: *out, seed: *seed, bits: *bits, labelBits: *labelBits, l2: *l2, labelL2: *labelL2, folds: *folds,
-		spec: textclass.Spec{WordNgrams: 2, CharMin: 3, CharMax: 5, Window: *window, Stride: *stride, DecodeBlobs: true, LongSegment: *long, Script: *script, NormPower: *normPower, NormKnee: *normKnee}}
-	for dir, on := range rounds {
-		cfg.rounds[dir] = *on
-	}
-	if *r12Langs != "" {
-		cfg.r12Langs = strings.Split(*r12Langs, ",")
-	}
+	evalkit.ParseFlags()
+	cfg := config{oof: *oof, data: *data, out: *out, seed: *seed, bits: *bits, labelBits: *labelBits, l2: *l2, labelL2: *labelL2, folds: *folds,
+		spec: textclass.Spec{WordNgrams: 2, CharMin: 3, CharMax: 5, Window: 48, Stride: 12, DecodeBlobs: true,
+			Units: true, UnitWords: *unitWords, UnitRun: *unitRun}}
 	if err := run(cfg); err != nil {
 		log.Fatal(err)
 	}
 }
 
-// exampleRound is one set of hand-written examples: its directory of examples/, its flag, the
-// flag's default and its usage text.
-type exampleRound struct {
-	dir, flag string
-	on        bool
-	usage     string
-}
-
-// exampleRounds are the sets of hand-written examples added round by round, one directory of
-// examples/ each, whose sources' names end in "-" and the directory (load.go), in the order the
-// training command records their flags. on is the flag's default.
-var exampleRounds = []exampleRound{
-	{"r7", "r7-examples", true, "also train on the hand-written examples of examples/r7/ (English attacks of the kinds CyberSecEval's training half misses, harmless English requests full of trigger words; budgets hand/attack-r7 and hand/benign-r7)"},
-	{"r8", "r8-examples", false, "also train on the hand-written examples of examples/r8/ (the kinds of examples/r7/ in de fr es it nl pt, with harmless twins; budgets hand/attack-r8 and hand/benign-r8)"},
-	{"r9", "r9-examples", true, "train on the hand-written examples of examples/r9/ (harmless role-play and persona requests in en de fr es it nl pt; budget hand/benign-r9)"},
-	{"r10", "r10-examples", false, "also train on the hand-written examples of examples/r10/ (harmless persona and \"act as\" prompts with rules and formats in en de fr es it nl pt, and attacks in the same frames; budgets hand/attack-r10 and hand/benign-r10)"},
-	{"r10ml", "r10-ml-examples", true, "train on the hand-written examples of examples/r10ml/ (the kinds of examples/r7/ in bn ko ru th tr vi zh, with harmless twins; budgets hand/attack-r10ml and hand/benign-r10ml)"},
-	{"r11", "r11-examples", false, "also train on the hand-written examples of examples/r11/ (short and medium harmless task prompts around a passage in en de fr es it nl pt, and attacks hidden in the same frames; budgets hand/attack-r11 and hand/benign-r11)"},
-	{"r12", "r12-examples", true, "train on the hand-written examples of examples/r12/ (long harmless task prompts of 100 to 300 words around a passage and personas with a chat history in en de fr es it nl pt, and attacks hidden in the same long frames; budgets hand/attack-r12 and hand/benign-r12)"},
-	{"r13", "r13-examples", false, "also train on the hand-written examples of examples/r13/ (English requests for a person's private data or the guarded password inside a frame that hides them, and harmless look-alikes in the same frames; budgets hand/attack-r13 and hand/benign-r13)"},
-	{"r13ml", "r13-ml-examples", false, "also train on the hand-written examples of examples/r13ml/ (the kind of examples/r13/ in ar id ja tl, with harmless twins; budgets hand/attack-r13ml and hand/benign-r13ml)"},
-}
-
 type config struct {
-	noLabels, mixed bool
-	// moreExamples adds the hand-written examples of examples/more/ (load.go).
-	moreExamples bool
-	// extraExamples adds the hand-written examples of examples/extra/ (load.go).
-	extraExamples bool
-	// rounds says, per directory of exampleRounds, whether its examples are trained on.
-	rounds map[string]bool
-	// r12Langs, when not empty, keeps only the examples of examples/r12/ in these languages.
-	r12Langs        []string
 	data, out       string
 	seed            uint64
 	bits, labelBits int
 	l2, labelL2     float64
 	folds           int
 	spec            textclass.Spec
-	// long documents (longdocs.go): how many per language, and the budgets
-	longPerLang               int
-	longBudget, longInjBudget float64
-	// budgets overrides source budgets: name=weight,...
-	budgets string
 	// oof, when set, is the file the out-of-fold score of every training text is written to.
 	oof string
-	// negShare is the weight of the clean windows of an injected document, relative to its
-	// attack windows.
-	negShare float64
 }
 
 // doc is a training text with its weight and split group.
@@ -211,7 +118,7 @@ func run(cfg config) error {
 	attackCfg := lrtrain.Config{Bits: cfg.bits, L2: cfg.l2, Folds: cfg.folds, Holdout: 0.2, Seed: cfg.seed, Log: log.Printf}
 	first := attackCfg
 	first.Folds, first.Holdout = 0, 0.01 // the first fit only ranks windows; calibration comes later
-	fit, err := lrtrain.Train(examples(docs, wins, cfg.negShare), first)
+	fit, err := lrtrain.Train(examples(docs, wins, negShare), first)
 	if err != nil {
 		return err
 	}
@@ -237,7 +144,7 @@ func run(cfg config) error {
 	wins = kept
 	log.Printf("multiple-instance step dropped %d windows of long attacks", dropped)
 
-	ex := examples(docs, wins, cfg.negShare)
+	ex := examples(docs, wins, negShare)
 	fit, err = lrtrain.Train(ex, attackCfg)
 	if err != nil {
 		return err
@@ -252,9 +159,6 @@ func run(cfg config) error {
 
 	heads := []textclass.Head{attackHead}
 	for _, l := range shielddata.Labels {
-		if cfg.noLabels {
-			break
-		}
 		h, err := labelHead(docs, wins, l, cfg)
 		if err != nil {
 			return err
@@ -284,53 +188,10 @@ func run(cfg config) error {
 	return nil
 }
 
-// command is the training command as recorded in the model's metadata: every flag that is not
-// at its default value (-mixed, -script, -norm-power and -norm-knee only when set), and the example sets and
-// long documents whatever their value.
+// command is the training command as recorded in the model's metadata, every setting named.
 func command(cfg config) string {
-	c := fmt.Sprintf("go run ./scripts/train/shield -seed %d -bits %d -label-bits %d -l2 %g -label-l2 %g -folds %d -window %d -stride %d -long %d",
-		cfg.seed, cfg.bits, cfg.labelBits, cfg.l2, cfg.labelL2, cfg.folds, cfg.spec.Window, cfg.spec.Stride, cfg.spec.LongSegment)
-	if cfg.mixed {
-		c += " -mixed"
-	}
-	if cfg.spec.Script {
-		c += " -script"
-	}
-	if cfg.spec.NormPower != 0 {
-		c += fmt.Sprintf(" -norm-power %g", cfg.spec.NormPower)
-	}
-	if cfg.spec.NormKnee != 0 {
-		c += fmt.Sprintf(" -norm-knee %d", cfg.spec.NormKnee)
-	}
-	if cfg.moreExamples {
-		c += " -more-examples"
-	} else {
-		c += " -more-examples=false"
-	}
-	if cfg.extraExamples {
-		c += " -extra-examples"
-	} else {
-		c += " -extra-examples=false"
-	}
-	for _, r := range exampleRounds {
-		if cfg.rounds[r.dir] {
-			c += " -" + r.flag
-		}
-	}
-	if len(cfg.r12Langs) > 0 {
-		c += " -r12-langs " + strings.Join(cfg.r12Langs, ",")
-	}
-	if cfg.budgets != "" {
-		c += " -budget " + cfg.budgets
-	}
-	if cfg.negShare != 0.5 {
-		c += fmt.Sprintf(" -neg-share %g", cfg.negShare)
-	}
-	if cfg.longPerLang > 0 {
-		c += fmt.Sprintf(" -long-docs %d -long-budget %g -long-injected-budget %g", cfg.longPerLang, cfg.longBudget, cfg.longInjBudget)
-	} else {
-		c += " -long-docs 0"
-	}
+	c := fmt.Sprintf("go run ./scripts/train/shield -seed %d -bits %d -label-bits %d -l2 %g -label-l2 %g -folds %d -unit-words %d -unit-run %d",
+		cfg.seed, cfg.bits, cfg.labelBits, cfg.l2, cfg.labelL2, cfg.folds, cfg.spec.UnitWords, cfg.spec.UnitRun)
 	return c
 }
 
@@ -364,6 +225,10 @@ func countWords(s string) int {
 	}
 	return w.Len()
 }
+
+// negShare is the weight of the harmless windows of a document with an attack inserted,
+// relative to its attack windows.
+const negShare = 0.5
 
 // examples weighs the windows: a document's weight is shared among its positive windows, and
 // negShare of it (half by default) among its negative windows when it also has positive ones
@@ -493,20 +358,4 @@ func labelHead(docs []doc, wins []window, l string, cfg config) (textclass.Head,
 	}
 	log.Printf("label %-20s held out: precision %.3f recall %.3f (n=%d, positives %d)", l, m.Precision(), m.Recall(), m.N(), m.TP+m.FN)
 	return fit.Head(l)
-}
-
-// isRound reports whether dir is the directory of a round of exampleRounds.
-func isRound(dir string) bool {
-	return slices.ContainsFunc(exampleRounds, func(r exampleRound) bool { return r.dir == dir })
-}
-
-// roundOff reports whether source name holds the examples of a round of exampleRounds that is
-// off ("hand/attack-r8" without -r8-examples).
-func (c config) roundOff(name string) bool {
-	for _, r := range exampleRounds {
-		if strings.HasSuffix(name, "-"+r.dir) && !c.rounds[r.dir] {
-			return true
-		}
-	}
-	return false
 }
