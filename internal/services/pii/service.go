@@ -23,7 +23,7 @@ const (
 )
 
 const (
-	version      = 2
+	version      = 3
 	modelID      = names.ModelID
 	modelLicense = "Apache-2.0"
 	defaultMask  = "[REDACTED]"

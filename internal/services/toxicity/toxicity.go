@@ -201,7 +201,7 @@ func buildWith(m *textclass.Model, prep *Preparer, mode ImplicitMode) (*Service,
 	s.desc = services.Descriptor{
 		Name:        Name,
 		Kind:        services.KindClassify,
-		Version:     2,
+		Version:     3,
 		Description: "Flags toxic text (insults, threats, identity hate, harassment, sexual harassment, profanity aimed at someone) in seven languages, with a calibrated score.",
 		Accepts:     []string{services.TypeText},
 		Emits:       services.EmitsSame,
