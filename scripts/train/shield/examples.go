@@ -55,7 +55,21 @@ type example struct {
 
 func readExamples() ([]example, error) {
 	var out []example
-	err := fs.WalkDir(exampleFiles, "examples", func(p string, d fs.DirEntry, err error) error {
+	err := walkExamples("examples", func(p, line string, e example) error {
+		if dir := path.Dir(p); dir != "examples" {
+			e.dir = path.Base(dir)
+		}
+		out = append(out, e)
+		return nil
+	})
+	return out, err
+}
+
+// walkExamples parses every example line of the files below root (blank lines and # comments
+// skipped; the language is the file's name) and calls fn with the file, the line and the
+// example; errors name the file and line.
+func walkExamples(root string, fn func(p, line string, e example) error) error {
+	return fs.WalkDir(exampleFiles, root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
@@ -75,14 +89,12 @@ func readExamples() ([]example, error) {
 			if err != nil {
 				return fmt.Errorf("%s:%d: %w", p, n, err)
 			}
-			if dir := path.Dir(p); dir != "examples" {
-				e.dir = path.Base(dir)
+			if err := fn(p, line, e); err != nil {
+				return fmt.Errorf("%s:%d: %w", p, n, err)
 			}
-			out = append(out, e)
 		}
 		return sc.Err()
 	})
-	return out, err
 }
 
 func parseExample(lang, line string, n int) (example, error) {

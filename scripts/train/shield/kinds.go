@@ -1,12 +1,9 @@
 package main
 
 import (
-	"bufio"
-	"fmt"
-	"io/fs"
+	"errors"
 	"math/rand/v2"
 	"os"
-	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -25,46 +22,26 @@ const kindVariants = 40
 
 // kindExamples reads examples/kinds/ and returns its attacks and harmless twins, noised.
 func kindExamples() (attacks, benign []shielddata.Doc, err error) {
-	err = fs.WalkDir(exampleFiles, "examples/kinds", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
+	err = walkExamples("examples/kinds", func(_, line string, e example) error {
+		if e.typ != 'A' && e.typ != 'N' {
+			return errors.New("only A and N lines are read there")
 		}
-		lang := strings.TrimSuffix(path.Base(p), ".txt")
-		f, err := exampleFiles.Open(p)
+		seed := "kinds/" + e.lang + strconv.Itoa(e.line)
+		texts, err := expandN(strings.TrimSpace(line[strings.IndexByte(line, '|')+1:]), seed, kindVariants)
 		if err != nil {
 			return err
 		}
-		defer f.Close()
-		sc := bufio.NewScanner(f)
-		for n := 1; sc.Scan(); n++ {
-			line := strings.TrimSpace(sc.Text())
-			if line == "" || line[0] == '#' {
-				continue
-			}
-			e, err := parseExample(lang, line, n)
-			if err != nil {
-				return fmt.Errorf("%s:%d: %w", p, n, err)
-			}
-			if e.typ != 'A' && e.typ != 'N' {
-				return fmt.Errorf("%s:%d: only A and N lines are read there", p, n)
-			}
-			seed := "kinds/" + lang + strconv.Itoa(n)
-			texts, err := expandN(strings.TrimSpace(line[strings.IndexByte(line, '|')+1:]), seed, kindVariants)
-			if err != nil {
-				return fmt.Errorf("%s:%d: %w", p, n, err)
-			}
-			rng := rand.New(rand.NewPCG(7, uint64(shielddata.Unit(seed)*(1<<53))))
-			for v, t := range texts {
-				d := shielddata.Doc{ID: "kinds/" + lang + strconv.Itoa(n) + "#" + strconv.Itoa(v), Source: "hand-kinds", Lang: lang,
-					Text: noisy(t, rng), Kind: e.kind, Labels: e.labels, Attack: e.typ == 'A'}
-				if d.Attack {
-					attacks = append(attacks, d)
-				} else {
-					benign = append(benign, d)
-				}
+		rng := rand.New(rand.NewPCG(7, uint64(shielddata.Unit(seed)*(1<<53))))
+		for v, t := range texts {
+			d := shielddata.Doc{ID: seed + "#" + strconv.Itoa(v), Source: "hand-kinds", Lang: e.lang,
+				Text: noisy(t, rng), Kind: e.kind, Labels: e.labels, Attack: e.typ == 'A'}
+			if d.Attack {
+				attacks = append(attacks, d)
+			} else {
+				benign = append(benign, d)
 			}
 		}
-		return sc.Err()
+		return nil
 	})
 	return attacks, benign, err
 }
