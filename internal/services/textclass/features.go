@@ -62,7 +62,7 @@ type Spec struct {
 	// shield (issue 32). Zero values keep the behaviour above exactly.
 
 	// Units, when set, scores sentence units instead of Window/Stride windows: the text (and each
-	// decoded blob) is cut into units at sentence ends (see splitUnits) and each piece is
+	// decoded blob) is cut into units at sentence ends (see nextUnit) and each piece is
 	// normalized on its own; word n-grams do not reach across a unit's start. The windows are
 	// every run of up to UnitRun consecutive units holding at most UnitWords words, and a unit
 	// longer than UnitWords is covered by windows of UnitWords words, UnitWords/2 apart. The
@@ -362,7 +362,7 @@ func (p *prepared) prepare(ctx context.Context, spec Spec, text string) error {
 }
 
 // normalize appends the normal form of s to p's words: at once, or with Spec.Units unit by
-// unit (splitUnits), recording each word's unit start in p.ustart. It checks ctx as
+// unit (nextUnit), recording each word's unit start in p.ustart. It checks ctx as
 // textnorm.Normalize does, and between units every 4,096 bytes.
 func (p *prepared) normalize(ctx context.Context, spec Spec, s string, extra textnorm.Flag) error {
 	if !spec.Units {
