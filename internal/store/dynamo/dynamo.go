@@ -455,3 +455,8 @@ func (d *decoder) time(name string) time.Time {
 	}
 	return fromMS(d.num(name))
 }
+
+// itemKey is the key of an item with a partition and a sort key.
+func itemKey(pk string, sk types.AttributeValue) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{attrPK: attrS(pk), attrSK: sk}
+}

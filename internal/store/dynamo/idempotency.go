@@ -1,11 +1,12 @@
 package dynamo
 
+// The Idempotency port: one record per account and key in the idempotency table, and the
+// takeover of a record whose run stopped (its fence on the meter item).
+
 import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -15,9 +16,6 @@ import (
 )
 
 const (
-	// rateWindowTTL is how long after its start a rate window item may be deleted by TTL: far
-	// longer than the one-minute window, so callers whose clocks lag a little never lose theirs.
-	rateWindowTTL = 5 * time.Minute
 	// maxClaimAttempts bounds Claim's read-decide-write loop; each lost race means another
 	// claimer changed the record, so a few attempts always settle it.
 	maxClaimAttempts = 8
@@ -29,16 +27,10 @@ const (
 	// pendingPrefix + lease (a settlement with an idempotency key) or + trace id (one without)
 	// names the marker attribute of a charge on the usage item.
 	pendingPrefix = "pending:"
-	// hitPrefix + a random token names the marker attribute of one hit on a rate window item.
-	hitPrefix = "hit:"
 	// markCharged: the lease's run was charged in this month.
 	markCharged = "charged"
 	// markFenced: the lease was taken over by a claimer and may never charge.
 	markFenced = "fenced"
-
-	attrCount      = "count"
-	attrCharacters = "characters"
-	attrRuns       = "runs"
 
 	attrFingerprint = "fp"
 	attrState       = "state"
@@ -52,133 +44,8 @@ const (
 	attrMonth       = "month"
 )
 
-func itemKey(pk string, sk types.AttributeValue) map[string]types.AttributeValue {
-	return map[string]types.AttributeValue{attrPK: attrS(pk), attrSK: sk}
-}
-
-func windowKey(account string, start time.Time) map[string]types.AttributeValue {
-	return itemKey(account, attrN(ms(start)))
-}
-
 func idemKey(account, key string) map[string]types.AttributeValue {
 	return itemKey(account, attrS(key))
-}
-
-func usageKey(account, month string) map[string]types.AttributeValue {
-	return itemKey(account, attrS(month))
-}
-
-// Hit counts one request in account's window starting at start unless the window holds limit
-// requests already. The write carries the hit's identity, a random marker attribute, so that a
-// retry of a write whose answer was lost finds its own hit instead of counting it again (or,
-// in a full window, refusing a request that was counted): one conditional update ADDs the
-// count and sets the marker unless the window is full or the marker is there; a second write
-// removes the marker. A refused hit changes nothing and reports count = limit (the window is
-// full); only when the SDK had retried does it read the window to see whether an earlier attempt
-// was the one that counted, so the path that abusers hit hardest costs no read.
-func (s *Store) Hit(ctx context.Context, account string, start time.Time, limit int64) (int64, bool, error) {
-	if limit <= 0 {
-		return 0, false, nil
-	}
-	marker, err := newMarker(hitPrefix)
-	if err != nil {
-		return 0, false, fmt.Errorf("dynamo: hit: %w", err)
-	}
-	var tries attempts
-	out, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                aws.String(s.t.RateWindows),
-		Key:                      windowKey(account, start),
-		UpdateExpression:         aws.String("ADD #c :one SET #ttl = :ttl, #m = :one"),
-		ConditionExpression:      aws.String("(attribute_not_exists(#c) OR #c < :limit) AND attribute_not_exists(#m)"),
-		ExpressionAttributeNames: map[string]string{"#c": attrCount, "#ttl": attrTTL, "#m": marker},
-		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":one":   attrN(1),
-			":ttl":   attrN(ttlSeconds(ms(start.Add(rateWindowTTL)))),
-			":limit": attrN(limit),
-		},
-		ReturnValues: types.ReturnValueUpdatedNew,
-	}, tries.count)
-	var count int64
-	switch {
-	case conditionFailed(err):
-		if tries.n() == 1 {
-			return limit, false, nil // refused on its only attempt: nothing of this hit was applied
-		}
-		c, mine, rerr := s.readWindow(ctx, account, start, marker)
-		if rerr != nil {
-			return 0, false, fmt.Errorf("dynamo: hit: %w", rerr)
-		}
-		if !mine {
-			return limit, false, nil
-		}
-		count = c // an earlier attempt counted this hit; its answer was lost
-	case err != nil:
-		return 0, false, fmt.Errorf("dynamo: hit: %w", err)
-	default:
-		d := decoder{item: out.Attributes}
-		count = d.num(attrCount)
-		if d.err != nil {
-			return 0, false, fmt.Errorf("dynamo: hit: %w", d.err)
-		}
-	}
-	// Best effort: a marker left behind only takes a few bytes until the window expires.
-	_ = s.removeMarker(ctx, s.t.RateWindows, windowKey(account, start), marker)
-	return count, true, nil
-}
-
-// readWindow reads a window's count and whether it holds marker (consistent read).
-// Count returns the count of account's window at start (a consistent read).
-func (s *Store) Count(ctx context.Context, account string, start time.Time) (int64, error) {
-	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName:                aws.String(s.t.RateWindows),
-		Key:                      windowKey(account, start),
-		ConsistentRead:           aws.Bool(true),
-		ProjectionExpression:     aws.String("#c"),
-		ExpressionAttributeNames: map[string]string{"#c": attrCount},
-	})
-	if err != nil {
-		return 0, fmt.Errorf("dynamo: count: %w", err)
-	}
-	d := decoder{item: out.Item}
-	count := d.num(attrCount)
-	if d.err != nil {
-		return 0, fmt.Errorf("dynamo: count: %w", d.err)
-	}
-	return count, nil
-}
-
-func (s *Store) readWindow(ctx context.Context, account string, start time.Time, marker string) (int64, bool, error) {
-	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName:                aws.String(s.t.RateWindows),
-		Key:                      windowKey(account, start),
-		ConsistentRead:           aws.Bool(true),
-		ProjectionExpression:     aws.String("#c, #m"),
-		ExpressionAttributeNames: map[string]string{"#c": attrCount, "#m": marker},
-	})
-	if err != nil {
-		return 0, false, fmt.Errorf("read window: %w", err)
-	}
-	d := decoder{item: out.Item}
-	count, mine := d.num(attrCount), d.has(marker)
-	if d.err != nil {
-		return 0, false, fmt.Errorf("read window: %w", d.err)
-	}
-	return count, mine, nil
-}
-
-// removeMarker removes the marker attribute from the item at key, if the item holds it.
-func (s *Store) removeMarker(ctx context.Context, table string, key map[string]types.AttributeValue, marker string) error {
-	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                aws.String(table),
-		Key:                      key,
-		UpdateExpression:         aws.String("REMOVE #m"),
-		ConditionExpression:      aws.String("attribute_exists(#m)"),
-		ExpressionAttributeNames: map[string]string{"#m": marker},
-	})
-	if err != nil && !conditionFailed(err) {
-		return fmt.Errorf("remove marker: %w", err)
-	}
-	return nil
 }
 
 // idemItem is a stored idempotency record as the package sees it.
@@ -518,195 +385,4 @@ func (s *Store) Release(ctx context.Context, account, key, lease string) error {
 		return fmt.Errorf("dynamo: release %q: %w", key, err)
 	}
 	return nil
-}
-
-// Usage returns account's usage in month; zero when nothing was charged.
-func (s *Store) Usage(ctx context.Context, account, month string) (store.Usage, error) {
-	u, _, err := s.readUsage(ctx, account, month, "")
-	if err != nil {
-		return store.Usage{}, fmt.Errorf("dynamo: usage: %w", err)
-	}
-	return u, nil
-}
-
-// readUsage reads the usage item of month with a consistent read, and the marker of lease
-// unless lease is "".
-func (s *Store) readUsage(ctx context.Context, account, month, lease string) (store.Usage, string, error) {
-	names := map[string]string{"#ch": attrCharacters, "#runs": attrRuns}
-	proj := "#ch, #runs"
-	if lease != "" {
-		names["#p"] = pendingPrefix + lease
-		proj += ", #p"
-	}
-	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName:                aws.String(s.t.Usage),
-		Key:                      usageKey(account, month),
-		ConsistentRead:           aws.Bool(true),
-		ProjectionExpression:     aws.String(proj),
-		ExpressionAttributeNames: names,
-	})
-	if err != nil {
-		return store.Usage{}, "", fmt.Errorf("read usage: %w", err)
-	}
-	d := decoder{item: out.Item}
-	u := store.Usage{Characters: d.num(attrCharacters), Runs: d.num(attrRuns)}
-	var mark string
-	if lease != "" {
-		mark = d.str(pendingPrefix + lease)
-	}
-	if d.err != nil {
-		return store.Usage{}, "", fmt.Errorf("read usage: %w", d.err)
-	}
-	return u, mark, nil
-}
-
-// Settle charges st on the meter item of its pass and completes st.Idem: one conditional
-// UpdateItem of the meter item (ADD characters, one run and the day's characters; SET the
-// pass's writer slot to the charge, "c|<trace id>|..." or with a key "k|<lease>|..."; REMOVE a
-// few stale slots), under the condition that the slot still holds the pass's admission value
-// and the allowance holds; then, with a key, one UpdateItem of the record (done, under its
-// lease). A refused charge is explained by a consistent read: the slot holds this charge (an
-// attempt sent again after a lost answer had charged), a fence or nothing (a claimer took the
-// key over: ErrLeaseLost, nothing charged), or the admission value (the allowance, or a stale
-// slot that changed: then the charge is sent again without removals). A charge that may have
-// been applied and whose record could not be completed retires the slot (its value is the
-// proof a later Claim reads) and returns ErrCharged.
-func (s *Store) Settle(ctx context.Context, st store.Settlement) (store.Usage, bool, error) {
-	if st.Characters < 0 {
-		return store.Usage{}, false, fmt.Errorf("dynamo: settle: negative characters %d", st.Characters)
-	}
-	if err := store.ValidDay(st.Day); err != nil {
-		return store.Usage{}, false, fmt.Errorf("dynamo: settle: %w", err)
-	}
-	slot, admission, err := parseRef(st.Pass.Ref)
-	if err != nil {
-		return store.Usage{}, false, fmt.Errorf("dynamo: settle: %w", err)
-	}
-	if st.Idem == nil && st.TraceID == "" {
-		return store.Usage{}, false, errors.New("dynamo: settle: a settlement without an idempotency key needs the run's trace id")
-	}
-	u, res, err := s.charge(ctx, st, slot, admission)
-	if err != nil {
-		if st.Idem != nil {
-			s.slots.retire(slot) // the charge may stand: keep its proof for the next Claim
-			return store.Usage{}, false, fmt.Errorf("dynamo: settle %q: %w: %w", st.Idem.Key, store.ErrCharged, err)
-		}
-		return store.Usage{}, false, fmt.Errorf("dynamo: settle %q: %w", st.TraceID, err)
-	}
-	switch res {
-	case fenced:
-		return store.Usage{}, false, fmt.Errorf("dynamo: settle %q: %w", st.Idem.Key, store.ErrLeaseLost)
-	case refused:
-		return u, false, nil
-	}
-	if st.Idem != nil {
-		err := s.markDone(ctx, st.Pass.Account, st.Idem.Key, st.Idem.TraceID, condition{
-			expr:  "#lease = :lease AND (#st = :inflight OR #st = :done)",
-			names: map[string]string{"#lease": attrLease},
-			values: map[string]types.AttributeValue{
-				":lease": attrS(st.Idem.Lease), ":inflight": attrS(store.IdemInFlight),
-			},
-		})
-		// Refused: a Claim found the charge and completed the record, or the record expired;
-		// either way the charge stands and the key is settled.
-		if err != nil && !errors.Is(err, errRefused) {
-			s.slots.retire(slot)
-			return store.Usage{}, false, fmt.Errorf("dynamo: settle %q: %w: %w", st.Idem.Key, store.ErrCharged, err)
-		}
-	}
-	return u, true, nil
-}
-
-// chargeResult is the outcome of a charge.
-type chargeResult int
-
-const (
-	charged        chargeResult = iota // charged now
-	alreadyCharged                     // charged by an earlier attempt of this settlement
-	refused                            // the limit would be crossed; nothing changed
-	fenced                             // the key was taken over; nothing changed
-)
-
-// charge is Settle's write to the meter item (see Settle).
-func (s *Store) charge(ctx context.Context, st store.Settlement, slot, admission string) (store.Usage, chargeResult, error) {
-	_, _, windowMS, _ := parseSlot(admission)
-	value := slotValue(kindCharge, st.TraceID, windowMS)
-	if st.Idem != nil {
-		value = slotValue(kindKeyed, st.Idem.Lease, windowMS)
-	}
-	prunes := s.slots.takePrunes(slot)
-	for attempt := 0; attempt < 2; attempt++ {
-		names := map[string]string{"#ch": attrCharacters, "#runs": attrRuns, "#slot": slotPrefix + slot}
-		values := map[string]types.AttributeValue{
-			":n": attrN(st.Characters), ":one": attrN(1), ":max": attrN(st.Limit - st.Characters),
-			":v": attrS(value), ":a": attrS(admission),
-		}
-		update := "ADD #ch :n, #runs :one"
-		if st.Day > 0 { // the day's counter, in the same write as the month's
-			names["#day"] = dayAttr(st.Day)
-			update += ", #day :n"
-		}
-		update += " SET #slot = :v"
-		cond := "#slot = :a AND (attribute_not_exists(#ch) OR #ch <= :max)"
-		i := 0
-		var removes []string
-		for name, old := range prunes {
-			if name == slotPrefix+slot {
-				continue
-			}
-			n, v := fmt.Sprintf("#p%d", i), fmt.Sprintf(":p%d", i)
-			names[n], values[v] = name, attrS(old)
-			removes = append(removes, n)
-			cond += " AND " + n + " = " + v
-			i++
-		}
-		if len(removes) > 0 {
-			update += " REMOVE " + strings.Join(removes, ", ")
-		}
-		if st.Characters <= st.Limit { // a charge over the limit on its own can never fit
-			out, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-				TableName:                 aws.String(s.t.Usage),
-				Key:                       usageKey(st.Pass.Account, st.Pass.Month),
-				UpdateExpression:          aws.String(update),
-				ConditionExpression:       aws.String(cond),
-				ExpressionAttributeNames:  names,
-				ExpressionAttributeValues: values,
-				ReturnValues:              types.ReturnValueUpdatedNew,
-			})
-			if err == nil {
-				d := decoder{item: out.Attributes}
-				u := store.Usage{Characters: d.num(attrCharacters), Runs: d.num(attrRuns)}
-				if d.err != nil {
-					return store.Usage{}, 0, fmt.Errorf("charge: %w", d.err)
-				}
-				return u, charged, nil
-			}
-			if !conditionFailed(err) {
-				return store.Usage{}, 0, fmt.Errorf("charge: %w", err)
-			}
-		}
-		item, err := s.readMeter(ctx, st.Pass.Account, st.Pass.Month)
-		if err != nil {
-			return store.Usage{}, 0, fmt.Errorf("charge: %w", err)
-		}
-		d := decoder{item: item}
-		held := d.str(slotPrefix + slot)
-		u := usageOf(item)
-		if d.err != nil {
-			return store.Usage{}, 0, fmt.Errorf("charge: %w", d.err)
-		}
-		switch {
-		case held == value:
-			return u, alreadyCharged, nil
-		case held != admission:
-			if st.Idem != nil { // a fence, or a slot removed as stale: the key was taken over
-				return u, fenced, nil
-			}
-			return store.Usage{}, 0, fmt.Errorf("charge: the writer slot holds %q, not this pass's admission", held)
-		case u.Characters+st.Characters > st.Limit || st.Characters > st.Limit:
-			return u, refused, nil
-		}
-		prunes = nil // a stale slot changed meanwhile: charge again without removals
-	}
-	return store.Usage{}, 0, errors.New("charge: refused twice with the allowance free")
 }
