@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -42,6 +43,7 @@ const (
 	attrSettleChars = "settle_chars"
 	attrSlot        = "slot"
 	attrMonth       = "month"
+	attrAdmission   = "adm"
 )
 
 func idemKey(account, key string) map[string]types.AttributeValue {
@@ -59,6 +61,10 @@ type idemItem struct {
 	// slot). Absent on records written before the meter (legacy).
 	slot  string
 	month string
+	// adm is the admission value the run's Enter wrote into the slot: its charge and a fence
+	// both replace exactly this value. Absent on records written before shared slot names,
+	// whose slots no other request ever writes.
+	adm string
 }
 
 // live reports whether the record is live at nowMS: not expired, and done or within its lease.
@@ -71,6 +77,9 @@ func (r idemItem) public() *store.IdemRecord {
 	rec := r.rec
 	if rec.State == stateSettling {
 		rec.State = store.IdemInFlight
+	}
+	if r.slot != "" {
+		rec.Ref = r.month + " " + r.slot + " " + r.adm
 	}
 	return &rec
 }
@@ -106,6 +115,7 @@ func (s *Store) getIdem(ctx context.Context, account, key string) (idemItem, boo
 		settleMonth: d.str(attrSettleMonth),
 		slot:        d.str(attrSlot),
 		month:       d.str(attrMonth),
+		adm:         d.str(attrAdmission),
 	}
 	if d.err != nil {
 		return idemItem{}, false, fmt.Errorf("read record: %w", d.err)
@@ -176,13 +186,14 @@ func (s *Store) Claim(ctx context.Context, c store.Claim) (*store.IdemRecord, er
 
 // takeOver resolves an in-flight record whose lease has expired: its run stopped (or stalled
 // past its lease) before its record was completed, and may or may not have charged. The run
-// charges by setting its writer slot on the meter item to "k|<lease>|..."; Claim fences the
-// slot with "f|<lease>|..." unless it holds that charge, and exactly one of the two conditional
-// writes on the one item wins. Fenced: the old run can never charge (its Settle requires its
-// own admission value in the slot); c takes the record over. Charged: the record is completed
-// as the old run's (done, its trace) and returned, so the retry is a duplicate. A record of the
-// store before the meter (no slot) is taken over at once: the old Settle's first step required
-// the lease, which the takeover changes.
+// charges by replacing its admission value in its writer slot on the meter item with
+// "k|<lease>|..."; Claim fences by replacing the same admission value with "f|<lease>|...", and
+// exactly one of the two conditional writes on the one item wins (fenceSlot). Fenced: the old
+// run can never charge (its Settle requires its admission value in the slot); c takes the
+// record over. Charged: the record is completed as the old run's (done, its trace) and
+// returned, so the retry is a duplicate. A record of the store before the meter (no slot) is
+// taken over at once: the old Settle's first step required the lease, which the takeover
+// changes.
 func (s *Store) takeOver(ctx context.Context, c store.Claim, cur idemItem) (existing *store.IdemRecord, won bool, err error) {
 	lease := cur.rec.Lease
 	ours := condition{
@@ -191,7 +202,7 @@ func (s *Store) takeOver(ctx context.Context, c store.Claim, cur idemItem) (exis
 		values: map[string]types.AttributeValue{":inflight": attrS(store.IdemInFlight), ":old": attrS(lease)},
 	}
 	if cur.slot != "" {
-		charged, err := s.fenceSlot(ctx, c.Account, cur.month, cur.slot, lease, ms(c.Now))
+		charged, err := s.fenceSlot(ctx, c.Account, cur, ms(c.Now))
 		if err != nil {
 			return nil, false, err
 		}
@@ -211,21 +222,88 @@ func (s *Store) takeOver(ctx context.Context, c store.Claim, cur idemItem) (exis
 	return nil, won, err
 }
 
-// fenceSlot writes "f|<lease>|<now>" into the writer slot of the meter item of month unless the
-// slot holds the keyed charge of lease; charged reports that it does.
-func (s *Store) fenceSlot(ctx context.Context, account, month, slot, lease string, nowMS int64) (charged bool, err error) {
-	charge := kindKeyed + "|" + lease + "|"
-	_, err = s.meterWrite(ctx, account, month, "SET #slot = :f",
-		"attribute_not_exists(#slot) OR NOT begins_with(#slot, :charge)",
-		map[string]string{"#slot": slotPrefix + slot},
-		map[string]types.AttributeValue{":f": attrS(slotValue(kindFence, lease, nowMS)), ":charge": attrS(charge)})
+// fenceSlot fences the run of the in-flight record r on its meter item and reports whether
+// that run was charged instead. The fence replaces the run's own admission value r.adm with
+// "f|<lease>|<now>": a fence is on the value, never on the slot's name, so it never overwrites
+// a slot another request took since. When it is refused the slot no longer holds the
+// admission: it holds the run's charge (charged), or it was taken by another Store after the
+// charge's proof was moved to its own item (charged: hasProof), or it was fenced, removed as
+// stale or taken without ever holding the charge (not charged, and the run can never charge).
+// Records of the store before shared slot names (no adm) are fenced on the slot's name, which
+// no other request ever writes: unless it holds the run's keyed charge.
+func (s *Store) fenceSlot(ctx context.Context, account string, r idemItem, nowMS int64) (charged bool, err error) {
+	lease := r.rec.Lease
+	names := map[string]string{"#slot": slotPrefix + r.slot}
+	values := map[string]types.AttributeValue{":f": attrS(slotValue(kindFence, lease, nowMS))}
+	cond := "#slot = :adm"
+	if r.adm == "" {
+		cond = "attribute_not_exists(#slot) OR NOT begins_with(#slot, :charge)"
+		values[":charge"] = attrS(kindKeyed + "|" + lease + "|")
+	} else {
+		values[":adm"] = attrS(r.adm)
+	}
+	_, err = s.meterWrite(ctx, account, r.month, "SET #slot = :f", cond, names, values)
 	switch {
 	case err == nil:
 		return false, nil
-	case errors.Is(err, errRefused):
+	case !errors.Is(err, errRefused):
+		return false, fmt.Errorf("fence lease %q: %w", lease, err)
+	case r.adm == "":
 		return true, nil
 	}
-	return false, fmt.Errorf("fence lease %q: %w", lease, err)
+	charged, err = s.chargeHolds(ctx, account, r)
+	if err != nil {
+		return false, fmt.Errorf("fence lease %q: %w", lease, err)
+	}
+	return charged, nil
+}
+
+// chargeHolds reports whether the run of the record r was charged: its slot holds its keyed
+// charge, or (the slot was taken since) the charge's proof exists. One read when the slot
+// holds the charge or the admission; two when it holds anything else.
+func (s *Store) chargeHolds(ctx context.Context, account string, r idemItem) (bool, error) {
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:                aws.String(s.t.Usage),
+		Key:                      usageKey(account, r.month),
+		ConsistentRead:           aws.Bool(true),
+		ProjectionExpression:     aws.String("#slot"),
+		ExpressionAttributeNames: map[string]string{"#slot": slotPrefix + r.slot},
+	})
+	if err != nil {
+		return false, fmt.Errorf("read slot: %w", err)
+	}
+	d := decoder{item: out.Item}
+	held := d.str(slotPrefix + r.slot)
+	if d.err != nil {
+		return false, fmt.Errorf("read slot: %w", d.err)
+	}
+	kind, lease, _, _ := parseSlot(held)
+	switch {
+	case kind == kindKeyed && lease == r.rec.Lease:
+		return true, nil
+	case r.adm != "" && held == r.adm, r.adm == "":
+		return false, nil // still admitted (or a record of the store before shared slots)
+	}
+	return s.hasProof(ctx, account, r.rec.Lease)
+}
+
+// Charged reports whether the run of rec, an in-flight record that Claim returned, has been
+// charged though its record is not complete yet: its writer slot on the meter item holds its
+// keyed charge (one read), or, when the slot was taken since, the charge's proof exists.
+func (s *Store) Charged(ctx context.Context, rec store.IdemRecord) (bool, error) {
+	if rec.State != store.IdemInFlight || rec.Ref == "" {
+		return false, nil
+	}
+	parts := strings.SplitN(rec.Ref, " ", 3)
+	if len(parts) != 3 || parts[0] == "" || parts[1] == "" {
+		return false, fmt.Errorf("dynamo: charged %q: not a record of this store", rec.Key)
+	}
+	r := idemItem{rec: rec, month: parts[0], slot: parts[1], adm: parts[2]}
+	charged, err := s.chargeHolds(ctx, rec.Account, r)
+	if err != nil {
+		return false, fmt.Errorf("dynamo: charged %q: %w", rec.Key, err)
+	}
+	return charged, nil
 }
 
 // condition is a ConditionExpression with its names and values.
@@ -246,9 +324,10 @@ func (s *Store) putClaim(ctx context.Context, c store.Claim, cond condition) (bo
 	item[attrLeaseExpMS] = attrN(leaseExp)
 	item[attrExpMS] = attrN(exp)
 	item[attrTTL] = attrN(ttlSeconds(exp))
-	slot, _, _ := parseRef(c.Pass.Ref)
+	slot, adm, _ := parseRef(c.Pass.Ref)
 	setS(item, attrSlot, slot)
 	setS(item, attrMonth, c.Pass.Month)
+	setS(item, attrAdmission, adm)
 	_, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName:                 aws.String(s.t.Idempotency),
 		Item:                      item,

@@ -67,14 +67,16 @@ func (s *Store) readUsage(ctx context.Context, account, month, lease string) (st
 // Settle charges st on the meter item of its pass and completes st.Idem: one conditional
 // UpdateItem of the meter item (ADD characters, one run and the day's characters; SET the
 // pass's writer slot to the charge, "c|<trace id>|..." or with a key "k|<lease>|..."; REMOVE a
-// few stale slots), under the condition that the slot still holds the pass's admission value
+// few stale attributes), under the condition that the slot still holds the pass's admission value
 // and the allowance holds; then, with a key, one UpdateItem of the record (done, under its
 // lease). A refused charge is explained by a consistent read: the slot holds this charge (an
 // attempt sent again after a lost answer had charged), a fence or nothing (a claimer took the
 // key over: ErrLeaseLost, nothing charged), or the admission value (the allowance, or a stale
 // slot that changed: then the charge is sent again without removals). A charge that may have
-// been applied and whose record could not be completed retires the slot (its value is the
-// proof a later Claim reads) and returns ErrCharged.
+// been applied and whose record could not be completed returns ErrCharged; the Store gives the
+// slot up (its value is the proof a later Claim reads, until another Store takes the slot and
+// moves the proof to its own item). After a charge the Store owns the slot with the charge's
+// value; after any error, or a fence, it gives the slot up.
 func (s *Store) Settle(ctx context.Context, st store.Settlement) (store.Usage, bool, error) {
 	if st.Characters < 0 {
 		return store.Usage{}, false, fmt.Errorf("dynamo: settle: negative characters %d", st.Characters)
@@ -89,16 +91,18 @@ func (s *Store) Settle(ctx context.Context, st store.Settlement) (store.Usage, b
 	if st.Idem == nil && st.TraceID == "" {
 		return store.Usage{}, false, errors.New("dynamo: settle: a settlement without an idempotency key needs the run's trace id")
 	}
+	ref := st.Pass.Ref
 	u, res, err := s.charge(ctx, st, slot, admission)
 	if err != nil {
-		if st.Idem != nil {
-			s.slots.retire(slot) // the charge may stand: keep its proof for the next Claim
+		s.slots.drop(ref)   // the slot's value is unknown
+		if st.Idem != nil { // the charge may stand: its proof stays for the next Claim
 			return store.Usage{}, false, fmt.Errorf("dynamo: settle %q: %w: %w", st.Idem.Key, store.ErrCharged, err)
 		}
 		return store.Usage{}, false, fmt.Errorf("dynamo: settle %q: %w", st.TraceID, err)
 	}
 	switch res {
 	case fenced:
+		s.slots.drop(ref)
 		return store.Usage{}, false, fmt.Errorf("dynamo: settle %q: %w", st.Idem.Key, store.ErrLeaseLost)
 	case refused:
 		return u, false, nil
@@ -114,11 +118,21 @@ func (s *Store) Settle(ctx context.Context, st store.Settlement) (store.Usage, b
 		// Refused: a Claim found the charge and completed the record, or the record expired;
 		// either way the charge stands and the key is settled.
 		if err != nil && !errors.Is(err, errRefused) {
-			s.slots.retire(slot)
+			s.slots.drop(ref)
 			return store.Usage{}, false, fmt.Errorf("dynamo: settle %q: %w: %w", st.Idem.Key, store.ErrCharged, err)
 		}
 	}
+	s.slots.wrote(ref, chargeValue(st, admission))
 	return u, true, nil
+}
+
+// chargeValue is the value st's charge writes into its slot.
+func chargeValue(st store.Settlement, admission string) string {
+	_, _, windowMS, _ := parseSlot(admission)
+	if st.Idem != nil {
+		return slotValue(kindKeyed, st.Idem.Lease, windowMS)
+	}
+	return slotValue(kindCharge, st.TraceID, windowMS)
 }
 
 // chargeResult is the outcome of a charge.
@@ -133,12 +147,8 @@ const (
 
 // charge is Settle's write to the meter item (see Settle).
 func (s *Store) charge(ctx context.Context, st store.Settlement, slot, admission string) (store.Usage, chargeResult, error) {
-	_, _, windowMS, _ := parseSlot(admission)
-	value := slotValue(kindCharge, st.TraceID, windowMS)
-	if st.Idem != nil {
-		value = slotValue(kindKeyed, st.Idem.Lease, windowMS)
-	}
-	prunes := s.slots.takePrunes(slot)
+	value := chargeValue(st, admission)
+	prunes := s.slots.takePrunes(st.Pass.Ref)
 	for attempt := 0; attempt < 2; attempt++ {
 		names := map[string]string{"#ch": attrCharacters, "#runs": attrRuns, "#slot": slotPrefix + slot}
 		values := map[string]types.AttributeValue{
@@ -159,7 +169,7 @@ func (s *Store) charge(ctx context.Context, st store.Settlement, slot, admission
 				continue
 			}
 			n, v := fmt.Sprintf("#p%d", i), fmt.Sprintf(":p%d", i)
-			names[n], values[v] = name, attrS(old)
+			names[n], values[v] = name, old
 			removes = append(removes, n)
 			cond += " AND " + n + " = " + v
 			i++

@@ -1,6 +1,7 @@
 package dynamo
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -90,44 +91,105 @@ func TestMeterItemStaysSmall(t *testing.T) {
 	usageIs(t, s, "acct-1", store.Usage{Characters: 40*10 + workers*5, Runs: 40 + workers*5})
 }
 
-// TestStaleSlotsRemoved: a slot whose last write is older than the horizon of its kind is
-// removed by a later Settle, in the same write; a keyed charge stays for a day.
-func TestStaleSlotsRemoved(t *testing.T) {
+// TestStaleSlotsTakenOrRemoved: the slot of a container that stopped is taken by another Store
+// once no request can still write it (two windows on), so the item does not grow with the
+// containers that served the account; a keyed charge's slot is taken after its proof moved to
+// its own item, and a retry of that run is still a duplicate. A slot that nobody takes is
+// removed by a later Settle, in the same write, after five minutes (a day and an hour for a
+// keyed charge).
+func TestStaleSlotsTakenOrRemoved(t *testing.T) {
 	tables := freshTables(t)
-	gone, keyed, s := New(client(t), tables), New(client(t), tables), New(client(t), tables)
+	newStore := func() *Store { return New(client(t), tables) }
+	gone, keyed, s := newStore(), newStore(), newStore()
 	// gone: a container that entered a request and stopped (its slot keeps an admission).
-	p := crashEnter(t, gone, "acct-1", crashT0)
-	goneSlot, _, _ := parseRef(p.Ref)
+	crashEnter(t, gone, "acct-1", crashT0)
 	// keyed: a container that charged a keyed run and stopped before completing its record.
 	run := newCrashRun(t, keyed, "acct-1", "lease-1", crashT0, 10)
 	claimWins(t, keyed, run.claim)
 	chargeOnly(t, keyed, run.st, charged)
-	keyedSlot, _, _ := parseRef(run.st.Pass.Ref)
 
-	// Four minutes on: nothing is stale yet.
-	meterRun(t, s, "acct-1", crashT0.Add(4*time.Minute), "sluice_a")
+	// One minute on both may still be written: s gets a slot of its own.
+	meterRun(t, s, "acct-1", crashT0.Add(time.Minute), "sluice_a")
+	if slots, _ := meterSlots(t, s, "acct-1"); len(slots) != 3 {
+		t.Fatalf("%d slots, want 3: %v", len(slots), slots)
+	}
+	// Two windows on, two new containers take the two stopped ones' slots: no new slot.
+	meterRun(t, newStore(), "acct-1", crashT0.Add(2*time.Minute), "sluice_b")
+	meterRun(t, newStore(), "acct-1", crashT0.Add(2*time.Minute), "sluice_c")
 	slots, _ := meterSlots(t, s, "acct-1")
-	if _, ok := slots[slotPrefix+goneSlot]; !ok {
-		t.Fatalf("a fresh admission was removed: %v", slots)
+	if len(slots) != 3 {
+		t.Fatalf("%d slots after two new containers, want the same 3: %v", len(slots), slots)
 	}
-	// Ten minutes on: the admission goes, the keyed charge stays.
-	meterRun(t, s, "acct-1", crashT0.Add(10*time.Minute), "sluice_b")
-	meterRun(t, s, "acct-1", crashT0.Add(11*time.Minute), "sluice_c")
-	slots, _ = meterSlots(t, s, "acct-1")
-	if _, ok := slots[slotPrefix+goneSlot]; ok {
-		t.Errorf("a stale admission was kept: %v", slots)
+	for _, v := range slots {
+		if strings.HasPrefix(v, kindKeyed+"|lease-1|") {
+			t.Fatalf("the stopped containers' slots were not taken: %v", slots)
+		}
 	}
-	if _, ok := slots[slotPrefix+keyedSlot]; !ok {
-		t.Errorf("a keyed charge was removed within its day: %v", slots)
-	}
-	// A retry of the keyed run still finds its charge and is a duplicate.
-	claimFinds(t, s, newCrashRun(t, s, "acct-1", "lease-2", afterLease.Add(20*time.Minute), 10).claim, store.IdemDone, "lease-1", "sluice_claim-lease-1")
-	// After a day and an hour the keyed charge goes too.
-	meterRun(t, s, "acct-1", crashT0.Add(25*time.Hour+time.Minute), "sluice_d")
-	meterRun(t, s, "acct-1", crashT0.Add(25*time.Hour+2*time.Minute), "sluice_e")
-	slots, _ = meterSlots(t, s, "acct-1")
-	if _, ok := slots[slotPrefix+keyedSlot]; ok {
-		t.Errorf("a keyed charge older than a day was kept: %v", slots)
+	// The keyed run's charge moved to its proof: a retry after its lease is a duplicate.
+	claimFinds(t, s, newCrashRun(t, s, "acct-1", "lease-2", afterLease.Add(2*time.Minute), 10).claim, store.IdemDone, "lease-1", "sluice_claim-lease-1")
+	// Ten minutes on, s's Settles remove the slots nobody took again.
+	meterRun(t, s, "acct-1", crashT0.Add(10*time.Minute), "sluice_d")
+	meterRun(t, s, "acct-1", crashT0.Add(11*time.Minute), "sluice_e")
+	if slots, _ := meterSlots(t, s, "acct-1"); len(slots) != 1 {
+		t.Errorf("%d slots ten minutes on, want only s's own: %v", len(slots), slots)
 	}
 	usageIs(t, s, "acct-1", store.Usage{Characters: 60, Runs: 6})
+}
+
+// TestFenceOnValue: a Claim taking over a run that stopped before its charge fences the run's
+// own admission value, never the slot's name. Here the stopped run's slot was taken by another
+// request since, which is in flight: the fence must not overwrite it (a fence on the name
+// would, and that request's charge would then fail), and the stopped run still never charges.
+func TestFenceOnValue(t *testing.T) {
+	tables := freshTables(t)
+	stopped, other, retrier := New(client(t), tables), New(client(t), tables), New(client(t), tables)
+	first := newCrashRun(t, stopped, "acct-1", "lease-1", crashT0, 10)
+	claimWins(t, stopped, first.claim)
+	// Two windows on, another container takes the stopped run's slot and starts a run.
+	p := crashEnter(t, other, "acct-1", crashT0.Add(2*time.Minute))
+	if taken, _, _ := parseRef(p.Ref); taken != first.claim.Pass.Ref[:strings.IndexByte(first.claim.Pass.Ref, ' ')] {
+		t.Fatalf("the other container got slot %q, want the stopped run's %q", taken, first.claim.Pass.Ref)
+	}
+	// A retry of the stopped run takes its key over: its fence is refused (the admission is
+	// gone), nothing was charged, so the retry wins.
+	claimWins(t, retrier, newCrashRun(t, retrier, "acct-1", "lease-2", crashT0.Add(2*time.Minute+time.Second), 10).claim)
+	// The other request's slot is intact: it charges.
+	settleAdmitted(t, other, store.Settlement{Pass: p, Characters: 7, Limit: 100, TraceID: "sluice_other"}, store.Usage{Characters: 7, Runs: 1})
+	// The stopped run wakes up: it may not charge.
+	settleLost(t, stopped, first.st)
+	usageIs(t, other, "acct-1", store.Usage{Characters: 7, Runs: 1})
+}
+
+// TestChargedWithinLease: a keyed run charged whose record was not completed is found charged
+// by a retry within the lease (Charged: one read), also after its slot was taken.
+func TestChargedWithinLease(t *testing.T) {
+	tables := freshTables(t)
+	runner, retrier := New(client(t), tables), New(client(t), tables)
+	first := newCrashRun(t, runner, "acct-1", "lease-1", crashT0, 10)
+	claimWins(t, runner, first.claim)
+	retry := newCrashRun(t, retrier, "acct-1", "lease-2", crashT0.Add(20*time.Second), 10)
+	charged := func(want bool) {
+		t.Helper()
+		rec, err := retrier.Claim(t.Context(), retry.claim)
+		if err != nil || rec == nil || rec.State != store.IdemInFlight {
+			t.Fatalf("Claim within the lease = %+v, %v; want the in-flight record", rec, err)
+		}
+		got, err := retrier.Charged(t.Context(), *rec)
+		if err != nil || got != want {
+			t.Fatalf("Charged = %v, %v; want %v", got, err, want)
+		}
+	}
+	charged(false)
+	// The charge went through and the record's completion failed.
+	if _, _, err := brokenRecords(runner).Settle(t.Context(), first.st); !errors.Is(err, store.ErrCharged) {
+		t.Fatalf("Settle with the records unreachable = %v; want ErrCharged", err)
+	}
+	runner.Leave(first.st.Pass)
+	charged(true)
+	// Later, with the lease still running in the record's eyes, another Store takes the slot:
+	// the proof answers.
+	meterRun(t, New(client(t), tables), "acct-1", crashT0.Add(2*time.Minute), "sluice_taker")
+	retry.claim.Now = crashT0.Add(50 * time.Second)
+	charged(true)
+	usageIs(t, runner, "acct-1", store.Usage{Characters: 20, Runs: 2})
 }

@@ -66,3 +66,7 @@ func (s *Store) Release(ctx context.Context, account, key, lease string) error {
 	}
 	return nil
 }
+
+// Charged is false: Settle charges a run and completes its record in one transaction, so the
+// run of an in-flight record was never charged.
+func (s *Store) Charged(context.Context, store.IdemRecord) (bool, error) { return false, nil }
