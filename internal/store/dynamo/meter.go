@@ -118,6 +118,9 @@ type slots struct {
 	mu    sync.Mutex
 	owned map[string][]ownedSlot // by meter item (account and month): free slots
 	held  map[string]*heldSlot   // by pass reference
+	// noProofs: the Store may not write the idempotency table (the services and dashboard
+	// functions' roles), so it never takes a slot holding a keyed charge.
+	noProofs bool
 }
 
 // ownedSlot is a slot of a meter item and the value this Store last wrote into it.
@@ -154,6 +157,18 @@ func (p *slots) take(item string) (ownedSlot, bool) {
 		p.owned[item] = free[:len(free)-1]
 	}
 	return o, true
+}
+
+func (p *slots) proofsDenied() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.noProofs
+}
+
+func (p *slots) denyProofs() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.noProofs = true
 }
 
 // put makes o a free owned slot of the meter item.
@@ -340,31 +355,25 @@ func (s *Store) enterWrite(ctx context.Context, e store.Entry, w int64, o ownedS
 // chooseSlot picks the slot for a request of a Store that owns no free one, from the meter item
 // as read: the slot of the oldest value that no request can still write (takeAfterMS before the
 // window w), or a new name when there is none. A slot holding a keyed charge is taken only
-// after its proof was written (putProof): a Claim of the charged run's key may still need it.
+// after its proof was written (putProof): a Claim of the charged run's key may still need it. A
+// Store whose role may not write the proof (AccessDeniedException) never takes such a slot.
 func (s *Store) chooseSlot(ctx context.Context, account string, item map[string]types.AttributeValue, w int64) (ownedSlot, error) {
-	var best ownedSlot
-	bestAt := int64(0)
-	for attr, av := range item {
-		name, ok := strings.CutPrefix(attr, slotPrefix)
-		v, isS := av.(*types.AttributeValueMemberS)
-		if !ok || !isS || len(name) != slotNameLen {
-			continue
+	for {
+		best, lease, at := oldestFree(item, w, s.slots.proofsDenied())
+		if best.name == "" {
+			break
 		}
-		_, _, at, ok := parseSlot(v.Value)
-		if !ok || w-at < takeAfterMS {
-			continue
+		if lease == "" {
+			return best, nil
 		}
-		if best.name == "" || at < bestAt {
-			best, bestAt = ownedSlot{name: name, last: v.Value}, at
+		err := s.putProof(ctx, account, lease, at)
+		if err == nil {
+			return best, nil
 		}
-	}
-	if best.name != "" {
-		if kind, lease, at, _ := parseSlot(best.last); kind == kindKeyed {
-			if err := s.putProof(ctx, account, lease, at); err != nil {
-				return ownedSlot{}, err
-			}
+		if !accessDenied(err) {
+			return ownedSlot{}, err
 		}
-		return best, nil
+		s.slots.denyProofs() // and choose again, without keyed charges
 	}
 	for range 16 {
 		name, err := newSlotName()
@@ -376,6 +385,36 @@ func (s *Store) chooseSlot(ctx context.Context, account string, item map[string]
 		}
 	}
 	return ownedSlot{}, errors.New("no free slot name")
+}
+
+// oldestFree returns the slot of item with the oldest value written takeAfterMS or more before
+// the window w, and when it holds a keyed charge, the charge's lease and window; none when
+// there is no such slot. Keyed charges are left out when noKeyed.
+func oldestFree(item map[string]types.AttributeValue, w int64, noKeyed bool) (best ownedSlot, lease string, at int64) {
+	for attr, av := range item {
+		name, ok := strings.CutPrefix(attr, slotPrefix)
+		v, isS := av.(*types.AttributeValueMemberS)
+		if !ok || !isS || len(name) != slotNameLen {
+			continue
+		}
+		kind, id, when, ok := parseSlot(v.Value)
+		if !ok || w-when < takeAfterMS || (noKeyed && kind == kindKeyed) {
+			continue
+		}
+		if best.name == "" || when < at {
+			best, at, lease = ownedSlot{name: name, last: v.Value}, when, ""
+			if kind == kindKeyed {
+				lease = id
+			}
+		}
+	}
+	return best, lease, at
+}
+
+// accessDenied reports an error of a request the caller's role may not make.
+func accessDenied(err error) bool {
+	var api interface{ ErrorCode() string }
+	return errors.As(err, &api) && api.ErrorCode() == "AccessDeniedException"
 }
 
 // newestWindow returns the newest window with a counter on item; 0 when there is none.

@@ -1,10 +1,16 @@
 package dynamo
 
 import (
+	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/smithy-go"
+	"github.com/aws/smithy-go/middleware"
 
 	"github.com/sluice-api/sluice/internal/store"
 	"github.com/sluice-api/sluice/internal/testutil/dynalite"
@@ -131,4 +137,48 @@ func TestLostAnswerOfSlotWrites(t *testing.T) {
 		settleLost(t, s, first.st)
 		settleAdmitted(t, s, retry.st, store.Usage{Characters: 10, Runs: 1})
 	})
+}
+
+// denyIdempotencyWrites makes a client's PutItem on the idempotency table fail as AWS answers a
+// role without that grant (the services and dashboard functions'), and counts the attempts.
+func denyIdempotencyWrites(table string, attempts *atomic.Int32) func(*dynamodb.Options) {
+	return func(o *dynamodb.Options) {
+		o.APIOptions = append(o.APIOptions, func(stack *middleware.Stack) error {
+			return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("denyIdempotency", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+				if p, ok := in.Parameters.(*dynamodb.PutItemInput); ok && p.TableName != nil && *p.TableName == table {
+					attempts.Add(1)
+					return middleware.InitializeOutput{}, middleware.Metadata{}, &smithy.GenericAPIError{Code: "AccessDeniedException", Message: "not authorized"}
+				}
+				return next.HandleInitialize(ctx, in)
+			}), middleware.After)
+		})
+	}
+}
+
+// TestNoProofWithoutGrant: a Store whose role may not write the idempotency table never takes
+// a slot holding a keyed charge (it cannot move the charge's proof): after one refused proof it
+// makes a new slot, and the charge stays where a Claim finds it.
+func TestNoProofWithoutGrant(t *testing.T) {
+	tables := freshTables(t)
+	stoppedRun := newCrashRun(t, New(client(t), tables), "acct-1", "lease-1", crashT0, 10)
+	claimWins(t, New(client(t), tables), stoppedRun.claim)
+	chargeOnly(t, New(client(t), tables), stoppedRun.st, charged)
+	var denied atomic.Int32
+	c, err := dynalite.Client(t.Context(), endpoint, denyIdempotencyWrites(tables.Idempotency, &denied))
+	if err != nil {
+		t.Fatal(err)
+	}
+	services := New(c, tables)
+	meterRun(t, services, "acct-1", crashT0.Add(2*time.Minute), "sluice_usage-1")
+	meterRun(t, services, "acct-1", crashT0.Add(3*time.Minute), "sluice_usage-2")
+	meterRun(t, New(c, tables), "acct-1", crashT0.Add(3*time.Minute), "sluice_usage-3")
+	if n := denied.Load(); n != 2 { // once for each of the two Stores
+		t.Errorf("%d refused proofs, want 2 (one per Store)", n)
+	}
+	slots, _ := meterSlots(t, services, "acct-1")
+	if len(slots) != 3 {
+		t.Errorf("%d slots, want the keyed charge's and one per Store: %v", len(slots), slots)
+	}
+	run := New(client(t), tables) // the run function's role may write the records
+	claimFinds(t, run, newCrashRun(t, run, "acct-1", "lease-2", afterLease.Add(3*time.Minute), 10).claim, store.IdemDone, "lease-1", "sluice_claim-lease-1")
 }
