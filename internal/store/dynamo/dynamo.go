@@ -136,7 +136,9 @@
 // it: its deadline ends well inside two windows), or makes a new name when there is none; the
 // write is conditional on the value it saw (or on the name not existing), so two Stores never
 // take one slot. A slot holding a keyed charge is taken only after the charge's proof item is
-// written (putProof): the charge may belong to a record that was never completed. So the item
+// written (putProof): the charge may belong to a record that was never completed; a Store whose
+// role may not write the idempotency table (the services and dashboard functions') never takes
+// one (it learns so from one AccessDeniedException) and makes a new name instead. So the item
 // holds about as many slots as requests were in flight at once (more only while several
 // containers took turns within two minutes), not one per container that ever served the
 // account; a slot whose last write is older than five minutes (a day and an hour for a keyed
