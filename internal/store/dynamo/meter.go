@@ -10,6 +10,7 @@ import (
 	"encoding/base32"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"sync"
@@ -53,7 +54,7 @@ const (
 	takeAfterMS = 2 * minuteMS
 	// maxEnterAttempts bounds Enter's loop of conditional writes: each lost race means another
 	// request took the slot Enter chose or opened a newer window meanwhile.
-	maxEnterAttempts = 8
+	maxEnterAttempts = 16
 	// maxPrunes bounds the stale attributes one Settle removes.
 	maxPrunes = 4
 	// slotStaleMS is when a slot holding an admission, an unkeyed charge or a fence may be
@@ -279,7 +280,8 @@ func (s *Store) Enter(ctx context.Context, e store.Entry) (store.Pass, error) {
 func (s *Store) enter(ctx context.Context, e store.Entry) (store.Pass, error) {
 	p := store.Pass{Account: e.Account, Month: e.Month}
 	id := meterItemID(e.Account, e.Month)
-	w := ms(e.Window)
+	now := ms(e.Window) // the caller's clock
+	w := now            // the window counted: a newer one when a caller whose clock lags finds it
 	token, err := newMarker("")
 	if err != nil {
 		return p, err
@@ -294,11 +296,13 @@ func (s *Store) enter(ctx context.Context, e store.Entry) (store.Pass, error) {
 					return p, err
 				}
 			}
-			if o, err = s.chooseSlot(ctx, e.Account, item, w); err != nil {
+			if o, err = s.chooseSlot(ctx, e.Account, item, now); err != nil {
 				return p, err
 			}
 		}
-		value := slotValue(kindAdmit, token, w)
+		// The value carries the caller's own window, not the counter's: every age of a slot is
+		// judged on the clock of the request that wrote it and of the one that would take it.
+		value := slotValue(kindAdmit, token, now)
 		out, err := s.enterWrite(ctx, e, w, o, value)
 		if err == nil {
 			return s.admitted(p, e, id, w, ownedSlot{name: o.name, last: value}, out), nil
@@ -353,13 +357,15 @@ func (s *Store) enterWrite(ctx context.Context, e store.Entry, w int64, o ownedS
 }
 
 // chooseSlot picks the slot for a request of a Store that owns no free one, from the meter item
-// as read: the slot of the oldest value that no request can still write (takeAfterMS before the
-// window w), or a new name when there is none. A slot holding a keyed charge is taken only
+// as read: a slot whose value no request can still write (takeAfterMS before the caller's
+// window nowMS; one that nobody wrote for slotStaleMS first, so that idle containers keep
+// theirs when they can), at random among those so that Stores entering at once rarely choose
+// the same, or a new name when there is none. A slot holding a keyed charge is taken only
 // after its proof was written (putProof): a Claim of the charged run's key may still need it. A
 // Store whose role may not write the proof (AccessDeniedException) never takes such a slot.
-func (s *Store) chooseSlot(ctx context.Context, account string, item map[string]types.AttributeValue, w int64) (ownedSlot, error) {
+func (s *Store) chooseSlot(ctx context.Context, account string, item map[string]types.AttributeValue, nowMS int64) (ownedSlot, error) {
 	for {
-		best, lease, at := oldestFree(item, w, s.slots.proofsDenied())
+		best, lease, at := freeSlot(item, nowMS, s.slots.proofsDenied())
 		if best.name == "" {
 			break
 		}
@@ -387,10 +393,17 @@ func (s *Store) chooseSlot(ctx context.Context, account string, item map[string]
 	return ownedSlot{}, errors.New("no free slot name")
 }
 
-// oldestFree returns the slot of item with the oldest value written takeAfterMS or more before
-// the window w, and when it holds a keyed charge, the charge's lease and window; none when
-// there is no such slot. Keyed charges are left out when noKeyed.
-func oldestFree(item map[string]types.AttributeValue, w int64, noKeyed bool) (best ownedSlot, lease string, at int64) {
+// freeSlot returns a slot of item whose value was written takeAfterMS or more before nowMS, at
+// random among those written slotStaleMS or more before if there are any, else among the
+// others; when it holds a keyed charge, also the charge's lease and window. None when there is
+// no such slot. Keyed charges are left out when noKeyed.
+func freeSlot(item map[string]types.AttributeValue, nowMS int64, noKeyed bool) (slot ownedSlot, lease string, at int64) {
+	type candidate struct {
+		slot  ownedSlot
+		lease string
+		at    int64
+	}
+	var abandoned, idle []candidate
 	for attr, av := range item {
 		name, ok := strings.CutPrefix(attr, slotPrefix)
 		v, isS := av.(*types.AttributeValueMemberS)
@@ -398,17 +411,28 @@ func oldestFree(item map[string]types.AttributeValue, w int64, noKeyed bool) (be
 			continue
 		}
 		kind, id, when, ok := parseSlot(v.Value)
-		if !ok || w-when < takeAfterMS || (noKeyed && kind == kindKeyed) {
+		if !ok || nowMS-when < takeAfterMS || (noKeyed && kind == kindKeyed) {
 			continue
 		}
-		if best.name == "" || when < at {
-			best, at, lease = ownedSlot{name: name, last: v.Value}, when, ""
-			if kind == kindKeyed {
-				lease = id
-			}
+		c := candidate{slot: ownedSlot{name: name, last: v.Value}, at: when}
+		if kind == kindKeyed {
+			c.lease = id
+		}
+		if nowMS-when >= slotStaleMS {
+			abandoned = append(abandoned, c)
+		} else {
+			idle = append(idle, c)
 		}
 	}
-	return best, lease, at
+	from := abandoned
+	if len(from) == 0 {
+		from = idle
+	}
+	if len(from) == 0 {
+		return ownedSlot{}, "", 0
+	}
+	c := from[rand.IntN(len(from))]
+	return c.slot, c.lease, c.at
 }
 
 // accessDenied reports an error of a request the caller's role may not make.
@@ -433,7 +457,7 @@ func newestWindow(item map[string]types.AttributeValue) int64 {
 func (s *Store) admitted(p store.Pass, e store.Entry, id string, w int64, o ownedSlot, item map[string]types.AttributeValue) store.Pass {
 	d := decoder{item: item}
 	p.Admitted, p.Count, p.Usage, p.Ref = true, d.num(counterAttr(w)), usageOf(item), ref(o.name, o.last)
-	s.slots.hold(p.Ref, id, o, stale(item, max(w, ms(e.Window))))
+	s.slots.hold(p.Ref, id, o, stale(item, ms(e.Window)))
 	return p
 }
 

@@ -196,3 +196,25 @@ func TestChargedWithinLease(t *testing.T) {
 	charged(true)
 	usageIs(t, runner, "acct-1", store.Usage{Characters: 20, Runs: 2})
 }
+
+// TestLaggingClockKeepsSlots: a request whose window lags the newest counter on the item counts
+// in the newer window, but judges the age of slots on its own clock, so it never takes a slot
+// that another request holds. Here the month's newest counter is the 30th's (a caller whose
+// clock ran ahead), a request enters at 21:04 on the 22nd and holds its slot, another opens
+// 21:05, and a new container enters at 21:04: its write is refused (21:05 is open), it counts
+// in the 30th's window, and it must not take the held slot, written "eight days" before.
+func TestLaggingClockKeepsSlots(t *testing.T) {
+	tables := freshTables(t)
+	meterRun(t, New(client(t), tables), "acct-1", time.Date(2026, 11, 30, 12, 29, 0, 0, time.UTC), "sluice_ahead")
+	held := New(client(t), tables)
+	w := crashT0.Truncate(time.Minute)
+	p := crashEnter(t, held, "acct-1", w)
+	meterRun(t, New(client(t), tables), "acct-1", w.Add(time.Minute), "sluice_next")
+	lagging := New(client(t), tables)
+	q := crashEnter(t, lagging, "acct-1", w)
+	if a, _, _ := parseRef(p.Ref); a == q.Ref[:len(a)] {
+		t.Fatalf("the lagging request took slot %q, held by another request", a)
+	}
+	settleAdmitted(t, held, store.Settlement{Pass: p, Characters: 5, Limit: 1 << 40, TraceID: "sluice_held"}, store.Usage{Characters: 25, Runs: 3})
+	settleAdmitted(t, lagging, store.Settlement{Pass: q, Characters: 5, Limit: 1 << 40, TraceID: "sluice_lagging"}, store.Usage{Characters: 30, Runs: 4})
+}
