@@ -132,8 +132,9 @@
 // to Leave. A Store owns the slots it wrote last and writes them again under the condition that
 // they still hold its last value, so its requests cost nothing more. A Store that owns no free
 // slot of the item (its first request for the account in the month) reads the item and takes
-// the slot with the oldest value written two windows or more before (no request still writes
-// it: its deadline ends well inside two windows), or makes a new name when there is none; the
+// a slot whose value was written two windows or more before by the writer's clock, judged on
+// its own (no request still writes it: its deadline ends well inside two windows), at random
+// among those, abandoned ones (five minutes) first, or makes a new name when there is none; the
 // write is conditional on the value it saw (or on the name not existing), so two Stores never
 // take one slot. A slot holding a keyed charge is taken only after the charge's proof item is
 // written (putProof): the charge may belong to a record that was never completed; a Store whose
