@@ -17,10 +17,12 @@ import (
 
 	"github.com/sluice-api/sluice/internal/account"
 	"github.com/sluice-api/sluice/internal/errcode"
+	"github.com/sluice-api/sluice/internal/metering"
 	"github.com/sluice-api/sluice/internal/pipeline"
 	"github.com/sluice-api/sluice/internal/services"
 	"github.com/sluice-api/sluice/internal/store"
 	"github.com/sluice-api/sluice/internal/store/sqlite"
+	"github.com/sluice-api/sluice/internal/timing"
 )
 
 const secret = "Zanzibar-confidential-7781"
@@ -114,7 +116,7 @@ func newFixture(t *testing.T, allowance int64, wrap func(store.Store) store.Stor
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.srv = NewServer(engine, s, accounts, []byte("tokenization-key-tokenization-key"), Config{Region: "eu-west-1", Log: log})
+	f.srv = NewServer(metering.New(s, engine, metering.Config{Region: "eu-west-1", TokenKey: []byte("tokenization-key-tokenization-key"), Log: log}), accounts, Config{Log: log})
 	return f
 }
 
@@ -377,7 +379,7 @@ func TestFailedRunBillsCompletedSteps(t *testing.T) {
 		{"StepTimeout", pipe("test.double", "test.wait", "test.echo"), callPlain, errcode.StepTimeout,
 			map[string]float64{"s1": 3}},
 		{"FunctionDeadline", pipe("test.echo", "test.double", "test.wait"), func(t *testing.T, f *fixture, body string, headers ...string) answer {
-			ctx, cancel := context.WithTimeout(t.Context(), 550*time.Millisecond) // 50 ms for the steps, less than their own budget
+			ctx, cancel := context.WithTimeout(t.Context(), timing.SettleReserve+50*time.Millisecond) // 50 ms for the steps, less than their own budget
 			defer cancel()
 			a, err := f.tryCtx(ctx, body, headers...)
 			if err != nil {
