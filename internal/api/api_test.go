@@ -785,3 +785,43 @@ func TestAuthorizationHeader(t *testing.T) {
 		})
 	}
 }
+
+// TestHeaderSentTwice: a header the run reads once, sent more than once, keeps its code but is
+// answered with a message that says so (issue 45), and a single bad value keeps its own message.
+func TestHeaderSentTwice(t *testing.T) {
+	f := newFixture(t, 1_000_000, nil)
+	for _, tc := range []struct {
+		name    string
+		header  string
+		values  []string
+		status  int
+		code    string
+		message string
+	}{
+		{"IdempotencyKeyTwice", HeaderIdempotencyKey, []string{"k-1", "k-1"}, 400, errcode.InvalidIdempotencyKey, "Idempotency-Key was sent more than once"},
+		{"IdempotencyKeyTwoValues", HeaderIdempotencyKey, []string{"k-1", "k-2"}, 400, errcode.InvalidIdempotencyKey, "Idempotency-Key was sent more than once"},
+		{"IdempotencyKeyEmpty", HeaderIdempotencyKey, []string{""}, 400, errcode.InvalidIdempotencyKey, "must be 1 to 255 characters"},
+		{"ContentTypeTwice", HeaderContentType, []string{"application/json", "application/json"}, 415, errcode.UnsupportedMediaType, "Content-Type was sent more than once"},
+		{"ContentTypeTwoValues", HeaderContentType, []string{"application/json", "text/plain"}, 415, errcode.UnsupportedMediaType, "Content-Type was sent more than once"},
+		{"ContentTypeWrong", HeaderContentType, []string{"text/plain"}, 415, errcode.UnsupportedMediaType, "send Content-Type: application/json"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := http.Header{HeaderContentType: {"application/json"}}
+			h.Del(tc.header)
+			for _, v := range tc.values {
+				h.Add(tc.header, v)
+			}
+			resp := f.srv.Run(t.Context(), f.acct, Request{Header: h, Body: []byte(body("x", "test.echo"))})
+			var m struct {
+				Status string
+				Error  struct{ Code, Message string }
+			}
+			if err := json.Unmarshal(resp.Body, &m); err != nil {
+				t.Fatal(err)
+			}
+			if resp.Status != tc.status || m.Status != "failed" || m.Error.Code != tc.code || !strings.Contains(m.Error.Message, tc.message) {
+				t.Fatalf("got %d %s, want %d %s saying %q", resp.Status, resp.Body, tc.status, tc.code, tc.message)
+			}
+		})
+	}
+}

@@ -53,10 +53,13 @@ func (s *Server) Run(ctx context.Context, a store.Account, req Request) Response
 }
 
 // httpChecks are the contract's checks of a run request between its rate window and its body:
-// the body's size (413), then its Content-Type (415).
+// the body's size (413), then its Content-Type (415), which must be sent once.
 func httpChecks(req Request) *errcode.Error {
 	if len(req.Body) > pipeline.MaxBodyBytes {
 		return errcode.New(errcode.BodyTooLarge, "the request body is larger than %d bytes", pipeline.MaxBodyBytes)
+	}
+	if len(req.Header.Values(HeaderContentType)) > 1 {
+		return errcode.New(errcode.UnsupportedMediaType, "Content-Type was sent more than once; send it once: Content-Type: application/json")
 	}
 	if !jsonBody(req.Header) {
 		return errcode.New(errcode.UnsupportedMediaType, "the request body must be JSON: send Content-Type: application/json (charset, if given, utf-8)")

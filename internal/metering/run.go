@@ -47,7 +47,10 @@ func (g *Gate) Run(ctx context.Context, body []byte, idempotencyKey []string) Re
 	res.RequestID = plan.RequestID
 	want := ticket{TraceID: g.TraceID, InputChars: plan.InputChars}
 	if idempotencyKey != nil {
-		if len(idempotencyKey) != 1 || !validIdempotencyKey(idempotencyKey[0]) {
+		if len(idempotencyKey) > 1 {
+			return refuse(errcode.New(errcode.InvalidIdempotencyKey, "Idempotency-Key was sent more than once; send it once"))
+		}
+		if len(idempotencyKey) == 0 || !validIdempotencyKey(idempotencyKey[0]) {
 			return refuse(errcode.New(errcode.InvalidIdempotencyKey, "Idempotency-Key must be 1 to %d characters", MaxIdempotencyKeyChars))
 		}
 		fp, err := plan.Fingerprint()
