@@ -36,9 +36,6 @@ func (s *Server) Run(ctx context.Context, a store.Account, req Request) Response
 	if res.Duplicate {
 		o.RunStatus = pipeline.StatusDuplicate
 	}
-	if res.Err != nil {
-		o.Code = res.Err.Code
-	}
 	if out := res.Outcome; out != nil {
 		o.RunStatus, o.HaltReason, o.BilledCharacters = out.Status, out.HaltReason, out.Characters()
 		if out.Error != nil {
@@ -46,6 +43,12 @@ func (s *Server) Run(ctx context.Context, a store.Account, req Request) Response
 		}
 		for _, st := range out.Steps {
 			o.Steps = append(o.Steps, StepObservation{Service: st.Step.Descriptor.Name, Status: st.Status, Duration: st.Duration})
+		}
+	}
+	if res.Err != nil { // a refusal, or a charge not confirmed: nothing known to be billed
+		o.Code, o.BilledCharacters = res.Err.Code, 0
+		if res.Outcome != nil {
+			o.RunStatus, o.HaltReason = pipeline.StatusFailed, ""
 		}
 	}
 	s.record(ctx, o)
@@ -67,8 +70,9 @@ func httpChecks(req Request) *errcode.Error {
 	return nil
 }
 
-// render is a run's answer: the run shape (a rejection's carries its error and nothing run), or
-// a duplicate's short one with Idempotent-Replayed.
+// render is a run's answer: the run shape (a rejection's carries its error and nothing run; an
+// unconfirmed charge's its error and the billing lines it may have charged), or a duplicate's
+// short one with Idempotent-Replayed.
 func (s *Server) render(a store.Account, start time.Time, q account.Quota, res metering.Result) Response {
 	switch {
 	case res.Duplicate:
@@ -77,6 +81,13 @@ func (s *Server) render(a store.Account, start time.Time, q account.Quota, res m
 		}, q)
 		resp.Header.Set(HeaderReplayed, "true")
 		return resp
+	case res.Err != nil && res.Outcome != nil:
+		// billing_unconfirmed: usage.billed says what the run was charged if the charge was
+		// applied; no output or result goes out on a charge that is not confirmed.
+		body := res.Outcome.Render(res.RequestID, s.cfg.Now().Sub(start))
+		body.Status, body.Error, body.Output, body.HaltedAt, body.HaltReason = pipeline.StatusFailed, res.Err, nil, nil, ""
+		body.Results = map[string]pipeline.StepResult{}
+		return jsonResponse(errcode.Status(res.Err.Code), res.TraceID, body, q)
 	case res.Err != nil:
 		body := pipeline.Rejected(res.RequestID, res.TraceID, a.Region, start, s.cfg.Now().Sub(start), res.Err)
 		return jsonResponse(errcode.Status(res.Err.Code), res.TraceID, body, q)

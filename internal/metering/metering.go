@@ -33,6 +33,31 @@ type Store interface {
 	store.Ledger
 }
 
+// Charges is what metering asks a store, when it can answer, about a run whose record is in
+// flight: whether its charge holds although the record is not complete (its settlement
+// returned store.ErrCharged, or stopped between the charge and the record). A retry inside the
+// lease of such a run is then a duplicate, not idempotency_key_in_use. Asked on that path only;
+// one read. A store that does not implement it answers every such retry with
+// idempotency_key_in_use until the lease ends and a claim completes the record.
+type Charges interface {
+	Charged(ctx context.Context, rec store.IdemRecord) (bool, error)
+}
+
+// charged reports whether the in-flight record rec's charge holds, as far as the store can
+// tell; a failure to tell is logged and taken as no (idempotency_key_in_use, retried later).
+func (r *Runner) charged(ctx context.Context, traceID string, rec *store.IdemRecord) bool {
+	c, ok := r.st.(Charges)
+	if !ok {
+		return false
+	}
+	held, err := c.Charged(ctx, *rec)
+	if err != nil {
+		r.cfg.Log.ErrorContext(ctx, "read of a keyed charge failed", "trace_id", traceID, "error", err.Error())
+		return false
+	}
+	return held
+}
+
 // Defaults of Config.
 const (
 	DefaultIdempotencyTTL = 24 * time.Hour
@@ -178,8 +203,9 @@ type admission struct {
 }
 
 // admit decides whether the gate's run may start: the idempotency key first (a repeat of a
-// completed run is a duplicate; one still running is idempotency_key_in_use, one with another
-// body idempotency_key_reused), then the allowance (allowance_exhausted when the first step
+// completed run is a duplicate, and so is one of a run whose charge holds though its record is
+// not complete; one still running is idempotency_key_in_use, one with another body
+// idempotency_key_reused), then the allowance (allowance_exhausted when the first step
 // cannot be billed). A refusal closes the gate and frees the key; errors other than
 // *errcode.Error are store failures.
 func (g *Gate) admit(ctx context.Context, r ticket) (*admission, *duplicate, error) {
@@ -199,7 +225,7 @@ func (g *Gate) admit(ctx context.Context, r ticket) (*admission, *duplicate, err
 		case existing.Fingerprint != r.Fingerprint:
 			g.Close()
 			return nil, nil, errcode.New(errcode.IdempotencyKeyReused, "this Idempotency-Key was used in the last 24 hours with a different request body")
-		case existing.State == store.IdemInFlight:
+		case existing.State == store.IdemInFlight && !g.r.charged(ctx, r.TraceID, existing):
 			g.Close()
 			return nil, nil, errcode.New(errcode.IdempotencyKeyInUse, "a run with this Idempotency-Key is still in progress; retry shortly")
 		default:
@@ -241,9 +267,11 @@ func (a *admission) stepContext(ctx context.Context) (context.Context, context.C
 //     idempotency_key_in_use, nothing charged.
 //
 // The charge is made even when ctx was cancelled (a client that hung up), within ctx's
-// deadline. Errors other than *errcode.Error are store failures; the key is then released,
-// unless the run may have been charged, in which case the key's record is left for a later
-// claim to complete. settle closes the gate.
+// deadline. When the run may have been charged but the store cannot confirm it (store.ErrCharged
+// with a key; any failure without one), settle returns the outcome it tried to charge with
+// billing_unconfirmed, and a key's record is left for a later claim to complete. Other errors
+// that are not *errcode.Error are store failures; the key is then released. settle closes the
+// gate.
 func (a *admission) settle(ctx context.Context, out *pipeline.Outcome) (*pipeline.Outcome, error) {
 	defer a.g.Close()
 	if out.Exhausted {
@@ -273,7 +301,10 @@ func (a *admission) settle(ctx context.Context, out *pipeline.Outcome) (*pipelin
 			return nil, errcode.New(errcode.IdempotencyKeyInUse, "a retry with this Idempotency-Key took over this run; retry shortly")
 		case errors.Is(err, store.ErrCharged):
 			a.claimed = false // the record is the proof of the charge: a later claim completes it
-			return nil, fmt.Errorf("metering: settle: %w", err)
+			return out, a.unconfirmed(ctx, err)
+		case err != nil && idem == nil:
+			// Without a key nothing tells a charge that was applied from one that was not.
+			return out, a.unconfirmed(ctx, err)
 		case err != nil:
 			a.release(ctx)
 			return nil, fmt.Errorf("metering: settle: %w", err)
@@ -290,6 +321,15 @@ func (a *admission) settle(ctx context.Context, out *pipeline.Outcome) (*pipelin
 	}
 	a.release(ctx)
 	return nil, errors.New("metering: settle: allowance contention did not resolve")
+}
+
+// unconfirmed logs a settlement that may have charged and returns billing_unconfirmed.
+func (a *admission) unconfirmed(ctx context.Context, err error) *errcode.Error {
+	a.g.r.cfg.Log.ErrorContext(ctx, "charge not confirmed", "trace_id", a.run.TraceID, "error", err.Error())
+	if a.run.IdempotencyKey != "" {
+		return errcode.New(errcode.BillingUnconfirmed, "the run ran, but its charge could not be confirmed: it may have been billed; send it again with the same Idempotency-Key and body to learn which (a duplicate was billed)")
+	}
+	return errcode.New(errcode.BillingUnconfirmed, "the run ran, but its charge could not be confirmed: it may have been billed; check GET /v1/usage before running it again, and send an Idempotency-Key to make this answerable")
 }
 
 // settleContext is ctx without its cancellation, under the same deadline (or settleTimeout when

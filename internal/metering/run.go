@@ -20,9 +20,11 @@ type Result struct {
 	TraceID string
 	// Duplicate: the key already produced a run; nothing ran or billed now.
 	Duplicate bool
-	// Outcome is the executed and settled run: what to answer with when Err is nil.
+	// Outcome is the executed and settled run: what to answer with when Err is nil. With Err
+	// billing_unconfirmed it is the run whose charge may have been applied.
 	Outcome *pipeline.Outcome
-	// Err is why the run was refused (nothing ran, nothing billed) or could not be settled.
+	// Err is why the run was refused (nothing ran, nothing billed), or billing_unconfirmed: it
+	// ran and may have been charged, but the store could not confirm it.
 	Err *errcode.Error
 }
 
@@ -31,7 +33,8 @@ type Result struct {
 // every value the request sent for it, none when it sent none), then what admit decides
 // (duplicate, 409, 422, 402). An admitted run's steps execute under ctx less the settle
 // reserve, and the run is settled (charged) within ctx's deadline, even when ctx was cancelled.
-// Store failures are logged with the trace id and answered as service_unavailable.
+// Store failures are logged with the trace id and answered as service_unavailable, or, once
+// the run may have been charged, billing_unconfirmed (never "retry shortly").
 func (g *Gate) Run(ctx context.Context, body []byte, idempotencyKey []string) Result {
 	res := Result{TraceID: g.TraceID}
 	refuse := func(e *errcode.Error) Result {
@@ -77,6 +80,9 @@ func (g *Gate) Run(ctx context.Context, body []byte, idempotencyKey []string) Re
 	settled, err := adm.settle(ctx, out)
 	if err != nil {
 		res.Err = g.r.failure(ctx, g.TraceID, err)
+		if res.Err.Code == errcode.BillingUnconfirmed {
+			res.Outcome = settled // what the charge was, if it was applied
+		}
 		return res
 	}
 	res.Outcome = settled
