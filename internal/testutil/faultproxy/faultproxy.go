@@ -22,11 +22,13 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"math/rand/v2"
 	"net"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -287,7 +289,10 @@ func (p *Proxy) answer500(c net.Conn, req *http.Request) error {
 	body := []byte(`{"__type":"com.amazonaws.dynamodb.v20120810#InternalServerError","message":"injected by faultproxy"}`)
 	resp := &http.Response{
 		StatusCode: http.StatusInternalServerError, ProtoMajor: 1, ProtoMinor: 1,
-		Header:        http.Header{"Content-Type": {"application/x-amz-json-1.0"}},
+		Header: http.Header{
+			"Content-Type": {"application/x-amz-json-1.0"},
+			"X-Amz-Crc32":  {strconv.FormatUint(uint64(crc32.ChecksumIEEE(body)), 10)}, // as DynamoDB sends
+		},
 		Body:          io.NopCloser(bytes.NewReader(body)),
 		ContentLength: int64(len(body)),
 		Close:         req.Close,
