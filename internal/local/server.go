@@ -16,6 +16,7 @@ import (
 	"github.com/sluice-api/sluice/internal/account"
 	"github.com/sluice-api/sluice/internal/api"
 	"github.com/sluice-api/sluice/internal/dashboard"
+	"github.com/sluice-api/sluice/internal/metering"
 	"github.com/sluice-api/sluice/internal/pipeline"
 	"github.com/sluice-api/sluice/internal/secrets"
 	"github.com/sluice-api/sluice/internal/services"
@@ -75,7 +76,8 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	accounts := account.NewManager(st, sec.Pepper, time.Now)
 	defer accounts.WaitKeyUse() // before the store closes
-	srv := api.NewServer(engine, st, accounts, sec.TokenKey, api.Config{Region: cfg.Region, Log: cfg.Log})
+	runner := metering.New(st, engine, metering.Config{Region: cfg.Region, TokenKey: sec.TokenKey, Log: cfg.Log})
+	srv := api.NewServer(runner, accounts, api.Config{Log: cfg.Log})
 
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
@@ -84,7 +86,7 @@ func Run(ctx context.Context, cfg Config) error {
 	base := "http://" + ln.Addr().String()
 	_, port, _ := net.SplitHostPort(ln.Addr().String())
 	dash, err := dashboard.New(dashboard.Config{
-		Store: st, Accounts: accounts, API: srv, Registry: cfg.Registry, Pepper: sec.Pepper,
+		Store: st, Accounts: accounts, Runner: runner, Registry: cfg.Registry, Pepper: sec.Pepper,
 		Region: cfg.Region, Log: cfg.Log, CookieSuffix: port,
 	})
 	if err != nil {
