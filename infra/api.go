@@ -112,21 +112,40 @@ var DashboardRoutes = []Route{
 	{"POST", "/dashboard/{proxy+}", FnDashboard},
 }
 
-// DashboardThrottle is the stage throttling of every dashboard route, for all clients together:
-// the routes are public (no authorizer, no usage plan), so this is what bounds a flood of
-// sign-in attempts or page loads before it reaches the dashboard function. A person clicks
-// through a few pages a minute; the whole dashboard of a stage rarely sees more than a request
-// a second.
-var DashboardThrottle = struct{ RatePerSec, Burst float64 }{RatePerSec: 20, Burst: 40}
+// Throttle is an API Gateway token bucket: a steady rate and a bucket size.
+type Throttle struct {
+	RatePerSec float64 // steady requests per second
+	Burst      float64 // bucket size (whole requests)
+}
 
-// dashboardMethodOptions throttles each dashboard route of the stage (keys are
+// DefaultDashboardThrottle is the stage throttling of every dashboard route, for all clients
+// together, unless ServiceStackProps.DashboardThrottle says otherwise: the routes are public (no
+// authorizer, no usage plan), so this is what bounds a flood of sign-in attempts or page loads
+// before it reaches the dashboard function. A person clicks through a few pages a minute; the
+// whole dashboard of a stage rarely sees more than a request a second. One noisy client can
+// still use it up for everyone: docs/aws.md says how to raise it or limit each address.
+var DefaultDashboardThrottle = Throttle{RatePerSec: 20, Burst: 40}
+
+// dashboardThrottle is props' throttling of the dashboard routes, with the defaults filled in.
+func (props *ServiceStackProps) dashboardThrottle() Throttle {
+	t := props.DashboardThrottle
+	if t.RatePerSec == 0 {
+		t.RatePerSec = DefaultDashboardThrottle.RatePerSec
+	}
+	if t.Burst == 0 {
+		t.Burst = DefaultDashboardThrottle.Burst
+	}
+	return t
+}
+
+// dashboardMethodOptions throttles each dashboard route of the stage to t (keys are
 // "/<resource path>/<method>", as API Gateway's method settings name them).
-func dashboardMethodOptions() *map[string]*awsapigateway.MethodDeploymentOptions {
+func dashboardMethodOptions(t Throttle) *map[string]*awsapigateway.MethodDeploymentOptions {
 	m := map[string]*awsapigateway.MethodDeploymentOptions{}
 	for _, r := range DashboardRoutes {
 		m[r.Path+"/"+r.Method] = &awsapigateway.MethodDeploymentOptions{
-			ThrottlingRateLimit:  jsii.Number(DashboardThrottle.RatePerSec),
-			ThrottlingBurstLimit: jsii.Number(DashboardThrottle.Burst),
+			ThrottlingRateLimit:  jsii.Number(t.RatePerSec),
+			ThrottlingBurstLimit: jsii.Number(t.Burst),
 		}
 	}
 	return &m
@@ -156,7 +175,7 @@ func (s *ServiceStack) api(props *ServiceStackProps) awsapigateway.RestApi {
 			TracingEnabled:       jsii.Bool(props.Tracing),
 			AccessLogDestination: awsapigateway.NewLogGroupLogDestination(accessLogs),
 			AccessLogFormat:      awsapigateway.AccessLogFormat_Custom(jsii.String(accessLogFormat)),
-			MethodOptions:        dashboardMethodOptions(),
+			MethodOptions:        dashboardMethodOptions(props.dashboardThrottle()),
 		},
 	})
 
