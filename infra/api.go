@@ -8,6 +8,8 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigateway"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
 	"github.com/aws/jsii-runtime-go"
+
+	"github.com/sluice-api/sluice/internal/routes"
 )
 
 // Tier is the API Gateway usage plan of an account tier (internal/account: free, standard,
@@ -88,18 +90,10 @@ var GatewayResponses = []GatewayResponse{
 	{"DEFAULT_5XX", "", "internal_error", quoted("internal error; quote the trace_id"), nil},
 }
 
-// Route is a method of the API and the function behind it.
+// Route is a method of the dashboard and the function behind it. The API's routes are
+// internal/routes' table, which the local gateway, the API Gateway adapter and the 404 read too.
 type Route struct {
 	Method, Path, Function string
-}
-
-// Routes are the API's methods; every one needs a valid key (authorizer + ApiKeyRequired).
-var Routes = []Route{
-	{"POST", "/v1/run", FnRun},
-	{"GET", "/v1/services", FnServices},
-	{"GET", "/v1/services/{name}", FnServices},
-	{"GET", "/v1/usage", FnServices},
-	{"GET", "/v1/openapi.json", FnServices},
 }
 
 // DashboardRoutes are the account dashboard's methods. They have no authorizer and need no API
@@ -204,7 +198,7 @@ func (s *ServiceStack) api(props *ServiceStackProps) awsapigateway.RestApi {
 	}
 	allow := map[string][]string{}
 	var order []string
-	for _, rt := range Routes {
+	for _, rt := range routes.All() { // every one needs a valid key: authorizer + ApiKeyRequired
 		r := resource(rt.Path)
 		r.AddMethod(jsii.String(rt.Method), awsapigateway.NewLambdaIntegration(s.Functions[rt.Function], &awsapigateway.LambdaIntegrationOptions{
 			AllowTestInvoke: jsii.Bool(false),

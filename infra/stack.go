@@ -14,6 +14,7 @@ import (
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 
+	"github.com/sluice-api/sluice/internal/routes"
 	"github.com/sluice-api/sluice/internal/store/dynamo/layout"
 	"github.com/sluice-api/sluice/internal/timing"
 )
@@ -44,8 +45,8 @@ type ServiceStackProps struct {
 
 // Function names, as in functions/<name> and dist/<name>/bootstrap.
 const (
-	FnRun        = "run"
-	FnServices   = "services"
+	FnRun        = routes.FunctionRun
+	FnServices   = routes.FunctionServices
 	FnAuthorizer = "authorizer"
 	FnDashboard  = "dashboard"
 )

@@ -24,6 +24,7 @@ import (
 	"github.com/sluice-api/sluice/internal/errcode"
 	"github.com/sluice-api/sluice/internal/metering"
 	"github.com/sluice-api/sluice/internal/pipeline"
+	"github.com/sluice-api/sluice/internal/routes"
 	"github.com/sluice-api/sluice/internal/services"
 	"github.com/sluice-api/sluice/internal/store"
 )
@@ -164,7 +165,7 @@ func (s *Server) Authenticate(ctx context.Context, authorization string) (store.
 // NotFound answers a request for an unknown route.
 func (s *Server) NotFound() Response {
 	traceID := account.NewID("sluice", s.cfg.Now())
-	return envelope(traceID, errcode.New(errcode.NotFound, "no such route; the API has POST /v1/run, GET /v1/services, GET /v1/services/{name}, GET /v1/usage and GET /v1/openapi.json"), account.NoQuota)
+	return envelope(traceID, errcode.New(errcode.NotFound, "no such route; the API has %s", routes.Summary()), account.NoQuota)
 }
 
 // Internal answers a request whose handling panicked: internal_error with the trace id; the cause
