@@ -63,14 +63,6 @@ func TestChart(t *testing.T) {
 	}
 }
 
-func TestFormatInt(t *testing.T) {
-	for in, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", 1234567: "1,234,567", -1234: "-1,234"} {
-		if got := formatInt(in); got != want {
-			t.Errorf("formatInt(%d) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 // unquoteShell reads one single-quoted shell word as a POSIX shell would ('\” included).
 func unquoteShell(s string) (string, bool) {
 	var b strings.Builder
