@@ -9,7 +9,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/sluice-api/sluice/internal/services"
 	"github.com/sluice-api/sluice/internal/store"
 )
 
@@ -129,25 +128,4 @@ func FuzzPlaygroundForm(f *testing.F) {
 			t.Fatalf("curl quotes %q as something else", body)
 		}
 	})
-}
-
-func TestBounds(t *testing.T) {
-	one, two, lo, hi := 1, 200, 0.0, 1.0
-	for _, tc := range []struct {
-		p    services.Param
-		want string
-	}{
-		{services.Param{Type: services.ParamString, MinLength: &one}, "at least 1 character"},
-		{services.Param{Type: services.ParamString, MaxLength: &two}, "at most 200 characters"},
-		{services.Param{Type: services.ParamString, MinLength: &one, MaxLength: &one}, "1 to 1 character"},
-		{services.Param{Type: services.ParamArray, MaxLength: &one}, "at most 1 item"},
-		{services.Param{Type: services.ParamArray, MaxLength: &two, ItemMinLength: &one, ItemMaxLength: &two}, "at most 200 items; each item 1 to 200 characters"},
-		{services.Param{Type: services.ParamArray, ItemMaxLength: &one}, "each item at most 1 character"},
-		{services.Param{Type: services.ParamArray, ItemMinLength: &one}, "each item at least 1 character"},
-		{services.Param{Type: services.ParamNumber, Minimum: &lo, Maximum: &hi}, "0 to 1"},
-	} {
-		if got := bounds(tc.p); got != tc.want {
-			t.Errorf("bounds(%+v) = %q, want %q", tc.p, got, tc.want)
-		}
-	}
 }
