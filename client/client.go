@@ -32,7 +32,9 @@ const maxAnswerBytes = 32 << 20
 
 // Client calls the Sluice API. It is safe for concurrent use; make one and reuse it.
 type Client struct {
-	key       string
+	// key is a pointer to a string so that a Client inside another value, which fmt prints
+	// field by field without this type's Format, shows an address, never the key (format.go).
+	key       *secretKey
 	base      string
 	http      *http.Client
 	retry     RetryPolicy
@@ -87,7 +89,7 @@ func defaultUserAgent() string {
 // servers: it is the billing identity of every character processed.
 func New(apiKey string, opts ...Option) *Client {
 	c := &Client{
-		key:       apiKey,
+		key:       newSecretKey(apiKey),
 		base:      DefaultBaseURL,
 		http:      &http.Client{Timeout: 60 * time.Second},
 		retry:     DefaultRetryPolicy(),
@@ -322,7 +324,7 @@ func (c *Client) attempt(ctx context.Context, r request) (*answer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sluice: %w", err)
 	}
-	req.Header.Set("Authorization", "Bearer "+c.key)
+	req.Header.Set("Authorization", "Bearer "+string(*c.key))
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", c.userAgent)
 	if r.body != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 
+	"github.com/sluice-api/sluice/internal/routes"
 	"github.com/sluice-api/sluice/internal/store/dynamo/layout"
 	"github.com/sluice-api/sluice/internal/timing"
 )
@@ -34,12 +35,18 @@ type ServiceStackProps struct {
 	// (as low as 10) cannot spare, so any default above 0 could fail a deploy. Set it (context
 	// dashboardConcurrency) where the account's quota is at least this plus 100.
 	DashboardConcurrency int
+	// DashboardThrottle is the stage throttling of each dashboard route, shared by every client
+	// of the stage (the routes have no authorizer, so no usage plan tells clients apart). A zero
+	// field takes DefaultDashboardThrottle's. Raise it (context dashboardRate, dashboardBurst)
+	// when many customers sign in at once; a per-address limit belongs in front of the API (an
+	// AWS WAF rate-based rule; docs/aws.md).
+	DashboardThrottle Throttle
 }
 
 // Function names, as in functions/<name> and dist/<name>/bootstrap.
 const (
-	FnRun        = "run"
-	FnServices   = "services"
+	FnRun        = routes.FunctionRun
+	FnServices   = routes.FunctionServices
 	FnAuthorizer = "authorizer"
 	FnDashboard  = "dashboard"
 )

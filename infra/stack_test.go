@@ -19,6 +19,7 @@ import (
 	"github.com/aws/jsii-runtime-go"
 
 	"github.com/sluice-api/sluice/internal/api"
+	"github.com/sluice-api/sluice/internal/routes"
 	"github.com/sluice-api/sluice/internal/secrets"
 	"github.com/sluice-api/sluice/internal/timing"
 )
@@ -68,7 +69,7 @@ func TestMain(m *testing.M) {
 		soloOut = filepath.Join(tmp, "solo")
 		soloStacks, err = synth(soloOut, soloDist, map[string]any{
 			CtxStage: "prod", CtxRegions: "ap-southeast-2", CtxAccount: "123456789012", CtxTracing: "false",
-			CtxDashboardConcurrency: "10",
+			CtxDashboardConcurrency: "10", CtxDashboardRate: "50", CtxDashboardBurst: float64(200),
 		})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -202,6 +203,13 @@ func TestConfigFromContext(t *testing.T) {
 		{"DashboardConcurrencyNegative", map[string]any{"dashboardConcurrency": "-1"}, Config{}, true},
 		{"DashboardConcurrencyFraction", map[string]any{"dashboardConcurrency": 2.5}, Config{}, true},
 		{"DashboardConcurrencyWord", map[string]any{"dashboardConcurrency": "many"}, Config{}, true},
+		{"DashboardThrottleNumbers", map[string]any{"dashboardRate": float64(100), "dashboardBurst": float64(300)}, Config{Stage: "dev", Regions: []string{"eu-west-1"}, DashboardThrottle: Throttle{RatePerSec: 100, Burst: 300}}, false},
+		{"DashboardThrottleStrings", map[string]any{"dashboardRate": "2.5", "dashboardBurst": "10"}, Config{Stage: "dev", Regions: []string{"eu-west-1"}, DashboardThrottle: Throttle{RatePerSec: 2.5, Burst: 10}}, false},
+		{"DashboardRateOnly", map[string]any{"dashboardRate": "100"}, Config{Stage: "dev", Regions: []string{"eu-west-1"}, DashboardThrottle: Throttle{RatePerSec: 100}}, false},
+		{"DashboardRateNegative", map[string]any{"dashboardRate": "-1"}, Config{}, true},
+		{"DashboardBurstFraction", map[string]any{"dashboardBurst": 2.5}, Config{}, true},
+		{"DashboardBurstWord", map[string]any{"dashboardBurst": "lots"}, Config{}, true},
+		{"DashboardRateList", map[string]any{"dashboardRate": []any{1}}, Config{}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := tc.ctx
@@ -301,11 +309,14 @@ func TestRoutesNeedKeyAndAuthorizer(t *testing.T) {
 					delete(ms, route) // TestDashboardRoutes
 				}
 			}
-			want := map[string]string{
-				"/v1/run POST": "run", "/v1/services GET": "services", "/v1/services/{name} GET": "services",
-				"/v1/usage GET": "services", "/v1/openapi.json GET": "services",
-				"/v1/run ANY": "", "/v1/services ANY": "", "/v1/services/{name} ANY": "", "/v1/usage ANY": "",
-				"/v1/openapi.json ANY": "",
+			// The table (internal/routes) is held equal to the OpenAPI document by its own test.
+			want := map[string]string{}
+			for _, r := range routes.All() {
+				want[r.Path+" "+r.Method] = r.Function
+				want[r.Path+" ANY"] = ""
+			}
+			if len(want) == 0 {
+				t.Fatal("no routes")
 			}
 			if len(ms) != len(want) {
 				keys := []string{}
@@ -1068,13 +1079,19 @@ func TestDashboardKeyWritesOneStatementEach(t *testing.T) {
 }
 
 // TestDashboardThrottlingAndConcurrency: every stage throttles each dashboard route (public
-// routes, no usage plan); the dashboard function reserves concurrency only when the context asks
-// for it (solo: 10), never by default, so a deploy cannot fail on a low concurrency quota.
+// routes, no usage plan) at the default, or at what the context sets (solo: 50 a second, burst
+// 200); the dashboard function reserves concurrency only when the context asks for it (solo:
+// 10), never by default, so a deploy cannot fail on a low concurrency quota.
 func TestDashboardThrottlingAndConcurrency(t *testing.T) {
 	for name, c := range map[string]struct {
-		tpl     map[string]any
-		reserve any
-	}{"primary": {primaryT, nil}, "replica": {replicaT, nil}, "solo": {soloT, float64(10)}} {
+		tpl      map[string]any
+		reserve  any
+		throttle Throttle
+	}{
+		"primary": {primaryT, nil, DefaultDashboardThrottle},
+		"replica": {replicaT, nil, DefaultDashboardThrottle},
+		"solo":    {soloT, float64(10), Throttle{RatePerSec: 50, Burst: 200}},
+	} {
 		t.Run(name, func(t *testing.T) {
 			stages := resources(c.tpl, "AWS::ApiGateway::Stage")
 			if len(stages) != 1 {
@@ -1091,7 +1108,7 @@ func TestDashboardThrottlingAndConcurrency(t *testing.T) {
 			want := map[string]string{}
 			for _, r := range DashboardRoutes {
 				path := "/" + strings.ReplaceAll(r.Path, "/", "~1") // API Gateway's escaped form
-				want[path+" "+r.Method] = js([]any{DashboardThrottle.RatePerSec, DashboardThrottle.Burst})
+				want[path+" "+r.Method] = js([]any{c.throttle.RatePerSec, c.throttle.Burst})
 			}
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("stage method settings %v, want %v", got, want)

@@ -19,10 +19,10 @@ import (
 )
 
 // growthAttack is issue 31's payload blow-up: 100,000 characters of "a a a …", the toxicity and
-// shield steps, tokenize, then three redact steps that replace every "a" with a 63-character
-// mask of 32 words "a" (the text would grow about 32 times a step).
+// shield steps, tokenize, then three redact steps that replace every "a" with a 15-character
+// mask of 8 words "a", the longest mask allowed (the text would grow about 8 times a step).
 func growthAttack() []byte {
-	mask := strings.TrimSpace(strings.Repeat("a ", 32))
+	mask := strings.TrimSpace(strings.Repeat("a ", 8))
 	redact, _ := json.Marshal(map[string]any{"deny": []string{"a"}, "mask": mask})
 	value := strings.Repeat("a ", 50_000)[:100_000]
 	v, _ := json.Marshal(value)
