@@ -29,7 +29,8 @@ const usageText = `usage: sluice [-url URL] COMMAND [flags] [args]
 
 Commands:
   run [flags] [TEXT]   run TEXT (or standard input, when TEXT is absent or "-") through a
-                       pipeline and print the answer as JSON
+                       pipeline and print the answer as JSON; for a duplicate (a repeated
+                       --idempotency-key) that is trace_id, status and request_id
   services [NAME]      list the services, or print NAME's descriptor as JSON
   usage                print the account's month to date as JSON
 
@@ -148,7 +149,11 @@ func runCommand(ctx context.Context, c *client.Client, args []string, stdin io.R
 
 	resp, err := c.Run(ctx, req)
 	if resp != nil {
-		if code := printJSON(stdout, stderr, resp); code != exitOK {
+		var answer any = resp
+		if resp.Status == client.StatusDuplicate {
+			answer = duplicateAnswer{RequestID: resp.RequestID, TraceID: resp.TraceID, Status: resp.Status}
+		}
+		if code := printJSON(stdout, stderr, answer); code != exitOK {
 			return code
 		}
 	}
@@ -156,6 +161,15 @@ func runCommand(ctx context.Context, c *client.Client, args []string, stdin io.R
 		return apiError(stderr, err)
 	}
 	return exitOK
+}
+
+// duplicateAnswer is what Sluice answers for a duplicate (DuplicateResponse in the OpenAPI
+// document). Nothing ran, so there is no output, result, usage or audit to print, and printing
+// the whole RunResponse would show zero values that Sluice never sent.
+type duplicateAnswer struct {
+	RequestID string `json:"request_id,omitempty"`
+	TraceID   string `json:"trace_id"`
+	Status    string `json:"status"`
 }
 
 // inputText is the text argument, or standard input when there is none or it is "-". Unless
