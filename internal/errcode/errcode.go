@@ -41,6 +41,10 @@ const (
 	BillingUnconfirmed = "billing_unconfirmed"
 )
 
+// InvalidAPIKeyMessage is the message of every invalid_api_key answer, the local server's and
+// API Gateway's alike: it never says which of the reasons applies.
+const InvalidAPIKeyMessage = "the API key is missing, malformed or revoked; a key that worked before was probably rotated"
+
 // Codes inside a failed run (HTTP 200, status failed).
 const (
 	StepFailed     = "step_failed"
