@@ -343,3 +343,82 @@ func TestLostAnswers(t *testing.T) {
 		t.Logf("%d answers lost of %d writes", s.Dropped, s.Writes)
 	}
 }
+
+// chargesStore is a store that answers metering.Charges with holds, and counts the calls.
+type chargesStore struct {
+	store.Store
+	holds bool
+	calls atomic.Int64
+}
+
+func (s *chargesStore) Charged(_ context.Context, rec store.IdemRecord) (bool, error) {
+	s.calls.Add(1)
+	return s.holds && rec.State == store.IdemInFlight, nil
+}
+
+// TestRetryInsideLease: a repeat of a key whose run is in flight asks the store once whether
+// that run's charge holds (metering.Charges) and is a duplicate of it when it does, else
+// idempotency_key_in_use; no other path asks.
+func TestRetryInsideLease(t *testing.T) {
+	body := func(text string) []byte {
+		return []byte(`{"input":{"type":"text","value":"` + text + `"},"pipeline":[{"id":"s1","service":"test.echo"}]}`)
+	}
+	for _, tc := range []struct {
+		name     string
+		inFlight string // the body text of an in-flight record under the key; "" for none
+		done     bool   // a completed run under the key first
+		holds    bool
+		code     string // the repeat's error code; "" for a run or a duplicate
+		dup      bool
+		calls    int64
+	}{
+		{name: "Fresh"},
+		{name: "Completed", done: true, dup: true},
+		{name: "InFlightNotCharged", inFlight: "abc", code: errcode.IdempotencyKeyInUse, calls: 1},
+		{name: "InFlightCharged", inFlight: "abc", holds: true, dup: true, calls: 1},
+		{name: "InFlightOtherBody", inFlight: "xyz", holds: true, code: errcode.IdempotencyKeyReused},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sq, err := sqlite.Open(filepath.Join(t.TempDir(), "lease.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { sq.Close() })
+			st := &chargesStore{Store: sq, holds: tc.holds}
+			r := &runner{m: metering.New(st, engine(t), metering.Config{Region: "eu-west-1"}), st: st, now: now0,
+				acct: store.Account{ID: "acct-1", Region: "eu-west-1", RateLimit: 100, Allowance: 1000}}
+			ctx := t.Context()
+			if tc.done {
+				if res := r.run(ctx, "abc", "k", "test.echo"); res.err != nil {
+					t.Fatal(res.err)
+				}
+			}
+			if tc.inFlight != "" {
+				plan, _, e := engine(t).Check(body(tc.inFlight))
+				if e != nil {
+					t.Fatal(e)
+				}
+				fp, err := plan.Fingerprint()
+				if err != nil {
+					t.Fatal(err)
+				}
+				p, err := st.Enter(ctx, store.Entry{Account: "acct-1", Month: account.Month(now0), Window: now0.Truncate(time.Minute), Limit: 100})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := st.Claim(ctx, store.Claim{Account: "acct-1", Key: "k", Fingerprint: fp, Lease: "lease-first", TraceID: "sluice_first",
+					Now: now0, TTL: time.Hour, LeaseTTL: time.Minute, Pass: p}); err != nil {
+					t.Fatal(err)
+				}
+				st.Leave(p)
+			}
+			res := r.run(ctx, "abc", "k", "test.echo")
+			if code(res.err) != tc.code || res.dup != tc.dup || (tc.code == "" && !tc.dup && res.out == nil) {
+				t.Fatalf("repeat = %+v, want code %q, duplicate %v", res, tc.code, tc.dup)
+			}
+			if got := st.calls.Load(); got != tc.calls {
+				t.Fatalf("Charged asked %d times, want %d", got, tc.calls)
+			}
+		})
+	}
+}
