@@ -117,7 +117,8 @@ Commands:
   dashboard-link ACCOUNT [-base-url URL]
                                  a single-use sign-in link to the account's dashboard, valid
                                  15 minutes; URL is the server's base URL (default
-                                 http://127.0.0.1:8080; on AWS the API's URL with its stage)
+                                 http://sluice-8080.localhost:8080, the local server's; on AWS
+                                 the API's URL with its stage)
 
 Global flags (before COMMAND; -json may also follow it):
   -data DIR                  data directory of the embedded store and the local secrets (default .data)
