@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
 	"github.com/aws/jsii-runtime-go"
 
+	"github.com/sluice-api/sluice/internal/errcode"
 	"github.com/sluice-api/sluice/internal/routes"
 )
 
@@ -64,7 +65,7 @@ func jsonSafety() map[string]string {
 
 // GatewayResponses maps every error API Gateway can answer itself to Sluice's envelope.
 var GatewayResponses = []GatewayResponse{
-	{"UNAUTHORIZED", "401", "invalid_api_key", quoted("the API key is missing, malformed, unknown or revoked"), noBudget},
+	{"UNAUTHORIZED", "401", "invalid_api_key", quoted(errcode.InvalidAPIKeyMessage), noBudget},
 	// The account's usage-plan key is missing or disabled in API Gateway (an operator's doing).
 	{"INVALID_API_KEY", "401", "invalid_api_key", quoted("this API key is not enabled for this API"), noBudget},
 	// The authorizer never answers Deny today; a Deny is reserved for limiting an account.

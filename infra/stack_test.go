@@ -19,6 +19,7 @@ import (
 	"github.com/aws/jsii-runtime-go"
 
 	"github.com/sluice-api/sluice/internal/api"
+	"github.com/sluice-api/sluice/internal/errcode"
 	"github.com/sluice-api/sluice/internal/routes"
 	"github.com/sluice-api/sluice/internal/secrets"
 	"github.com/sluice-api/sluice/internal/timing"
@@ -459,6 +460,12 @@ func TestGatewayResponses(t *testing.T) {
 	_, tooLarge := only(t, primaryT, "AWS::ApiGateway::GatewayResponse", named("ResponseType", "REQUEST_TOO_LARGE"))
 	if body := props(tooLarge)["ResponseTemplates"].(map[string]any)["application/json"].(string); !strings.Contains(body, "10 MB") {
 		t.Errorf("REQUEST_TOO_LARGE says %s; API Gateway sends it for bodies over 10 MB", body)
+	}
+	// A bad key gets the same message from the authorizer as from the local server (and as
+	// docs/api.md's example, which internal/local's tests hold to the server's answer).
+	_, unauthorized := only(t, primaryT, "AWS::ApiGateway::GatewayResponse", named("ResponseType", "UNAUTHORIZED"))
+	if body := props(unauthorized)["ResponseTemplates"].(map[string]any)["application/json"].(string); !strings.Contains(body, `"`+errcode.InvalidAPIKeyMessage+`"`) {
+		t.Errorf("UNAUTHORIZED says %s; want the message %q", body, errcode.InvalidAPIKeyMessage)
 	}
 }
 

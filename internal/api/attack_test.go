@@ -12,6 +12,7 @@ import (
 
 	"github.com/sluice-api/sluice/internal/account"
 	"github.com/sluice-api/sluice/internal/errcode"
+	"github.com/sluice-api/sluice/internal/metering"
 	"github.com/sluice-api/sluice/internal/pipeline"
 	"github.com/sluice-api/sluice/internal/services/builtin"
 	"github.com/sluice-api/sluice/internal/store/sqlite"
@@ -55,7 +56,7 @@ func builtinServer(tb testing.TB) (*Server, *sqlite.Store, account.Settings, str
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return NewServer(engine, st, accounts, []byte("tokenization-key-tokenization-key"), Config{Region: "eu-west-1"}), st, settings, a.ID
+	return NewServer(metering.New(st, engine, metering.Config{Region: "eu-west-1", TokenKey: []byte("tokenization-key-tokenization-key")}), accounts, Config{}), st, settings, a.ID
 }
 
 // TestGrowthAttackIsOutputTooLarge: the attack fails at the first redact step with

@@ -14,6 +14,7 @@ import (
 	"github.com/sluice-api/sluice/internal/account"
 	"github.com/sluice-api/sluice/internal/api"
 	"github.com/sluice-api/sluice/internal/apigw/authorizer"
+	"github.com/sluice-api/sluice/internal/metering"
 	"github.com/sluice-api/sluice/internal/pipeline"
 	"github.com/sluice-api/sluice/internal/services"
 	"github.com/sluice-api/sluice/internal/store/sqlite"
@@ -84,8 +85,8 @@ func testHandlers(t *testing.T) *Handlers {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	srv := api.NewServer(engine, st, account.NewManager(st, []byte("0123456789abcdef0123456789abcdef"), nil),
-		[]byte("tokenization-key-tokenization-key"), api.Config{Region: "eu-west-1"})
+	srv := api.NewServer(metering.New(st, engine, metering.Config{Region: "eu-west-1", TokenKey: []byte("tokenization-key-tokenization-key")}),
+		account.NewManager(st, []byte("0123456789abcdef0123456789abcdef"), nil), api.Config{})
 	return NewHandlers(srv)
 }
 

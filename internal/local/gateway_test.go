@@ -19,6 +19,7 @@ import (
 
 	"github.com/sluice-api/sluice/internal/account"
 	"github.com/sluice-api/sluice/internal/api"
+	"github.com/sluice-api/sluice/internal/metering"
 	"github.com/sluice-api/sluice/internal/pipeline"
 	"github.com/sluice-api/sluice/internal/routes"
 	"github.com/sluice-api/sluice/internal/services"
@@ -85,7 +86,7 @@ func newTestGateway(t *testing.T, timeout time.Duration) (*Gateway, *syncBuffer)
 	if _, err := accounts.CreateWithKey(t.Context(), account.Settings{Region: "local", Tier: account.TierStandard, RateLimit: 100, Allowance: 1_000_000}, testKey); err != nil {
 		t.Fatal(err)
 	}
-	srv := api.NewServer(engine, st, accounts, []byte("tokenization-key-tokenization-key"), api.Config{Region: "local", Log: log})
+	srv := api.NewServer(metering.New(st, engine, metering.Config{Region: "local", TokenKey: []byte("tokenization-key-tokenization-key"), Log: log}), accounts, api.Config{Log: log})
 	return NewGateway(srv, timeout), logs
 }
 

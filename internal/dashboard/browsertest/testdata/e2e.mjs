@@ -21,6 +21,9 @@ const base = new URL(link).origin; // the dashboard's host; Chromium resolves *.
 const shots = process.env.SLUICE_SHOTS;
 const text = 'Hi, I am Jane Doe, mail me at jane@example.com';
 const checks = [];
+// The desktop widths the layout is checked at: 801 px is the first above the narrow layout of
+// cards (800 px and below).
+const widths = [801, 1280, 1920];
 const figures = { pages: {} };
 
 function check(name, ok, detail = '') {
@@ -188,10 +191,16 @@ try {
   await dialog.getByRole('button', { name: 'Revoke key' }).click();
   await page.getByText(/was revoked: requests with it now get 401/).waitFor();
   check('the key list counts its keys', /^5 keys, 3 active/.test(await page.locator('table.keys caption').innerText()));
-  for (const width of [810, 1280, 1920]) { // 810: just above the narrow layout of cards
+  for (const width of widths) {
     await page.setViewportSize({ width, height: 900 });
     await page.goto(`${base}/dashboard/keys`);
     const fit = await page.getByRole('region', { name: 'Keys', exact: true }).evaluate((box) => {
+      // The lines an element's text is laid out on: the distinct tops of its text's boxes.
+      const lines = (el) => {
+        const range = document.createRange();
+        range.selectNodeContents(el);
+        return new Set([...range.getClientRects()].map((q) => Math.round(q.top))).size;
+      };
       const buttons = [...box.querySelectorAll('td.actions button')].map((el) => {
         // Scrolled into view vertically only (scrolling sideways would hide the fault).
         window.scrollTo(0, window.scrollY + el.getBoundingClientRect().top - window.innerHeight / 2);
@@ -200,7 +209,7 @@ try {
         // Fully visible: inside the container and the window, and on top at its left and right
         // edges (mid-height: hit testing follows the rounded corners).
         const top = (x) => el.contains(document.elementFromPoint(x, (r.top + r.bottom) / 2));
-        return { name: el.textContent.trim(), visible: r.width > 0 && r.left >= b.left && r.right <= b.right && r.right <= window.innerWidth &&
+        return { name: el.textContent.trim(), lines: lines(el), visible: r.width > 0 && r.left >= b.left && r.right <= b.right && r.right <= window.innerWidth &&
           top(r.left + 1) && top(r.right - 1) };
       });
       return { scroll: box.scrollWidth, client: box.clientWidth, buttons };
@@ -210,7 +219,28 @@ try {
     check(`every Rotate key and Revoke key button is fully visible at ${width} px`,
       names.filter((n) => n === 'Rotate key').length === 3 && names.filter((n) => n === 'Revoke key').length === 3 &&
       fit.buttons.every((x) => x.visible), JSON.stringify(fit.buttons));
+    check(`no Rotate key or Revoke key label wraps at ${width} px`, fit.buttons.every((x) => x.lines === 1), JSON.stringify(fit.buttons));
     await shot(page, `04b-keys-${width}px`);
+
+    // The overview's chart fills its column.
+    await page.goto(`${base}/dashboard/`);
+    const chart = await page.locator('figure.chart').evaluate((fig) => ({
+      svg: fig.querySelector('svg').getBoundingClientRect().width,
+      figure: fig.getBoundingClientRect().width,
+      column: fig.closest('section').getBoundingClientRect().width,
+    }));
+    check(`the overview's chart fills its column at ${width} px`,
+      Math.abs(chart.svg - chart.column) <= 1 && Math.abs(chart.figure - chart.column) <= 1, JSON.stringify(chart));
+
+    // A service's model and licence read as a paragraph, not a column a few words wide.
+    await page.goto(`${base}/dashboard/services`);
+    const model = await page.locator('#svc-routing-intent-map dl.facts > div')
+      .filter({ has: page.getByRole('term').getByText('Model', { exact: true }) }).locator('dd')
+      .evaluate((dd) => ({ height: dd.getBoundingClientRect().height, width: dd.getBoundingClientRect().width,
+        line: parseFloat(getComputedStyle(dd).lineHeight) }));
+    check(`the intent.map card's model and licence take at most 3 lines at ${width} px`,
+      model.height <= 3.5 * model.line, JSON.stringify(model));
+    await page.locator('#svc-routing-intent-map').screenshot({ path: join(shots, `05b-services-intent-map-${width}px.png`) });
   }
   await page.setViewportSize({ width: 1280, height: 900 });
 
