@@ -114,7 +114,8 @@ Commands:
   key list ACCOUNT               key ids, first characters and last four; never a whole key
   usage ACCOUNT [-month YYYY-MM] characters, price band, cost, allowance left, runs
   migrate                        bring the store's layout up to date (DynamoDB: copy every account's
-                                 settings onto its keys; safe to repeat, see docs/aws.md)
+                                 settings onto its keys, sealed with -copy-key-secret-id's key;
+                                 safe to repeat, see docs/aws.md)
   dashboard-link ACCOUNT [-base-url URL]
                                  a single-use sign-in link to the account's dashboard, valid
                                  15 minutes; URL is the server's base URL (default
