@@ -534,6 +534,18 @@ func TestFunctions(t *testing.T) {
 				}
 				env := p["Environment"].(map[string]any)["Variables"].(map[string]any)
 				wantEnv := []string{"SLUICE_TABLE_ACCOUNTS", "SLUICE_TABLE_IDEMPOTENCY", "SLUICE_TABLE_USAGE", "SLUICE_TABLE_RATE_WINDOWS", "SLUICE_SECRET_ID", "SLUICE_METRICS_NAMESPACE"}
+				if tc.fn == FnAuthorizer {
+					// Only the authorizer knows the copy key.
+					wantEnv = append(wantEnv, "SLUICE_COPY_KEY_SECRET_ID")
+					want := any("sluice/test/copy-key") // the replica, by name
+					if c.primary {
+						sid, _ := only(t, c.tpl, "AWS::SecretsManager::Secret", named("Name", "sluice/"+c.stage+"/copy-key"))
+						want = map[string]any{"Ref": sid}
+					}
+					if js(env["SLUICE_COPY_KEY_SECRET_ID"]) != js(want) {
+						t.Errorf("%s: SLUICE_COPY_KEY_SECRET_ID = %s, want %s", name, js(env["SLUICE_COPY_KEY_SECRET_ID"]), js(want))
+					}
+				}
 				if tc.fn == FnDashboard {
 					// Only the dashboard knows the sessions table.
 					wantEnv = append(wantEnv, "SLUICE_TABLE_SESSIONS")
@@ -691,7 +703,12 @@ func sortedAttrs(v any) []any {
 func TestSecret(t *testing.T) {
 	pepper, src1 := only(t, primaryT, "AWS::SecretsManager::Secret", named("Name", "sluice/test/source/pepper"))
 	token, src2 := only(t, primaryT, "AWS::SecretsManager::Secret", named("Name", "sluice/test/source/tokenization_key"))
-	for _, s := range []map[string]any{src1, src2} {
+	// The copy key is generated the same way, and replicated like the keys.
+	_, copyKey := only(t, primaryT, "AWS::SecretsManager::Secret", named("Name", "sluice/test/copy-key"))
+	if js(props(copyKey)["ReplicaRegions"]) != `[{"Region":"us-east-1"}]` {
+		t.Errorf("copy key replica regions %s", js(props(copyKey)["ReplicaRegions"]))
+	}
+	for _, s := range []map[string]any{src1, src2, copyKey} {
 		gen := js(props(s)["GenerateSecretString"])
 		if gen != `{"ExcludePunctuation":true,"IncludeSpace":false,"PasswordLength":44,"RequireEachIncludedType":false}` {
 			t.Errorf("generated source %s", gen)
@@ -809,6 +826,9 @@ func grants(t *testing.T, tpl map[string]any, stage string) map[string]map[strin
 					target = "xray" // X-Ray's API takes no resource: "*" is the only choice
 				case strings.HasPrefix(actions[0], "secretsmanager:"):
 					target = "secret"
+					if strings.Contains(js(res), "CopyKey") || strings.Contains(js(res), "/copy-key-") {
+						target = "copy-key"
+					}
 				default:
 					if g, ok := res.(map[string]any)["Fn::GetAtt"].([]any); ok {
 						target = tables[g[0].(string)]
@@ -853,6 +873,9 @@ func TestLeastPrivilege(t *testing.T) {
 					// Only key items: it records each key's last-used day.
 					tn("accounts") + ` if {"ForAllValues:StringLike":{"dynamodb:LeadingKeys":["key#*"]}}`: {"dynamodb:UpdateItem"},
 					"secret": secret,
+					// The copy key checks the seals of key items' account copies. No other
+					// function reads it: a dashboard that could would seal settings of its own.
+					"copy-key": secret,
 				},
 				"dashboard": {
 					tn("accounts"): {"dynamodb:GetItem"},
@@ -898,8 +921,8 @@ func TestLeastPrivilege(t *testing.T) {
 		return strings.Contains(js(p), "table/sluice-test-accounts") && strings.Contains(js(p["Roles"]), "Authorizer")
 	})
 	doc := js(props(pol))
-	if !strings.Contains(doc, `:secret:sluice/test/keys-??????`) {
-		t.Errorf("replica authorizer policy %s: want the replica secret by name", doc)
+	if !strings.Contains(doc, `:secret:sluice/test/keys-??????`) || !strings.Contains(doc, `:secret:sluice/test/copy-key-??????`) {
+		t.Errorf("replica authorizer policy %s: want the replica secrets by name", doc)
 	}
 }
 

@@ -34,7 +34,8 @@ func TestRunRoundTrips(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := dynamo.New(c, dynamo.TablesWithPrefix("roundtrips_"))
+	// With the copy key, as keyctl (which seals accounts) and the authorizer have it.
+	st := dynamo.New(c, dynamo.TablesWithPrefix("roundtrips_"), dynamo.WithCopyKey([]byte("copy-key-copy-key-copy-key-copy-key!")))
 	if err := st.CreateTables(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +111,7 @@ func BenchmarkRunOnDynalite(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	st := dynamo.New(c, dynamo.TablesWithPrefix("bench_"))
+	st := dynamo.New(c, dynamo.TablesWithPrefix("bench_"), dynamo.WithCopyKey([]byte("copy-key-copy-key-copy-key-copy-key!")))
 	if err := st.CreateTables(b.Context()); err != nil {
 		b.Fatal(err)
 	}

@@ -104,7 +104,7 @@ func Run(ctx context.Context, cfg Config) error {
 	var dashText strings.Builder
 	ids, err := dashboardAccounts(ctx, cfg, st, sec.Pepper, seeded.demoKey)
 	if err == nil {
-		err = dashboardBanner(ctx, &dashText, st, sec.Pepper, base, ids, time.Now(), cfg)
+		err = dashboardBanner(ctx, &dashText, st, sec.Pepper, DashboardBase(ln.Addr().String()), ids, time.Now(), cfg)
 	}
 	if err != nil {
 		ln.Close()

@@ -241,13 +241,31 @@ type Store struct {
 	db    *dynamodb.Client
 	t     Tables
 	slots *slots // the writer slots of the meter item (meter.go)
+	// copyKey seals and checks key items' copies of account settings (accountcopy.go); nil:
+	// this store seals nothing and trusts no copy.
+	copyKey []byte
+}
+
+// Option configures a Store.
+type Option func(*Store)
+
+// WithCopyKey gives the store the key that seals key items' copies of their account's settings
+// (at least 32 bytes). With it the store seals what it writes for accounts and trusts a copy
+// only under a valid seal; without it, it seals nothing and KeyAccount always reads the account
+// item too. The authorizer and keyctl have it; the dashboard never does.
+func WithCopyKey(key []byte) Option {
+	return func(s *Store) { s.copyKey = append([]byte(nil), key...) }
 }
 
 // New returns a Store on the tables t, which must exist (see CreateTables). The store uses a
 // copy of client with its own retry policy (NewRetryer): its writes are safe to retry, and it
 // relies on enough attempts to outlast a few lost answers.
-func New(client *dynamodb.Client, t Tables) *Store {
-	return &Store{db: withRetryPolicy(client), t: t, slots: newSlots()}
+func New(client *dynamodb.Client, t Tables, opts ...Option) *Store {
+	s := &Store{db: withRetryPolicy(client), t: t, slots: newSlots()}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
 }
 
 // Close does nothing: the client has nothing to release.

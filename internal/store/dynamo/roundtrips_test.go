@@ -51,7 +51,8 @@ func TestRoundTripsTwoContainers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		stores[i] = New(c, tables)
+		// With the copy key, as the authorizer and keyctl (which writes accounts) have it.
+		stores[i] = New(c, tables, WithCopyKey(testCopyKey))
 	}
 	t0 := time.Date(2026, 11, 22, 21, 4, 40, 0, time.UTC)
 	acct := store.Account{ID: "acct-1", Region: "eu-west-1", RateLimit: 1000, Allowance: 1 << 40, CreatedAt: t0}
