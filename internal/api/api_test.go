@@ -828,7 +828,7 @@ func TestHeaderSentTwice(t *testing.T) {
 
 // chargedStore charges a keyed run but leaves its record in flight and answers store.ErrCharged,
 // as the DynamoDB store does when the record's completion fails after the charge; proofStore
-// adds Charged (metering.Charges).
+// answers Charged from the leases it charged (the SQLite store beneath answers false).
 type chargedStore struct {
 	store.Store
 	mu      sync.Mutex

@@ -43,10 +43,11 @@ func isCharge(op string, body []byte) bool {
 
 // TestChargeErrorBilledOnce drives issue 41 §4 end to end: the Go client against the local
 // gateway over DynamoDB (dynalite), with the proxy applying the run's charge and then answering
-// it, and every SDK retry of it, with a 500. One logical run is billed once: the client never
-// starts it again by itself, ends in ErrDuplicate (the store tells the charge holds) or
-// ErrMaybeBilled with the key to send again, and sending it again under that key after the
-// lease answers duplicate. Without a key the answer is ErrMaybeBilled, not a retry.
+// it, and every SDK retry of it, with a 500. One logical run is billed once: with a key the
+// first answer is 502 billing_unconfirmed, the client's retry inside the lease is a duplicate
+// (one read says the charge holds), and the same key sent again after the lease is a duplicate
+// too (the takeover finds the charge); without a key the call ends in ErrMaybeBilled, not a
+// retry.
 func TestChargeErrorBilledOnce(t *testing.T) {
 	endpoint := dynalite.StartT(t)
 	proxy := faultproxy.StartT(t, endpoint, faultproxy.Config{})
@@ -103,10 +104,12 @@ func TestChargeErrorBilledOnce(t *testing.T) {
 
 	for _, tc := range []struct {
 		name string
+		key  string // RunRequest.IdempotencyKey; "" with the client's own, or none
 		opts []client.Option
 	}{
-		{"ClientKey", nil},
-		{"WithoutKey", []client.Option{client.WithoutIdempotencyKeys()}},
+		{"ClientKey", "", nil},
+		{"CallerKey", "order-7731", nil},
+		{"WithoutKey", "", []client.Option{client.WithoutIdempotencyKeys()}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := client.New(testKey, append([]client.Option{client.WithBaseURL(hs.URL), retry}, tc.opts...)...)
@@ -116,35 +119,33 @@ func TestChargeErrorBilledOnce(t *testing.T) {
 			}
 			failedBefore := proxy.Stats().Failed
 			proxy.FailWrite(isCharge)
-			_, err = c.Run(t.Context(), run)
+			req := run
+			req.IdempotencyKey = tc.key
+			_, err = c.Run(t.Context(), req)
 			if proxy.Stats().Failed == failedBefore {
 				t.Fatal("the proxy failed no charge: the test proves nothing")
 			}
 			var mb *client.MaybeBilledError
 			var dup *client.DuplicateError
-			switch {
-			case errors.As(err, &dup) && dup.Retried:
-				t.Logf("the retry was a duplicate: the store told the charge holds")
-			case errors.As(err, &mb):
-				t.Logf("%v", err)
-				if tc.opts != nil && mb.Last.Code != client.CodeBillingUnconfirmed {
-					t.Fatalf("without a key: %v, want billing_unconfirmed", err)
+			if tc.opts != nil {
+				// Without a key: one 502, never retried, and the caller told it may be billed.
+				if !errors.As(err, &mb) || mb.Last.Code != client.CodeBillingUnconfirmed || mb.IdempotencyKey != "" {
+					t.Fatalf("without a key: %v, want ErrMaybeBilled after billing_unconfirmed", err)
 				}
-				if tc.opts == nil && mb.IdempotencyKey == "" {
-					t.Fatalf("%v: no key to send again", err)
+			} else {
+				// With a key: the retry inside the lease is a duplicate (the store reads that the
+				// charge holds), and so is the request sent again after the lease (the claim
+				// that takes the key over finds the charge).
+				if !errors.As(err, &dup) || !dup.Retried {
+					t.Fatalf("run = %v, want a duplicate of the first attempt", err)
 				}
-				if mb.IdempotencyKey != "" {
-					// After the lease the key is taken over: the charge is found, a duplicate.
-					later := now().Add(metering.DefaultLeaseTTL + time.Second)
-					clock.Store(&later)
-					again := run
-					again.IdempotencyKey = mb.IdempotencyKey
-					if _, err := c.Run(t.Context(), again); !errors.Is(err, client.ErrDuplicate) {
-						t.Fatalf("sent again under %s after the lease: %v, want a duplicate", mb.IdempotencyKey, err)
-					}
+				later := now().Add(metering.DefaultLeaseTTL + time.Second)
+				clock.Store(&later)
+				again := run
+				again.IdempotencyKey = dup.IdempotencyKey
+				if _, err := c.Run(t.Context(), again); !errors.As(err, &dup) || dup.Retried { // an earlier call ran it
+					t.Fatalf("sent again under %s after the lease: %v, want a duplicate", again.IdempotencyKey, err)
 				}
-			default:
-				t.Fatalf("run = %v, want ErrDuplicate or ErrMaybeBilled", err)
 			}
 			if _, ok := statuses.Load(http.StatusBadGateway); !ok {
 				t.Fatal("no answer was 502 billing_unconfirmed")

@@ -33,24 +33,12 @@ type Store interface {
 	store.Ledger
 }
 
-// Charges is what metering asks a store, when it can answer, about a run whose record is in
-// flight: whether its charge holds although the record is not complete (its settlement
-// returned store.ErrCharged, or stopped between the charge and the record). A retry inside the
-// lease of such a run is then a duplicate, not idempotency_key_in_use. Asked on that path only;
-// one read. A store that does not implement it answers every such retry with
-// idempotency_key_in_use until the lease ends and a claim completes the record.
-type Charges interface {
-	Charged(ctx context.Context, rec store.IdemRecord) (bool, error)
-}
-
-// charged reports whether the in-flight record rec's charge holds, as far as the store can
-// tell; a failure to tell is logged and taken as no (idempotency_key_in_use, retried later).
+// charged reports whether the in-flight record rec's charge holds although the record is not
+// complete (store.Idempotency.Charged, one read): a repeat inside the lease of such a run is a
+// duplicate, not idempotency_key_in_use. A failure to tell is logged and taken as no (409, and
+// the client retries).
 func (r *Runner) charged(ctx context.Context, traceID string, rec *store.IdemRecord) bool {
-	c, ok := r.st.(Charges)
-	if !ok {
-		return false
-	}
-	held, err := c.Charged(ctx, *rec)
+	held, err := r.st.Charged(ctx, *rec)
 	if err != nil {
 		r.cfg.Log.ErrorContext(ctx, "read of a keyed charge failed", "trace_id", traceID, "error", err.Error())
 		return false

@@ -344,7 +344,7 @@ func TestLostAnswers(t *testing.T) {
 	}
 }
 
-// chargesStore is a store that answers metering.Charges with holds, and counts the calls.
+// chargesStore is a store whose Charged answers holds, and counts the calls.
 type chargesStore struct {
 	store.Store
 	holds bool
@@ -357,7 +357,7 @@ func (s *chargesStore) Charged(_ context.Context, rec store.IdemRecord) (bool, e
 }
 
 // TestRetryInsideLease: a repeat of a key whose run is in flight asks the store once whether
-// that run's charge holds (metering.Charges) and is a duplicate of it when it does, else
+// that run's charge holds (store.Idempotency.Charged) and is a duplicate of it when it does, else
 // idempotency_key_in_use; no other path asks.
 func TestRetryInsideLease(t *testing.T) {
 	body := func(text string) []byte {
