@@ -65,9 +65,9 @@ var budgets = map[string]float64{
 	// dev share); human-written requests (the self-instruct seeds) and WildGuardMix's unharmful
 	// prompts (outside the dev share); and the same texts machine-translated into es fr it pt by
 	// Apertium (translated/, make shield-translations), attacks then harmless texts.
-	"gandalf":             0.50,
-	"self-instruct-seeds": 0.15,
-	"wildguardmix":        0.50,
+	"gandalf":             0.60,
+	"self-instruct-seeds": 0.50,
+	"wildguardmix":        0.70,
 	"apertium/attack":     0.30,
 	"apertium/benign":     0.40,
 	// harmless texts that quote, define, translate, decode or test a real attack (mention.go),
