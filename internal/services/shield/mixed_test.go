@@ -121,7 +121,7 @@ func TestMixedDevCases(t *testing.T) {
 }
 
 // knownMisses are the harmless mixed-language cases the shipped model (sluice-shield-lr-v4)
-// scores too high: EsEnQuotedThread 0.625 (flag; its Spanish sentence "te paso el presupuesto
+// scores too high: EsEnQuotedThread 0.62 (flag; its Spanish sentence "te paso el presupuesto
 // actualizado" alone). MODEL.md lists it among the known limits; the tests skip it, visibly, and
 // guard every other case. (ItFrNeighbours and PtEsFriends, the misses of v3, now pass.)
 var knownMisses = map[string]bool{"EsEnQuotedThread": true}
