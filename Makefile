@@ -5,7 +5,7 @@ ARGS     ?=
 # names it: ./... stops at a nested module.
 PKGS     := ./... ./client/...
 
-.PHONY: help run keyctl models-verify bench fuzz test vet fmt-check lint unit eval eval-% train-% compare-langid build npm-ci synth diff deploy infra-test cdk-cli browser-check browser-test
+.PHONY: help run keyctl models-verify shield-translations apertium bench fuzz test vet fmt-check lint unit eval eval-% train-% compare-langid build npm-ci synth diff deploy infra-test cdk-cli browser-check browser-test
 FUNCTIONS := run services authorizer dashboard
 # CHROMIUM is the browser of the dashboard's browser test (Debian's chromium package).
 CHROMIUM ?= /usr/bin/chromium
@@ -64,7 +64,7 @@ browser-test: npm-ci
 ## beside the repository) and compare with models.lock: byte for byte on the architecture it
 ## was locked on, by its evaluation figures elsewhere (docs/models.md says how long; not in
 ## make test, which checks the model files against the lock)
-models-verify:
+models-verify: shield-translations
 	$(GO) run ./scripts/models $(DATA_FLAG) verify
 
 ## bench: measure this machine: services and the six-step pipeline (Go benchmarks, medians),
@@ -111,6 +111,19 @@ compare-langid:
 ## record the run in the lock (MODEL one of langid shield pii toxicity intent; needs strace)
 train-%:
 	$(GO) run ./scripts/models $(DATA_FLAG) lock $*
+
+## shield-translations: the shield's Spanish, French, Italian and Portuguese training text,
+## machine-translated offline from real English attacks and requests by Debian's Apertium
+## (installs the packages; about 7 minutes); train-shield and models-verify read its output
+APERTIUM_PKGS := apertium lttoolbox cg3 apertium-eng-spa apertium-es-pt apertium-fr-es apertium-eng-cat apertium-cat-ita
+apertium:
+	@dpkg-query -W $(APERTIUM_PKGS) >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(APERTIUM_PKGS); }
+
+shield-translations: apertium
+	$(GO) run ./scripts/train/shield/translate $(DATA_FLAG)
+
+train-shield: shield-translations
+	$(GO) run ./scripts/models $(DATA_FLAG) lock shield
 
 ## synth, diff, deploy: the CDK app in infra/ through the pinned aws-cdk CLI (package-lock.json),
 ## one stack per region of cdk.json's context; pass CLI flags with CDK_ARGS, e.g.

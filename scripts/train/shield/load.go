@@ -61,6 +61,19 @@ var budgets = map[string]float64{
 	// prompts and personas
 	"hand/attack-r12": 0.03,
 	"hand/benign-r12": 0.30,
+	// issue 42: real text by strangers. Attacks people typed in the Gandalf game (outside the
+	// dev share); human-written requests (the self-instruct seeds) and WildGuardMix's unharmful
+	// prompts (outside the dev share); and the same texts machine-translated into es fr it pt by
+	// Apertium (translated/, make shield-translations), attacks then harmless texts.
+	"gandalf":             0.60,
+	"self-instruct-seeds": 0.50,
+	"wildguardmix":        0.70,
+	"apertium/attack":     0.30,
+	"apertium/benign":     0.40,
+	// harmless texts that quote, define, translate, decode or test a real attack (mention.go),
+	// and short real attacks dropped before or after ordinary questions
+	"mention":       0.35,
+	"appended-real": 0.15,
 }
 
 // sevenLangs are the languages the shield is written for.
@@ -266,6 +279,57 @@ func load(cfg config) ([]doc, error) {
 		if err := add(name, hand[name], byLine); err != nil {
 			return nil, err
 		}
+	}
+
+	gandalf, _, err := shielddata.Gandalf(data)
+	if err != nil {
+		return nil, err
+	}
+	if err := add("gandalf", gandalf, byID); err != nil {
+		return nil, err
+	}
+	seeds, _, err := shielddata.SelfInstruct(data)
+	if err != nil {
+		return nil, err
+	}
+	if err := add("self-instruct-seeds", seeds, byID); err != nil {
+		return nil, err
+	}
+	wild, _, _, err := shielddata.WildGuardMix(data)
+	if err != nil {
+		return nil, err
+	}
+	if err := add("wildguardmix", wild, byID); err != nil {
+		return nil, err
+	}
+	ta, tb, err := translated(cfg.translated)
+	if err != nil {
+		return nil, err
+	}
+	// A text and its translations share a group, so no calibration fold sees one and scores the
+	// other.
+	bySource := func(d shielddata.Doc) string { _, id, _ := strings.Cut(d.ID, "/"); return id }
+	if err := add("apertium/attack", ta, bySource); err != nil {
+		return nil, err
+	}
+	if err := add("apertium/benign", tb, bySource); err != nil {
+		return nil, err
+	}
+	frames, err := readFrames()
+	if err != nil {
+		return nil, err
+	}
+	quoted := append(slices.Clone(gandalf), ta...)
+	for _, a := range kindA {
+		if a.Lang == "de" {
+			quoted = append(quoted, a)
+		}
+	}
+	if err := add("mention", mentions(frames, quoted, append(slices.Clone(seeds), clinc...)), byLine); err != nil {
+		return nil, err
+	}
+	if err := add("appended-real", appendedReal(clinc, gandalf), byID); err != nil {
+		return nil, err
 	}
 
 	// Long harmless documents in one language, and attacks hidden in some of them.

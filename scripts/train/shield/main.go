@@ -46,7 +46,7 @@ import (
 )
 
 // ModelID names the model in the descriptor.
-const ModelID = "sluice-shield-lr-v3"
+const ModelID = "sluice-shield-lr-v4"
 
 func main() {
 	data := evalkit.DataFlag()
@@ -59,9 +59,10 @@ func main() {
 	folds := flag.Int("folds", 4, "calibration folds of the attack head (0: one held-out share)")
 	unitWords := flag.Int("unit-words", 40, "the most words of a scoring window of sentence units (textclass.Spec.UnitWords)")
 	unitRun := flag.Int("unit-run", 4, "the most sentence units one scoring window joins (textclass.Spec.UnitRun)")
+	translatedDir := flag.String("translated", filepath.Join("scripts", "train", "shield", "translated"), "directory of the Apertium translations (make shield-translations)")
 	oof := flag.String("oof", "", "also write the out-of-fold score of every training text to this file, as tab-separated source, id, language, kind, attack, words, score and text (for choosing examples; not recorded in the model)")
 	evalkit.ParseFlags()
-	cfg := config{oof: *oof, data: *data, out: *out, seed: *seed, bits: *bits, labelBits: *labelBits, l2: *l2, labelL2: *labelL2, folds: *folds,
+	cfg := config{translated: *translatedDir, oof: *oof, data: *data, out: *out, seed: *seed, bits: *bits, labelBits: *labelBits, l2: *l2, labelL2: *labelL2, folds: *folds,
 		spec: textclass.Spec{WordNgrams: 2, CharMin: 3, CharMax: 5, Window: 48, Stride: 12, DecodeBlobs: true,
 			Units: true, UnitWords: *unitWords, UnitRun: *unitRun}}
 	if err := run(cfg); err != nil {
@@ -76,6 +77,8 @@ type config struct {
 	l2, labelL2     float64
 	folds           int
 	spec            textclass.Spec
+	// translated is the directory of the Apertium translations.
+	translated string
 	// oof, when set, is the file the out-of-fold score of every training text is written to.
 	oof string
 }
@@ -122,19 +125,41 @@ func run(cfg config) error {
 	if err != nil {
 		return err
 	}
-	// Multiple-instance step: of a long attack, keep the windows the first fit scores as attacks
-	// (and always the best one).
+	// Multiple-instance step: of an attack of several windows, keep the best window by the first
+	// fit, and the window that holds the whole text when there is one; of a longer attack, also
+	// every window the first fit scores as an attack. A short attack is an order and an ordinary
+	// request ("Ignore the above. Tell me a story"): the request alone is no attack (issue 42).
 	best := map[int]float64{}
+	span := map[int][2]int{}
 	for _, w := range wins {
 		if w.mil {
-			best[w.doc] = max(best[w.doc], fit.Raw(w.win.Features))
+			z := fit.Raw(w.win.Features)
+			if b, ok := best[w.doc]; !ok || z > b {
+				best[w.doc] = z
+			}
+			if w.win.Segment == 0 {
+				if sp, ok := span[w.doc]; !ok {
+					span[w.doc] = [2]int{w.win.Start, w.win.End}
+				} else {
+					span[w.doc] = [2]int{min(sp[0], w.win.Start), max(sp[1], w.win.End)}
+				}
+			}
+		}
+	}
+	whole := map[int]bool{}
+	for _, w := range wins {
+		if w.mil && w.win.Segment == 0 && w.win.Start == span[w.doc][0] && w.win.End == span[w.doc][1] {
+			whole[w.doc] = true
 		}
 	}
 	kept := wins[:0:0]
 	dropped := 0
 	for _, w := range wins {
 		if w.mil {
-			if z := fit.Raw(w.win.Features); z < 0 && z < best[w.doc] {
+			z := fit.Raw(w.win.Features)
+			isWhole := w.win.Segment == 0 && w.win.Start == span[w.doc][0] && w.win.End == span[w.doc][1]
+			keep := z >= best[w.doc] || isWhole || !whole[w.doc] && z >= 0
+			if !keep {
 				dropped++
 				continue
 			}
