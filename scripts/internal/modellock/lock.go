@@ -75,8 +75,9 @@ type Input struct {
 	// Module is path@version; Sum is its go.sum hash ("h1:...").
 	Module string `json:"module,omitempty"`
 	Sum    string `json:"sum,omitempty"`
-	// Why says how the input was found: "read" by the trainer, or "list" recorded by the model
-	// file (a word list served beside it).
+	// Why says how the input was found: "read" by the trainer, "generated" when it was read
+	// from one of GeneratedDirs (made by a make target, not in git), or "list" recorded by the
+	// model file (a word list served beside it).
 	Why string `json:"why"`
 }
 

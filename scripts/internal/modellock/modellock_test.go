@@ -194,8 +194,10 @@ func TestCheckTree(t *testing.T) {
 	wordsSum, _ := HashFile(filepath.Join(root, "internal/services/m/words.txt"))
 	lock := func() *Lock {
 		return &Lock{Models: []*Model{{Name: "m", Trainer: "./t", Out: "out", Flags: map[string]string{"out": "internal/services/m/m.model"},
-			Files:  []File{{Path: "internal/services/m/m.model", SHA256: modelSum}},
-			Inputs: []Input{{Path: "internal/services/m/words.txt", SHA256: wordsSum, Why: "list"}, {Path: "$DATA/x.csv", SHA256: "00", Why: "read"}, {Module: "example.com/m@v1.0.0", Sum: "h1:x", Why: "read"}},
+			Files: []File{{Path: "internal/services/m/m.model", SHA256: modelSum}},
+			Inputs: []Input{{Path: "internal/services/m/words.txt", SHA256: wordsSum, Why: "list"}, {Path: "$DATA/x.csv", SHA256: "00", Why: "read"}, {Module: "example.com/m@v1.0.0", Sum: "h1:x", Why: "read"},
+				// absent, as on a fresh clone: a make target makes it before training
+				{Path: "scripts/made/absent.tsv", SHA256: "00", Why: "generated"}},
 		}}}
 	}
 	if errs := CheckTree(root, lock()); len(errs) != 0 {
@@ -210,6 +212,7 @@ func TestCheckTree(t *testing.T) {
 		{"Word list changed", func(*Lock) { write(t, filepath.Join(root, "internal/services/m/words.txt"), words+"gamma\n") }, "words.txt has SHA-256"},
 		{"Model file not locked", func(*Lock) { write(t, filepath.Join(root, "internal/services/n/new.bin"), "weights") }, "new.bin is a model file the lock does not have"},
 		{"Container file not locked", func(*Lock) { write(t, filepath.Join(root, "internal/services/n/weights"), string(model)) }, "weights is a model file the lock does not have"},
+		{"Repository input missing", func(l *Lock) { l.Models[0].Inputs[3].Why = "read" }, "absent.tsv"},
 		{"Recorded list not locked", func(l *Lock) { l.Models[0].Inputs = l.Models[0].Inputs[1:] }, "records word list internal/services/m/words.txt"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -158,6 +158,9 @@ func Classify(paths []string, at Places) (files []Input, modules []string, err e
 			return nil, nil, err
 		}
 		in.Why = "read"
+		if slices.ContainsFunc(GeneratedDirs, func(d string) bool { return in.Path == d || strings.HasPrefix(in.Path, d+"/") }) {
+			in.Why = "generated"
+		}
 		files = append(files, in)
 	}
 	return files, modules, nil
