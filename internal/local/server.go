@@ -16,6 +16,7 @@ import (
 	"github.com/sluice-api/sluice/internal/account"
 	"github.com/sluice-api/sluice/internal/api"
 	"github.com/sluice-api/sluice/internal/dashboard"
+	"github.com/sluice-api/sluice/internal/metering"
 	"github.com/sluice-api/sluice/internal/pipeline"
 	"github.com/sluice-api/sluice/internal/secrets"
 	"github.com/sluice-api/sluice/internal/services"
@@ -78,7 +79,8 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	accounts := account.NewManager(st, sec.Pepper, time.Now)
 	defer accounts.WaitKeyUse() // before the store closes
-	srv := api.NewServer(engine, st, accounts, sec.TokenKey, api.Config{Region: cfg.Region, Log: cfg.Log})
+	runner := metering.New(st, engine, metering.Config{Region: cfg.Region, TokenKey: sec.TokenKey, Log: cfg.Log})
+	srv := api.NewServer(runner, accounts, api.Config{Log: cfg.Log})
 
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
@@ -87,7 +89,7 @@ func Run(ctx context.Context, cfg Config) error {
 	base := "http://" + ln.Addr().String()
 	_, port, _ := net.SplitHostPort(ln.Addr().String())
 	dash, err := dashboard.New(dashboard.Config{
-		Store: st, Accounts: accounts, API: srv, Registry: cfg.Registry, Pepper: sec.Pepper,
+		Store: st, Accounts: accounts, Runner: runner, Registry: cfg.Registry, Pepper: sec.Pepper,
 		Region: cfg.Region, Log: cfg.Log, CookieSuffix: port,
 	})
 	if err != nil {
@@ -102,7 +104,7 @@ func Run(ctx context.Context, cfg Config) error {
 	var dashText strings.Builder
 	ids, err := dashboardAccounts(ctx, cfg, st, sec.Pepper, seeded.demoKey)
 	if err == nil {
-		err = dashboardBanner(ctx, &dashText, st, sec.Pepper, base, ids, time.Now(), cfg)
+		err = dashboardBanner(ctx, &dashText, st, sec.Pepper, DashboardBase(ln.Addr().String()), ids, time.Now(), cfg)
 	}
 	if err != nil {
 		ln.Close()

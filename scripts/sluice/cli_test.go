@@ -205,9 +205,10 @@ func TestCommands(t *testing.T) {
 		{name: "Service", args: []string{"services", "security.toxicity.flag"}, stdout: []string{`"kind": "classify"`, `"labels"`}},
 		{name: "UnknownService", args: []string{"services", "nope"}, code: exitError, stderr: "404 service_not_found"},
 		{name: "Usage", args: []string{"usage"}, stdout: []string{`"runs": 7`, `"rate_limit": 600`}},
-		// The mask makes each "a" 63 characters: the text would pass 100,000 characters, so the
-		// run fails; the language step before it is billed and its result printed.
-		{name: "RunFailed", args: []string{"run", "--step", "routing.language.detect", "--step", `governance.pii.redact:deny=["a"],mask="` + strings.Repeat("a ", 31) + `a"`, strings.Repeat("a ", 2000)},
+		// The mask makes each "a" 15 characters (the longest mask): the text would pass 100,000
+		// characters, so the run fails; the language step before it is billed and its result
+		// printed.
+		{name: "RunFailed", args: []string{"run", "--step", "routing.language.detect", "--step", `governance.pii.redact:deny=["a"],mask="` + strings.Repeat("a ", 7) + `a"`, strings.Repeat("a ", 7000)},
 			code: exitError, stdout: []string{`"status": "failed"`, `"code": "output_too_large"`, `"detect": {`}, stderr: "run failed: output_too_large"},
 		{name: "BadKey", args: []string{"usage"}, env: map[string]string{"SLUICE_KEY": "sluice_live_BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB", "SLUICE_URL": s.Base},
 			code: exitError, stderr: "401 invalid_api_key"},

@@ -2,8 +2,10 @@
 // driven by playwright-core, which never downloads a browser. browser_test.go starts the local
 // server and runs this script with:
 //
-//   SLUICE_BASE     the server's base URL (http://127.0.0.1:PORT)
-//   SLUICE_LINK     a sign-in link of the demo account, printed by the server
+//   SLUICE_BASE     the server's base URL (http://127.0.0.1:PORT), where the API is called
+//   SLUICE_LINK     a sign-in link of the demo account, printed by the server on the
+//                   dashboard's own host (http://sluice-PORT.localhost:PORT), where the
+//                   browser goes
 //   SLUICE_CHROMIUM the browser executable
 //   SLUICE_SHOTS    a directory for screenshots
 //
@@ -13,8 +15,9 @@ import { chromium } from 'playwright-core';
 import { strict as assert } from 'node:assert';
 import { join } from 'node:path';
 
-const base = process.env.SLUICE_BASE;
+const apiBase = process.env.SLUICE_BASE;
 const link = process.env.SLUICE_LINK;
+const base = new URL(link).origin; // the dashboard's host; Chromium resolves *.localhost itself
 const shots = process.env.SLUICE_SHOTS;
 const text = 'Hi, I am Jane Doe, mail me at jane@example.com';
 const checks = [];
@@ -29,7 +32,7 @@ function check(name, ok, detail = '') {
 }
 
 async function api(key, value = 'Call me at home, Jane Doe.') {
-  const res = await fetch(`${base}/v1/run`, {
+  const res = await fetch(`${apiBase}/v1/run`, {
     method: 'POST',
     headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
     body: JSON.stringify({ input: { type: 'text', value }, pipeline: [{ id: 'pii', service: 'governance.pii.redact' }] }),
@@ -102,18 +105,22 @@ try {
   const errors = [];
   watch(page, errors);
 
-  // Sign in: the link shows a confirmation; the button uses the link up.
+  // Sign in: the link, on the server's own host, shows a confirmation; the button uses the link up.
+  const port = new URL(apiBase).port;
+  check('the link is on the host sluice-PORT.localhost', new URL(link).host === `sluice-${port}.localhost:${port}`, link);
   await page.goto(link);
   check('sign-in page names the account', await page.getByText(/signs you in to the Sluice dashboard of account acct_/).isVisible());
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.waitForURL(`${base}/dashboard/`);
   check('signed in to the overview', await page.getByRole('heading', { level: 1, name: 'Overview' }).isVisible());
   const cookies = await context.cookies();
-  // Locally the cookie is named after the server's port: a browser sends 127.0.0.1's cookies to
-  // every port.
-  const session = cookies.find((c) => c.name === `sluice_session_${new URL(base).port}`);
+  // Locally the cookie is named after the server's port and kept by the port's own host, so no
+  // other port of 127.0.0.1 receives it.
+  const session = cookies.find((c) => c.name === `sluice_session_${port}`);
   check('session cookie is HttpOnly and SameSite=Strict', session && session.httpOnly && session.sameSite === 'Strict',
     JSON.stringify(cookies));
+  check('session cookie belongs to sluice-PORT.localhost only', session.domain === `sluice-${port}.localhost` &&
+    (await context.cookies(`http://127.0.0.1:${port}/dashboard/`)).length === 0, JSON.stringify(cookies));
   await shot(page, '01-overview-empty');
 
   // Create a key: shown once, with a copy button and a warning, focus on it.
