@@ -300,6 +300,60 @@ func TestHeldOut(t *testing.T) {
 	}
 }
 
+// TestCommonWords keeps the service's answers on single common words (testdata/words.tsv:
+// greetings, thanks and the most frequent words of de, en, es, fr, it, nl, pl and pt) from
+// falling: at least minCommonWords of them right, and each kind at least minCommonKind. The
+// floors are model v2's figures (171 of 202; greetings 21 of 30), rounded down.
+func TestCommonWords(t *testing.T) {
+	const minCommonWords, minCommonKind = 0.84, 0.70
+	f, err := os.Open("testdata/words.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	s := newService(t)
+	type tally struct{ n, ok int }
+	by := map[string]*tally{}
+	var all tally
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		p := strings.Split(line, "\t")
+		if len(p) != 3 {
+			t.Fatalf("bad line %q", line)
+		}
+		d, err := detect(s, p[2], nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if by[p[1]] == nil {
+			by[p[1]] = &tally{}
+		}
+		by[p[1]].n++
+		all.n++
+		if d.Language == p[0] {
+			by[p[1]].ok++
+			all.ok++
+		} else {
+			t.Logf("%s %s %q -> %s %.2f", p[0], p[1], p[2], d.Language, d.Confidence)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if all.n < 150 || float64(all.ok) < minCommonWords*float64(all.n) {
+		t.Errorf("%d of %d common words right, want >= %.0f%%", all.ok, all.n, 100*minCommonWords)
+	}
+	for kind, tl := range by {
+		if float64(tl.ok) < minCommonKind*float64(tl.n) {
+			t.Errorf("%s: %d of %d right, want >= %.0f%%", kind, tl.ok, tl.n, 100*minCommonKind)
+		}
+	}
+}
+
 func TestDescriptor(t *testing.T) {
 	s := newService(t)
 	d := s.Descriptor()

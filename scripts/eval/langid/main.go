@@ -9,13 +9,15 @@
 //     sampling of texts longer than model.SampleAbove;
 //   - accuracy on our own held-out set (internal/services/langid/testdata/heldout.tsv: sentences
 //     and short phrases in 27 languages, written by hand and never used to train or tune);
+//   - accuracy on single common words (internal/services/langid/testdata/words.tsv: greetings,
+//     thanks and the most frequent words of de, en, es, fr, it, nl, pl and pt);
 //   - with -adversarial, the adversarial table: the median time of every hostile 100,000-character
 //     input and its ratio to ordinary prose.
 //
 // The side-by-side comparison with lingua-go and whatlanggo is scripts/langid-compare, a module of
 // its own so those libraries stay out of Sluice's binaries.
 //
-//	go run ./scripts/eval/langid [-data DIR] [-heldout FILE] [-adversarial]
+//	go run ./scripts/eval/langid [-data DIR] [-heldout FILE] [-words FILE] [-adversarial]
 package main
 
 import (
@@ -24,6 +26,7 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -69,6 +72,7 @@ func main() {
 	log.SetFlags(0)
 	data := evalkit.DataFlag()
 	heldout := flag.String("heldout", filepath.Join("internal", "services", "langid", "testdata", "heldout.tsv"), "our held-out set (language, kind, text per line)")
+	words := flag.String("words", filepath.Join("internal", "services", "langid", "testdata", "words.tsv"), "single common words (language, kind, word per line)")
 	adversarial := flag.Bool("adversarial", false, "also print the adversarial timing table (100,000-character hostile inputs)")
 	flag.Parse()
 	svc, err := langid.New()
@@ -86,6 +90,9 @@ func main() {
 		log.Fatal(err)
 	}
 	if err := heldOut(svc, *heldout); err != nil {
+		log.Fatal(err)
+	}
+	if err := commonWords(svc, *words); err != nil {
 		log.Fatal(err)
 	}
 	if *adversarial {
@@ -288,6 +295,67 @@ func heldOut(svc *langid.Service, path string) error {
 	}
 	if len(misses) > 0 {
 		fmt.Printf("\nMisses:\n\n| language | kind | text | answer |\n| --- | --- | --- | --- |\n%s\n", strings.Join(misses, "\n"))
+	}
+	return nil
+}
+
+// commonWords measures single common words: greetings, thanks and frequent function words, per
+// language and kind, with every miss.
+func commonWords(svc *langid.Service, path string) error {
+	lines, err := evalkit.ReadLines(path)
+	if err != nil {
+		return fmt.Errorf("common words: %w", err)
+	}
+	kindsSeen := []string{}
+	by := map[string]*tally{}
+	perLang := map[string]*tally{}
+	var misses []string
+	for _, line := range lines {
+		if strings.HasPrefix(line, "#") {
+			continue
+		}
+		p := strings.Split(line, "\t")
+		if len(p) != 3 {
+			return fmt.Errorf("common words: bad line %q", line)
+		}
+		lang, kind, word := p[0], p[1], p[2]
+		d, err := detect(svc, word)
+		if err != nil {
+			return err
+		}
+		if by[kind] == nil {
+			by[kind] = &tally{}
+			kindsSeen = append(kindsSeen, kind)
+		}
+		if perLang[lang] == nil {
+			perLang[lang] = &tally{}
+		}
+		by[kind].add(d.Language, lang, d.Confidence)
+		perLang[lang].add(d.Language, lang, d.Confidence)
+		if d.Language != lang {
+			misses = append(misses, fmt.Sprintf("%s %s→%s", word, lang, d.Language))
+		}
+	}
+	fmt.Printf("\n## Single common words (%s), through the service\n\n", path)
+	var rows [][]string
+	var all tally
+	for _, k := range kindsSeen {
+		t := by[k]
+		all.n, all.ok = all.n+t.n, all.ok+t.ok
+		rows = append(rows, []string{k, fmt.Sprint(t.n), fmt.Sprint(t.ok), evalkit.Pct(t.acc())})
+	}
+	rows = append(rows, []string{"all", fmt.Sprint(all.n), fmt.Sprint(all.ok), evalkit.Pct(all.acc())})
+	evalkit.Table(os.Stdout, []string{"kind", "words", "right", "accuracy"}, rows)
+	fmt.Println()
+	rows = nil
+	langs := slices.Sorted(maps.Keys(perLang))
+	for _, l := range langs {
+		t := perLang[l]
+		rows = append(rows, []string{l, fmt.Sprintf("%d/%d", t.ok, t.n)})
+	}
+	evalkit.Table(os.Stdout, []string{"language", "right"}, rows)
+	if len(misses) > 0 {
+		fmt.Printf("\nMisses (word, language→answer): %s\n", strings.Join(misses, ", "))
 	}
 	return nil
 }

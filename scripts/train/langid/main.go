@@ -46,11 +46,14 @@ func main() {
 	dev := flag.Bool("dev", false, "after training, print accuracy on the synthetic and real development sets")
 	flag.Float64Var(&cfg.ChatWeight, "chat-weight", cfg.ChatWeight, "share of a language's letters its hand-written chat phrases stand for (0: none)")
 	flag.BoolVar(&cfg.NoPrior, "no-prior", false, "give every language the same prior")
+	flag.IntVar(&cfg.KeepWords, "keep-words", cfg.KeepWords, "how many of the most frequent words of a language's Tatoeba sentences keep all their n-grams whatever -budget (0: none)")
+	flag.Float64Var(&cfg.TatoebaWeight, "tatoeba-weight", cfg.TatoebaWeight, "share of a language's letters its Tatoeba sentences from -data stand for (0: none; de en es fr it nl pl pt)")
 	dump := flag.String("dump", "", "with -dev, write every development result to this file (for calibration)")
 	data := evalkit.DataFlag() // -dev's real-text set
-	grid := flag.String("grid", "", "tuning: train several models in one pass, \"name:key=value,...;...\" (keys: budget, backoff, unseen, chat, minorder, prior); each goes to -out with _name before .bin")
+	grid := flag.String("grid", "", "tuning: train several models in one pass, \"name:key=value,...;...\" (keys: budget, backoff, unseen, chat, minorder, prior, tatoeba, keep); each goes to -out with _name before .bin")
 	evalkit.ParseFlags()
 	cfg.Dev = *dev
+	cfg.Data = *data
 	dir := *lingua
 	if dir == "" {
 		var err error

@@ -32,6 +32,13 @@ type config struct {
 	Cache       string     // directory caching the derived counts between runs (tuning only)
 	ChatWeight  float64    // share of a language's letters that its chat phrases stand for
 	NoPrior     bool       // give every language the same prior
+	// TatoebaWeight is the share of a language's letters that its Tatoeba sentences (tatoeba.go)
+	// stand for, 0 for none; Data is the data directory they are read from.
+	TatoebaWeight float64
+	Data          string
+	// KeepWords is how many of the most frequent words of a language's Tatoeba sentences keep
+	// every n-gram of their padded form whatever the budget (0: none).
+	KeepWords int
 }
 
 // load reads lang's lingua tables and derives its padded counts (nil for Chinese and Japanese,
@@ -116,6 +123,8 @@ type trained struct {
 	postings int
 	// synth is the synthetic development set, sampled from the unpruned counts.
 	synth []sample
+	// tatoeba is the development set cut from the held-out Tatoeba lines.
+	tatoeba []sample
 }
 
 // candidate is one n-gram of one language with its conditional log probability and the
@@ -154,6 +163,22 @@ func train(dir string, cfgs []config) ([]*trained, error) {
 		if base.Dev && counts != nil {
 			trs[0].synth = append(trs[0].synth, synthetic(lang, counts, uint64(len(trs[0].langs))+1)...)
 		}
+		var everyday map[string]float64 // the Tatoeba sentences' counts, when a configuration wants them
+		var frequent []string           // their words, most frequent first
+		if needTatoeba(cfgs) {
+			train, heldOut, ok, err := readTatoeba(base.Data, lang)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				words := chatWords(train)
+				everyday = wordCounts(words)
+				frequent = byFrequency(words)
+				if base.Dev {
+					trs[0].tatoeba = append(trs[0].tatoeba, tatoebaDev(lang, heldOut)...)
+				}
+			}
+		}
 		for i, cfg := range cfgs {
 			tr := trs[i]
 			li := len(tr.langs)
@@ -164,11 +189,16 @@ func train(dir string, cfgs []config) ([]*trained, error) {
 				kept = unigrams(t, cfg.HanBudget)
 			} else {
 				c := counts
-				if cfg.ChatWeight > 0 {
+				if cfg.ChatWeight > 0 || cfg.TatoebaWeight > 0 && everyday != nil {
 					c = maps.Clone(counts)
+				}
+				if cfg.ChatWeight > 0 {
 					addChat(c, lang, cfg.ChatWeight)
 				}
-				kept = prune(c, conditional(c), cfg)
+				if cfg.TatoebaWeight > 0 && everyday != nil {
+					addScaled(c, everyday, cfg.TatoebaWeight)
+				}
+				kept = prune(c, conditional(c), cfg, keepGrams(frequent[:min(cfg.KeepWords, len(frequent))]))
 			}
 			for g, v := range additive(kept, cfg, lang == "zh" || lang == "ja") {
 				q := int8(min(max(math.Round(v/cfg.Step), -128), 127))
@@ -186,7 +216,7 @@ func train(dir string, cfgs []config) ([]*trained, error) {
 		}
 		slices.Sort(keys)
 		tr.entries, tr.postings = dedupe(keys, grams[i])
-		tr.synth = trs[0].synth
+		tr.synth, tr.tatoeba = trs[0].synth, trs[0].tatoeba
 	}
 	return trs, nil
 }
@@ -206,6 +236,17 @@ func (tr *trained) encode(w io.Writer) error {
 		}
 	}
 	return model.Encode(w, tr.langs, tr.scripts, prior, p, tr.entries)
+}
+
+// needTatoeba reports whether any configuration trains on, or develops with, the Tatoeba
+// sentences.
+func needTatoeba(cfgs []config) bool {
+	for _, c := range cfgs {
+		if c.TatoebaWeight > 0 || c.KeepWords > 0 || c.Dev {
+			return true
+		}
+	}
+	return false
 }
 
 // conditional returns every padded n-gram with the log probability of its last character given
@@ -246,8 +287,8 @@ func conditional(counts map[string]float64) map[string]float64 {
 // prune keeps every unigram and the Budget n-grams of order 2 to 5 whose removal would cost the
 // most: count × |log P(c|h) - (log P(c|h') + backoff)|, the likelihood lost by backing off from
 // n-gram hc to h'c (h' is h without its first character).
-func prune(counts, lp map[string]float64, cfg config) []candidate {
-	var uni, rest []candidate
+func prune(counts, lp map[string]float64, cfg config, keep map[string]bool) []candidate {
+	var uni, rest, kept []candidate
 	for g, v := range lp {
 		n := utf8.RuneCountInString(g)
 		if n == 1 {
@@ -259,7 +300,12 @@ func prune(counts, lp map[string]float64, cfg config) []candidate {
 		if !ok {
 			lower = cfg.Unseen
 		}
-		rest = append(rest, candidate{gram: g, lp: v, loss: counts[g] * math.Abs(v-(lower+cfg.Backoff))})
+		c := candidate{gram: g, lp: v, loss: counts[g] * math.Abs(v-(lower+cfg.Backoff))}
+		if keep[g] {
+			kept = append(kept, c)
+			continue
+		}
+		rest = append(rest, c)
 	}
 	slices.SortFunc(rest, func(a, b candidate) int {
 		if c := cmp.Compare(b.loss, a.loss); c != 0 {
@@ -271,7 +317,8 @@ func prune(counts, lp map[string]float64, cfg config) []candidate {
 		rest = rest[:cfg.Budget]
 	}
 	slices.SortFunc(uni, func(a, b candidate) int { return cmp.Compare(a.gram, b.gram) })
-	return append(uni, rest...)
+	slices.SortFunc(kept, func(a, b candidate) int { return cmp.Compare(a.gram, b.gram) })
+	return append(append(uni, rest...), kept...)
 }
 
 // unigrams keeps the budget most frequent characters of a unigram-only language (Chinese and
@@ -387,6 +434,10 @@ func (c *config) set(spec string) error {
 			c.MinOrder = int(f)
 		case "prior":
 			c.NoPrior = f == 0
+		case "tatoeba":
+			c.TatoebaWeight = f
+		case "keep":
+			c.KeepWords = int(f)
 		default:
 			return fmt.Errorf("unknown key %q", k)
 		}
