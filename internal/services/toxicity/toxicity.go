@@ -18,6 +18,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -201,8 +202,8 @@ func buildWith(m *textclass.Model, prep *Preparer, mode ImplicitMode) (*Service,
 	s.desc = services.Descriptor{
 		Name:        Name,
 		Kind:        services.KindClassify,
-		Version:     3,
-		Description: "Flags toxic text (insults, threats, identity hate, harassment, sexual harassment, profanity aimed at someone) in seven languages, with a calibrated score.",
+		Version:     4,
+		Description: "Flags toxic text (insults, threats, identity hate, harassment, sexual harassment, profanity aimed at someone) in seven languages, with a calibrated score. The profanity label marks a strong swear word even in text that passes.",
 		Accepts:     []string{services.TypeText},
 		Emits:       services.EmitsSame,
 		BillingUnit: "characters",
@@ -266,6 +267,9 @@ func (s *Service) Probability(ctx context.Context, text string) (float64, error)
 // gets labels: every kind whose head reaches 0.5 on the best window, or else the single most
 // likely kind; but identity_hate only when the text names a group (a phrase of groups.txt) and
 // profanity only when it holds a word of the abuse lexicon (lexicon.tsv), whatever the heads say.
+// Whatever the score, a text that holds a word the lexicon marks strong gets profanity: a swear
+// word is reported, and the model, trained on people's judgements, decides whether it makes the
+// text toxic ("shit, I forgot my keys" passes with profanity).
 func (s *Service) Run(ctx context.Context, req services.Request) (services.Result, error) {
 	threshold := services.Threshold(req.Params)
 	res, prepared, err := s.score(ctx, req.Payload.Value)
@@ -277,7 +281,21 @@ func (s *Service) Run(ctx context.Context, req services.Request) (services.Resul
 	if score >= threshold-services.UncertaintyBand && res.Windows > 0 {
 		labels = s.labelsOf(res, allowedLabels(prepared))
 	}
+	if hasToken(prepared, TokenStrong) && !slices.Contains(labels, LabelProfanity) {
+		labels = append(labels, LabelProfanity)
+		slices.Sort(labels)
+	}
 	return services.ClassifyResult(req, score, labels), nil
+}
+
+// hasToken reports whether tok is one of the words of prepared.
+func hasToken(prepared, tok string) bool {
+	for w := range strings.FieldsSeq(prepared) {
+		if w == tok {
+			return true
+		}
+	}
+	return false
 }
 
 // labelsOf applies the label rule of Run to the heads' probabilities on res's best window,

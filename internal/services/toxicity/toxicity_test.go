@@ -40,7 +40,7 @@ func config() servicetest.Config {
 }
 
 // checkResult holds for every result: a score in [0, 1], labels from the descriptor (sorted, no
-// repeats), and no labels on a text that scores well below the threshold.
+// repeats), and no labels but profanity on a text that scores well below the threshold.
 func checkResult(_ string, res services.Result) error {
 	if res.Score < 0 || res.Score > 1 {
 		return fmt.Errorf("score %v outside [0, 1]", res.Score)
@@ -53,7 +53,7 @@ func checkResult(_ string, res services.Result) error {
 			return fmt.Errorf("labels %v not sorted and unique", res.Labels)
 		}
 	}
-	if res.Verdict == services.VerdictPass && len(res.Labels) > 0 {
+	if res.Verdict == services.VerdictPass && len(res.Labels) > 0 && !slices.Equal(res.Labels, []string{LabelProfanity}) {
 		return fmt.Errorf("verdict pass with labels %v", res.Labels)
 	}
 	return nil
@@ -333,5 +333,33 @@ func TestNoGroupNoIdentityHate(t *testing.T) {
 	res := run(t, s, "I am going to kill you and your whole family.", services.Params{"threshold": 0.05})
 	if slices.Contains(res.Labels, LabelProfanity) {
 		t.Errorf("labels %v name profanity without any", res.Labels)
+	}
+}
+
+// TestProfanityLabel checks that a strong swear word gets the profanity label whatever the
+// verdict, and that a text without one gets no label when it passes.
+func TestProfanityLabel(t *testing.T) {
+	s := newService(t)
+	for _, tc := range []struct {
+		name      string
+		text      string
+		profanity bool
+	}{
+		{"en/exclamation", "shit, I forgot my keys", true},
+		{"en/aimed", "You fucking piece of shit, get out of my sight.", true},
+		{"fr/exclamation", "Putain, quelle belle surprise ce matin.", true},
+		{"pt/exclamation", "Porra, que show incrível foi esse ontem.", true},
+		{"en/clean", "I forgot my keys at the office again.", false},
+		{"it/clean", "Domani andiamo al mare con i bambini.", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := run(t, s, tc.text, nil)
+			if got := slices.Contains(res.Labels, LabelProfanity); got != tc.profanity {
+				t.Errorf("labels %v (verdict %s), want profanity=%v", res.Labels, res.Verdict, tc.profanity)
+			}
+			if res.Verdict == services.VerdictPass && !tc.profanity && len(res.Labels) > 0 {
+				t.Errorf("verdict pass with labels %v", res.Labels)
+			}
+		})
 	}
 }
