@@ -74,8 +74,8 @@ var GroupsFile string
 //go:embed polarity.txt
 var PolarityFile string
 
-// ReportingFile is the embedded list of reporting constructs (reporting.txt), for models
-// trained with implicit quotes (MetaImplicit).
+// ReportingFile is the embedded list of reporting constructs (reporting.txt), with which
+// condemned reported speech is read as an implicit quote (MetaImplicit).
 //
 //go:embed reporting.txt
 var ReportingFile string
@@ -158,8 +158,9 @@ func ListFiles(lexicon string) map[string][]byte {
 	}
 }
 
-// build checks the model's heads, reads the implicit-quote mode it was trained with
-// (MetaImplicit) and assembles the service and its descriptor.
+// build checks the model's heads and the reading of quotes it was trained with (MetaImplicit,
+// MetaQuoteCues: only the pinned values load), reads the languages of its reporting list
+// (MetaImplicitLangs) and assembles the service and its descriptor.
 func build(m *textclass.Model, prep *Preparer, lexicon string) (*Service, error) {
 	if err := modelfile.CheckLists(m.Lists, ListFiles(lexicon)); err != nil {
 		return nil, fmt.Errorf("toxicity: model: %w", err)
@@ -167,30 +168,19 @@ func build(m *textclass.Model, prep *Preparer, lexicon string) (*Service, error)
 	if m.Heads[0].Name != HeadToxic {
 		return nil, fmt.Errorf("toxicity: model's primary head is %q, want %q", m.Heads[0].Name, HeadToxic)
 	}
-	mode, err := ParseImplicitMode(m.Meta[MetaImplicit])
-	if err != nil {
-		return nil, fmt.Errorf("toxicity: model: %w", err)
-	}
-	return buildWith(m, prep, mode)
-}
-
-// buildWith is build with the implicit-quote mode given rather than read from the model. The
-// quote cues (MetaQuoteCues) and the languages of the reporting list (MetaImplicitLangs) always
-// come from the model.
-func buildWith(m *textclass.Model, prep *Preparer, mode ImplicitMode) (*Service, error) {
-	cues, err := ParseQuoteCues(m.Meta[MetaQuoteCues])
-	if err != nil {
-		return nil, fmt.Errorf("toxicity: model: %w", err)
+	for key, want := range map[string]string{MetaImplicit: ImplicitCondemned, MetaQuoteCues: QuoteCuesApart} {
+		if got := m.Meta[key]; got != want {
+			return nil, fmt.Errorf("toxicity: model: %s is %q, want %q", key, got, want)
+		}
 	}
 	langs, err := ParseImplicitLangs(m.Meta[MetaImplicitLangs], ReportingFile)
 	if err != nil {
 		return nil, fmt.Errorf("toxicity: model: %w", err)
 	}
-	prep, err = prep.WithImplicitQuotes(mode, ReportingForLangs(ReportingFile, langs))
+	prep, err = prep.WithImplicitQuotes(ReportingForLangs(ReportingFile, langs))
 	if err != nil {
 		return nil, fmt.Errorf("toxicity: %w", err)
 	}
-	prep = prep.WithQuoteCues(cues)
 	s := &Service{model: m, prep: prep}
 	for _, l := range Labels {
 		i := m.Head(l)
@@ -225,12 +215,6 @@ func (s *Service) scoreQuote(ctx context.Context, prepared string) (float64, err
 
 // Descriptor returns the service descriptor.
 func (s *Service) Descriptor() services.Descriptor { return s.desc }
-
-// withImplicitMode returns the service with the same model read with the given implicit-quote
-// mode rather than the one it was trained with: for tools that probe what the reading changes.
-func (s *Service) withImplicitMode(mode ImplicitMode) (*Service, error) {
-	return buildWith(s.model, s.prep, mode)
-}
 
 // prepare returns the text the model scores for text (groups, cues and quoted passages marked),
 // for tools that show how the service reads a text.

@@ -37,14 +37,11 @@ import (
 const Seed = 12
 
 // The reading of reported speech the model is trained with: reported speech in a sentence that
-// condemns it is read as an implicit quote, added to the plain reading at half its weight
-// (implicitExtra), with quoted passages read apart, and French reported speech left unread
-// (implicitLangs). All three are recorded in the model, which the service reads them from.
-const (
-	implicitMode  = toxicity.ImplicitCondemned
-	implicitExtra = 0.5
-	quoteCues     = toxicity.QuoteCuesApart
-)
+// condemns it is read as an implicit quote (toxicity.ImplicitCondemned, with quote cues
+// toxicity.QuoteCuesApart, the service's only reading), added to the plain reading at half its
+// weight (implicitExtra), and French reported speech left unread (implicitLangs). The reading
+// and the languages are recorded in the model, which the service checks and reads them from.
+const implicitExtra = 0.5
 
 var implicitLangs = []string{"de", "en", "es", "it", "nl", "pt"}
 
@@ -195,10 +192,9 @@ func run(data, out string, verbose, quick, dev bool, seed uint64) error {
 		return err
 	}
 	plainPrep := prep
-	if prep, err = prep.WithImplicitQuotes(implicitMode, toxicity.ReportingForLangs(toxicity.ReportingFile, implicitLangs)); err != nil {
+	if prep, err = prep.WithImplicitQuotes(toxicity.ReportingForLangs(toxicity.ReportingFile, implicitLangs)); err != nil {
 		return err
 	}
-	prep = prep.WithQuoteCues(quoteCues)
 	var dropped int
 	if docs, dropped, err = dropAimedSocial(ctx, docs, plainPrep); err != nil {
 		return err
@@ -283,8 +279,8 @@ func run(data, out string, verbose, quick, dev bool, seed uint64) error {
 		"command": "go run ./scripts/train/toxicity",
 		"seed":    fmt.Sprint(seed),
 	}}
-	model.Meta[toxicity.MetaImplicit] = implicitMode.String()
-	model.Meta[toxicity.MetaQuoteCues] = quoteCues.String()
+	model.Meta[toxicity.MetaImplicit] = toxicity.ImplicitCondemned
+	model.Meta[toxicity.MetaQuoteCues] = toxicity.QuoteCuesApart
 	model.Meta[toxicity.MetaImplicitLangs] = strings.Join(implicitLangs, ",")
 	for _, l := range corpus.AllLabels {
 		lf, err := lrtrain.Train(perLabel[l], lrtrain.Config{Bits: toxicity.LabelBits, L2: toxicity.LabelL2, Holdout: 0.2, Seed: seed, Log: logf})
