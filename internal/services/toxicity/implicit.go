@@ -13,7 +13,7 @@ import (
 
 // Reported speech without quote marks ("calling X vermin is disgusting") is read as an implicit
 // quote when its sentence or the next one condemns what is reported: the reported clause is
-// scored on its own and replaced by TokenQuote or TokenQuoteToxic, as a quoted passage is, so the
+// scored on its own and replaced by tokenQuote or tokenQuoteToxic, as a quoted passage is, so the
 // model judges the frame around it (see implicitSpans). Models record this reading under
 // MetaImplicit, and loading refuses any other value than ImplicitCondemned.
 const (
@@ -31,10 +31,10 @@ const (
 // without it used every line. The service reads reported speech with the same lines.
 const MetaImplicitLangs = "implicit_langs"
 
-// ParseImplicitLangs parses a comma-separated list of the languages of a reporting list whose
+// parseImplicitLangs parses a comma-separated list of the languages of a reporting list whose
 // lines are used ("" or "all" is every language). It returns them sorted and without repeats,
 // or nil when they are every language of the list, so that naming them all reads as naming none.
-func ParseImplicitLangs(s, reportingList string) ([]string, error) {
+func parseImplicitLangs(s, reportingList string) ([]string, error) {
 	if s == "" || s == "all" {
 		return nil, nil
 	}

@@ -248,11 +248,11 @@ func TestPrepareImplicit(t *testing.T) {
 		want       string // a part of the prepared text
 		scored     int
 	}{
-		{"toxic clause", "Saying that gays are vermin is disgusting.", "saying that " + TokenQuoteToxic + " is disgusting", 1},
-		{"harmless clause", "Everyone said the concert was great fun, which is a disgusting lie.", "said " + TokenQuote + " was great", 1},
+		{"toxic clause", "Saying that gays are vermin is disgusting.", "saying that " + tokenQuoteToxic + " is disgusting", 1},
+		{"harmless clause", "Everyone said the concert was great fun, which is a disgusting lie.", "said " + tokenQuote + " was great", 1},
 		{"not condemned", "I say they are vermin", "i say they are vermin", 0},
 		{"frame too short", "racist, said they are vermin", "said they are vermin", 0},
-		{"with a quoted passage", `you said they are vermin and wrote "go back home now" too, stop it`, "you said " + TokenQuoteToxic + " " + TokenQuote + " too", 2},
+		{"with a quoted passage", `you said they are vermin and wrote "go back home now" too, stop it`, "you said " + tokenQuoteToxic + " " + tokenQuote + " too", 2},
 	}
 	p, err := base.WithImplicitQuotes(ReportingFile)
 	if err != nil {
@@ -457,7 +457,7 @@ func TestPrepareQuoteCues(t *testing.T) {
 			if strings.Contains(got, tokenImplicitQuote) {
 				t.Errorf("prepared %q: the internal implicit-quote word leaked", got)
 			}
-			if !strings.Contains(got, TokenQuoteToxic) {
+			if !strings.Contains(got, tokenQuoteToxic) {
 				t.Errorf("prepared %q: no quote token", got)
 			}
 		})
@@ -570,9 +570,9 @@ func TestParseImplicitLangs(t *testing.T) {
 		{"en,", nil, false},
 	} {
 		t.Run(c.in, func(t *testing.T) {
-			got, err := ParseImplicitLangs(c.in, ReportingFile)
+			got, err := parseImplicitLangs(c.in, ReportingFile)
 			if (err == nil) != c.ok || c.ok && !slices.Equal(got, c.want) {
-				t.Fatalf("ParseImplicitLangs(%q) = %q, %v; want %q, ok %v", c.in, got, err, c.want, c.ok)
+				t.Fatalf("parseImplicitLangs(%q) = %q, %v; want %q, ok %v", c.in, got, err, c.want, c.ok)
 			}
 		})
 	}
@@ -589,7 +589,7 @@ var implicitLangsTexts = map[string]string{
 // readReported says whether a prepared text of implicitLangsTexts (which hold no quote marks)
 // holds a quote token, that is whether its reported speech was read.
 func readReported(prepared string) bool {
-	return countWord(prepared, TokenQuote)+countWord(prepared, TokenQuoteToxic) > 0
+	return countWord(prepared, tokenQuote)+countWord(prepared, tokenQuoteToxic) > 0
 }
 
 // TestPrepareImplicitLangs checks that a reporting list cut to some languages reads reported
@@ -619,7 +619,7 @@ func TestPrepareImplicitLangs(t *testing.T) {
 		{"without de", "en,fr", "de"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			langs, err := ParseImplicitLangs(c.langs, ReportingFile)
+			langs, err := parseImplicitLangs(c.langs, ReportingFile)
 			if err != nil {
 				t.Fatal(err)
 			}

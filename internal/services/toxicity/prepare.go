@@ -15,18 +15,18 @@ import (
 // Tokens the preparer puts into the text the model scores. They are plain lower-case words, so
 // normalization keeps them as they are.
 const (
-	// TokenGroup replaces a word or phrase naming a group of people (groups.txt).
-	TokenGroup = "zgrp"
-	// TokenUser replaces an @mention, TokenURL a link: who is named or linked says nothing
+	// tokenGroup replaces a word or phrase naming a group of people (groups.txt).
+	tokenGroup = "zgrp"
+	// tokenUser replaces an @mention, tokenURL a link: who is named or linked says nothing
 	// about toxicity, and a model that learns handles learns who posted its training data.
-	TokenUser = "zuser"
-	TokenURL  = "zurl"
-	// TokenQuote and TokenQuoteToxic replace a quoted passage inside a longer text (see
-	// quoteSpans), the second when the passage alone scores at least QuoteToxic. The model then
+	tokenUser = "zuser"
+	tokenURL  = "zurl"
+	// tokenQuote and tokenQuoteToxic replace a quoted passage inside a longer text (see
+	// quoteSpans), the second when the passage alone scores at least quoteToxic. The model then
 	// judges the frame around the quote: reporting or condemning abuse ("posts like ... get
 	// reported", "the suspect shouted ...") is not abuse, endorsing it is.
-	TokenQuote      = "zquo"
-	TokenQuoteToxic = "zquotox"
+	tokenQuote      = "zquo"
+	tokenQuoteToxic = "zquotox"
 	// TokenStrong and TokenMild follow a word or phrase of the abuse lexicon (lexicon.tsv) that
 	// the word lists mark as strong or as mild or ambiguous.
 	TokenStrong = "zlexa"
@@ -37,7 +37,7 @@ const (
 const maxPhrase = 3
 
 // Preparer turns a text into what the model scores: its normal form (package textnorm), with
-// every group name replaced by TokenGroup and every lexicon entry followed by its strength
+// every group name replaced by tokenGroup and every lexicon entry followed by its strength
 // token. The group token lets the model learn what is said about groups rather than which group
 // is named; the lexicon tokens carry what the word lists know into languages with little
 // training data. A lexicon word on its own weighs what the model learned, never a verdict.
@@ -79,7 +79,7 @@ const (
 )
 
 // Internal words for the token of an implicit quote, written by Prepare and turned back into
-// TokenQuote and TokenQuoteToxic by prepare, which remembers that they stand for reported speech.
+// tokenQuote and tokenQuoteToxic by prepare, which remembers that they stand for reported speech.
 const (
 	tokenImplicitQuote      = "zquoimpl"
 	tokenImplicitQuoteToxic = "zquotoximpl"
@@ -260,15 +260,15 @@ func NormalForm(s string) string {
 	return string(w.Text)
 }
 
-// QuoteToxic is the score from which a quoted passage counts as toxic.
-const QuoteToxic = 0.5
+// quoteToxic is the score from which a quoted passage counts as toxic.
+const quoteToxic = 0.5
 
 // ScoreFunc scores a prepared text (one without quotes handled) with the model.
 type ScoreFunc func(ctx context.Context, prepared string) (float64, error)
 
 // Prepare returns the text the model scores for text. When score is not nil, every quoted
 // passage (quoteSpans), and with implicit quotes every reported clause (implicitSpans), is
-// prepared and scored on its own and replaced by TokenQuoteToxic or TokenQuote; with a nil
+// prepared and scored on its own and replaced by tokenQuoteToxic or tokenQuote; with a nil
 // score quotes are read as ordinary text. The work is linear in
 // len(text): each word is normalized once, looked up at most 2*maxPhrase times and scored at
 // most once more in its passage. It returns an error wrapping ctx.Err() when ctx is done.
@@ -304,13 +304,13 @@ func (p *Preparer) Prepare(ctx context.Context, text string, score ScoreFunc) (s
 		if err != nil {
 			return "", err
 		}
-		tok := TokenQuote
-		if pq >= QuoteToxic {
-			tok = TokenQuoteToxic
+		tok := tokenQuote
+		if pq >= quoteToxic {
+			tok = tokenQuoteToxic
 		}
 		if !isExplicit {
 			tok = tokenImplicitQuote
-			if pq >= QuoteToxic {
+			if pq >= quoteToxic {
 				tok = tokenImplicitQuoteToxic
 			}
 		}
@@ -340,17 +340,17 @@ func (p *Preparer) prepare(ctx context.Context, text string) (string, error) {
 		}
 		lens := p.starts[string(w.Word(i))] // one lookup dismisses a word that starts no form
 		if k := p.matchGroup(w, i, lens); k > 0 {
-			items = append(items, item{tok: TokenGroup, group: true})
+			items = append(items, item{tok: tokenGroup, group: true})
 			i += k
 			continue
 		}
 		switch string(w.Word(i)) {
 		case tokenImplicitQuote:
-			items = append(items, item{tok: TokenQuote, implicitQuote: true})
+			items = append(items, item{tok: tokenQuote, implicitQuote: true})
 			i++
 			continue
 		case tokenImplicitQuoteToxic:
-			items = append(items, item{tok: TokenQuoteToxic, implicitQuote: true})
+			items = append(items, item{tok: tokenQuoteToxic, implicitQuote: true})
 			i++
 			continue
 		}
@@ -475,10 +475,10 @@ type item struct {
 // word Prepare wrote in place of the passage (w is the normalized text it indexes).
 func (it item) isQuote(w *textnorm.Words) bool {
 	if it.tok != "" {
-		return it.tok == TokenQuote || it.tok == TokenQuoteToxic
+		return it.tok == tokenQuote || it.tok == tokenQuoteToxic
 	}
 	word := string(w.Text[it.from:it.to])
-	return word == TokenQuote || word == TokenQuoteToxic
+	return word == tokenQuote || word == tokenQuoteToxic
 }
 
 // matchCue returns the length and cue of the longest polarity phrase starting at word i; failing
@@ -532,7 +532,7 @@ func (p *Preparer) matchLexicon(w *textnorm.Words, i int, lens phraseLens) (int,
 	return 0, ""
 }
 
-// scrub replaces @mentions with TokenUser, links with TokenURL and the "|LBR|" line-break
+// scrub replaces @mentions with tokenUser, links with tokenURL and the "|LBR|" line-break
 // marks of some tweet corpora with a space, in one pass.
 func scrub(s string) string {
 	if !strings.Contains(s, "@") && !strings.Contains(s, "|LBR|") && !strings.Contains(s, "http://") &&
@@ -549,14 +549,14 @@ func scrub(s string) string {
 			for j < len(s) && isHandleByte(s[j]) {
 				j++
 			}
-			b.WriteString(" " + TokenUser + " ")
+			b.WriteString(" " + tokenUser + " ")
 			i = j
 		case atStart && (strings.HasPrefix(s[i:], "http://") || strings.HasPrefix(s[i:], "https://") || strings.HasPrefix(s[i:], "www.")):
 			j := i
 			for j < len(s) && !isSpaceByte(s[j]) {
 				j++
 			}
-			b.WriteString(" " + TokenURL + " ")
+			b.WriteString(" " + tokenURL + " ")
 			i = j
 		case s[i] == '|' && strings.HasPrefix(s[i:], "|LBR|"):
 			b.WriteByte(' ')

@@ -43,15 +43,8 @@ const (
 // Labels lists every label, sorted.
 var Labels = []string{LabelHarassment, LabelIdentityHate, LabelInsult, LabelProfanity, LabelSexual, LabelThreat}
 
-// Model layout and training settings, shared with scripts/train/toxicity.
-const (
-	ModelID     = "sluice-toxicity-lr-v3"
-	HeadToxic   = "toxic"
-	PrimaryBits = 20
-	PrimaryL2   = 1e-6
-	LabelBits   = 18
-	LabelL2     = 1e-5
-)
+// HeadToxic is the name of the model's primary head, which gives P(toxic).
+const HeadToxic = "toxic"
 
 // Spec is how the model turns text into features and windows.
 //
@@ -173,7 +166,7 @@ func build(m *textclass.Model, prep *Preparer, lexicon string) (*Service, error)
 			return nil, fmt.Errorf("toxicity: model: %s is %q, want %q", key, got, want)
 		}
 	}
-	langs, err := ParseImplicitLangs(m.Meta[MetaImplicitLangs], ReportingFile)
+	langs, err := parseImplicitLangs(m.Meta[MetaImplicitLangs], ReportingFile)
 	if err != nil {
 		return nil, fmt.Errorf("toxicity: model: %w", err)
 	}
@@ -311,7 +304,7 @@ func allowedLabels(prepared string) [6]bool {
 	var group, lexicon bool
 	for _, w := range strings.Fields(prepared) {
 		switch w {
-		case TokenGroup:
+		case tokenGroup:
 			group = true
 		case TokenStrong, TokenMild:
 			lexicon = true

@@ -32,6 +32,16 @@ import (
 	"github.com/sluice-api/sluice/scripts/train/toxicity/corpus"
 )
 
+// The model's name and the sizes and penalties of its heads: the primary head (toxicity.HeadToxic)
+// and one head per label.
+const (
+	modelID     = "sluice-toxicity-lr-v3"
+	primaryBits = 20
+	primaryL2   = 1e-6
+	labelBits   = 18
+	labelL2     = 1e-5
+)
+
 // Seed is the default of -seed, which fixes the calibration folds, the label heads' holdouts
 // and the misspelt copies.
 const Seed = 12
@@ -234,7 +244,7 @@ func run(data, out string, verbose, quick, dev bool, seed uint64) error {
 	if err != nil {
 		return err
 	}
-	first, err := lrtrain.Train(primary, lrtrain.Config{Bits: toxicity.PrimaryBits, L2: toxicity.PrimaryL2, Holdout: 0.2, Seed: seed, Log: logf})
+	first, err := lrtrain.Train(primary, lrtrain.Config{Bits: primaryBits, L2: primaryL2, Holdout: 0.2, Seed: seed, Log: logf})
 	if err != nil {
 		return fmt.Errorf("pass 1: %w", err)
 	}
@@ -263,7 +273,7 @@ func run(data, out string, verbose, quick, dev bool, seed uint64) error {
 	for _, s := range srcs {
 		log.Printf("%-10s %6d not toxic, %6d toxic", s, counts[s][0], counts[s][1])
 	}
-	cfg := lrtrain.Config{Bits: toxicity.PrimaryBits, L2: toxicity.PrimaryL2, Folds: 5, Seed: seed, MaxIter: 1000, Log: logf}
+	cfg := lrtrain.Config{Bits: primaryBits, L2: primaryL2, Folds: 5, Seed: seed, MaxIter: 1000, Log: logf}
 	if quick {
 		cfg.Folds, cfg.Holdout = 0, 0.2
 	}
@@ -275,7 +285,7 @@ func run(data, out string, verbose, quick, dev bool, seed uint64) error {
 	if err != nil {
 		return err
 	}
-	model := &textclass.Model{ID: toxicity.ModelID, Spec: spec, Heads: []textclass.Head{head}, Lists: modelfile.ListHashes(toxicity.ListFiles(lex)), Meta: map[string]string{
+	model := &textclass.Model{ID: modelID, Spec: spec, Heads: []textclass.Head{head}, Lists: modelfile.ListHashes(toxicity.ListFiles(lex)), Meta: map[string]string{
 		"command": "go run ./scripts/train/toxicity",
 		"seed":    fmt.Sprint(seed),
 	}}
@@ -283,7 +293,7 @@ func run(data, out string, verbose, quick, dev bool, seed uint64) error {
 	model.Meta[toxicity.MetaQuoteCues] = toxicity.QuoteCuesApart
 	model.Meta[toxicity.MetaImplicitLangs] = strings.Join(implicitLangs, ",")
 	for _, l := range corpus.AllLabels {
-		lf, err := lrtrain.Train(perLabel[l], lrtrain.Config{Bits: toxicity.LabelBits, L2: toxicity.LabelL2, Holdout: 0.2, Seed: seed, Log: logf})
+		lf, err := lrtrain.Train(perLabel[l], lrtrain.Config{Bits: labelBits, L2: labelL2, Holdout: 0.2, Seed: seed, Log: logf})
 		if err != nil {
 			return fmt.Errorf("label %s: %w", l, err)
 		}
