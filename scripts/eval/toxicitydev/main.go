@@ -10,7 +10,8 @@
 //   - the other real text by strangers that no model trains on (realSets): ToLD-Br validation
 //     (Portuguese tweets), ConvAbuse valid (English turns typed to chatbots) and the dev tenth of
 //     GermEval 2018 train (corpus.GermEvalDev): AUPRC, precision, recall, F1, FPR and macro-F1
-//     at the default threshold, and with -sweep F1 and FPR at other thresholds;
+//     at the default threshold, and with -sweep F1 and FPR at other thresholds; and how many of
+//     1,000 short everyday sentences per language (Tatoeba, the ones not trained on) flag;
 //   - with -sources, the dev tenth of every training source (corpus.InDev) with a model trained
 //     without it (go run ./scripts/train/toxicity -dev -out DIR): per source, AUPRC, accuracy
 //     and FPR at 0.5.
@@ -278,6 +279,9 @@ func runReal(svc *toxicity.Service, data string, sweep bool) error {
 		}
 	}
 	evalkit.Table(os.Stdout, []string{"set", "n", "toxic", "AUPRC", "precision", "recall", "F1", "FPR", "macro-F1"}, rows)
+	if err := runTatoeba(svc, data); err != nil {
+		return err
+	}
 	if sweep {
 		header := []string{"F1 / FPR at"}
 		for _, t := range sweepThresholds {
@@ -293,4 +297,36 @@ func runReal(svc *toxicity.Service, data string, sweep bool) error {
 func macroF1(m evalkit.Binary) float64 {
 	clean := evalkit.Binary{TP: m.TN, TN: m.TP, FP: m.FN, FN: m.FP}
 	return (m.F1() + clean.F1()) / 2
+}
+
+// tatoebaDevSize is how many Tatoeba sentences not trained on are scored per language.
+const tatoebaDevSize = 1000
+
+// runTatoeba prints how many short everyday sentences (Tatoeba, not trained on) flag per
+// language. They are not labelled: a few may be insults, so the rate is an upper bound of the
+// false alarms.
+func runTatoeba(svc *toxicity.Service, data string) error {
+	ctx := context.Background()
+	fmt.Printf("\nShort everyday sentences (Tatoeba, %d a language, not trained on) flagged at %g:\n\n", tatoebaDevSize, services.DefaultThreshold)
+	var header, row []string
+	for _, l := range corpus.BackgroundLanguages {
+		ex, err := corpus.TatoebaDev(data, l, tatoebaDevSize)
+		if err != nil {
+			return err
+		}
+		n := 0
+		for _, e := range ex {
+			p, err := svc.Probability(ctx, e.Text)
+			if err != nil {
+				return err
+			}
+			if p >= services.DefaultThreshold {
+				n++
+			}
+		}
+		header = append(header, l)
+		row = append(row, fmt.Sprintf("%d/%d", n, len(ex)))
+	}
+	evalkit.Table(os.Stdout, header, [][]string{row})
+	return nil
 }

@@ -218,33 +218,65 @@ const TatoebaPerLanguage = 3000
 func Tatoeba(data string) ([]Example, error) {
 	var out []Example
 	for _, l := range BackgroundLanguages {
-		path, err := evalkit.Require(data, "unlabeled", "tatoeba", l+".txt.gz")
+		lines, err := tatoebaByHash(data, l)
 		if err != nil {
 			return nil, err
 		}
-		lines, err := readGzipLines(path)
-		if err != nil {
-			return nil, err
+		for _, s := range lines[:min(TatoebaPerLanguage, len(lines))] {
+			out = append(out, Example{Text: s, Lang: l, Source: "tatoeba"})
 		}
-		type hashed struct {
-			h uint32
-			s string
+	}
+	return out, nil
+}
+
+// TatoebaDev returns n Tatoeba sentences of language lang that Tatoeba does not train on (the
+// next ones in hash order), unlabelled (Toxic is false): a check that short everyday sentences
+// do not flag.
+func TatoebaDev(data, lang string, n int) ([]Example, error) {
+	lines, err := tatoebaByHash(data, lang)
+	if err != nil {
+		return nil, err
+	}
+	lines = lines[min(TatoebaPerLanguage, len(lines)):]
+	out := make([]Example, 0, n)
+	for _, s := range lines[:min(n, len(lines))] {
+		out = append(out, Example{Text: s, Lang: lang, Source: "tatoeba"})
+	}
+	return out, nil
+}
+
+// tatoebaByHash returns the distinct non-blank Tatoeba sentences of a language, sorted by their
+// FNV-1a hash (ties by text), so any share of them is chosen independently of file order.
+func tatoebaByHash(data, lang string) ([]string, error) {
+	path, err := evalkit.Require(data, "unlabeled", "tatoeba", lang+".txt.gz")
+	if err != nil {
+		return nil, err
+	}
+	lines, err := readGzipLines(path)
+	if err != nil {
+		return nil, err
+	}
+	type hashed struct {
+		h uint32
+		s string
+	}
+	seen := map[string]bool{}
+	hs := make([]hashed, 0, len(lines))
+	for _, s := range lines {
+		if s = strings.TrimSpace(s); s != "" && !seen[s] {
+			seen[s] = true
+			hs = append(hs, hashed{fnv32(s), s})
 		}
-		hs := make([]hashed, 0, len(lines))
-		for _, s := range lines {
-			if s = strings.TrimSpace(s); s != "" {
-				hs = append(hs, hashed{fnv32(s), s})
-			}
+	}
+	sort.Slice(hs, func(i, j int) bool {
+		if hs[i].h != hs[j].h {
+			return hs[i].h < hs[j].h
 		}
-		sort.Slice(hs, func(i, j int) bool {
-			if hs[i].h != hs[j].h {
-				return hs[i].h < hs[j].h
-			}
-			return hs[i].s < hs[j].s
-		})
-		for _, x := range hs[:min(TatoebaPerLanguage, len(hs))] {
-			out = append(out, Example{Text: x.s, Lang: l, Source: "tatoeba"})
-		}
+		return hs[i].s < hs[j].s
+	})
+	out := make([]string, len(hs))
+	for i, x := range hs {
+		out[i] = x.s
 	}
 	return out, nil
 }
