@@ -195,7 +195,7 @@ func build(m *textclass.Model, prep *Preparer, lexicon string) (*Service, error)
 			"threshold": services.ThresholdParam(),
 		},
 		Labels: Labels,
-		Model:  services.Model{ID: m.ID, License: "CC BY 4.0 and MIT training data"},
+		Model:  services.Model{ID: m.ID, License: "CC BY-SA 4.0 (share-alike: trained on ToLD-Br); other training data CC BY 4.0, CC BY 2.0 FR, CC0, MIT, Apache-2.0; see NOTICE"},
 	}
 	return s, nil
 }
