@@ -11,58 +11,30 @@ import (
 	"github.com/sluice-api/sluice/internal/services/textnorm"
 )
 
-// ImplicitMode says whether reported speech without quote marks ("you said X are vermin",
-// "calling X vermin is disgusting") is read as an implicit quote: the reported clause scored on
-// its own and replaced by TokenQuote or TokenQuoteToxic, as a quoted passage is, so the model
-// judges the frame around it. A model records the mode it was trained with (MetaImplicit).
-type ImplicitMode uint8
-
+// Reported speech without quote marks ("calling X vermin is disgusting") is read as an implicit
+// quote when its sentence or the next one condemns what is reported: the reported clause is
+// scored on its own and replaced by tokenQuote or tokenQuoteToxic, as a quoted passage is, so the
+// model judges the frame around it (see implicitSpans). Models record this reading under
+// MetaImplicit, and loading refuses any other value than ImplicitCondemned.
 const (
-	// ImplicitOff reads reported speech as ordinary text.
-	ImplicitOff ImplicitMode = iota
-	// ImplicitAll reads every reported clause as an implicit quote.
-	ImplicitAll
-	// ImplicitCondemned reads a reported clause as an implicit quote only when its sentence or
-	// the next one holds, outside the clause, a word that condemns what is reported (class
-	// cond of reporting.txt: "stop", "disgusting", "racist").
-	ImplicitCondemned
+	// MetaImplicit is the model file's metadata key for how reported speech is read.
+	MetaImplicit = "implicit_quotes"
+	// ImplicitCondemned is the only reading of reported speech the service has: a reported
+	// clause is an implicit quote when its sentence or the next holds, outside the clause, a
+	// word that condemns what is reported (class cond of reporting.txt: "stop", "disgusting",
+	// "racist").
+	ImplicitCondemned = "condemned"
 )
-
-// MetaImplicit is the model file's metadata key holding the ImplicitMode it was trained with;
-// a model without it was trained with ImplicitOff.
-const MetaImplicit = "implicit_quotes"
-
-var implicitNames = [...]string{ImplicitOff: "off", ImplicitAll: "all", ImplicitCondemned: "condemned"}
-
-func (m ImplicitMode) String() string {
-	if int(m) < len(implicitNames) {
-		return implicitNames[m]
-	}
-	return fmt.Sprintf("ImplicitMode(%d)", m)
-}
-
-// ParseImplicitMode parses "off", "all" or "condemned"; "" is off.
-func ParseImplicitMode(s string) (ImplicitMode, error) {
-	if s == "" {
-		return ImplicitOff, nil
-	}
-	for m, name := range implicitNames {
-		if s == name {
-			return ImplicitMode(m), nil
-		}
-	}
-	return ImplicitOff, fmt.Errorf("unknown implicit-quote mode %q (want off, all or condemned)", s)
-}
 
 // MetaImplicitLangs is the model file's metadata key holding the languages whose lines of the
 // reporting list (reporting.txt) the model was trained with, comma-separated and sorted; a model
 // without it used every line. The service reads reported speech with the same lines.
 const MetaImplicitLangs = "implicit_langs"
 
-// ParseImplicitLangs parses a comma-separated list of the languages of a reporting list whose
+// parseImplicitLangs parses a comma-separated list of the languages of a reporting list whose
 // lines are used ("" or "all" is every language). It returns them sorted and without repeats,
 // or nil when they are every language of the list, so that naming them all reads as naming none.
-func ParseImplicitLangs(s, reportingList string) ([]string, error) {
+func parseImplicitLangs(s, reportingList string) ([]string, error) {
 	if s == "" || s == "all" {
 		return nil, nil
 	}
@@ -368,17 +340,13 @@ type rtok struct {
 // class rep (one to maxRepPhrase words, within one clause), optionally a comma and a complementizer
 // (comp), then a clause of minClause to maxClause words and at most maxClauseBytes that runs
 // to the next boundary (punctuation, a quote mark, an end form, a verb form once the clause has
-// minClause words, or a quoted passage of explicit, which it never overlaps). With
-// ImplicitCondemned a clause counts only when its sentence or the next holds a cond form
-// outside it. Each
+// minClause words, or a quoted passage of explicit, which it never overlaps). A clause counts
+// only when its sentence or the next holds a cond form outside it (ImplicitCondemned). Each
 // span is [start, end, start, end] (the layout of quoteSpans, with no marks), sorted. The work
 // is linear in len(s): every word is read once, looked up at most 3*maxRepPhrase times, and a
 // clause ends where the next search begins. It returns an error wrapping ctx.Err() when ctx is
 // done.
-func (r *reporting) implicitSpans(ctx context.Context, s string, explicit [][4]int, mode ImplicitMode) ([][4]int, error) {
-	if mode == ImplicitOff {
-		return nil, nil
-	}
+func (r *reporting) implicitSpans(ctx context.Context, s string, explicit [][4]int) ([][4]int, error) {
 	// First pass: does the text hold a construct? Most texts hold none. The last
 	// maxRepPhrase words are kept (folded, with the boundary before each) so that a construct
 	// is checked where its last word is found. They and the phrase live on the stack: a scanned
@@ -458,36 +426,30 @@ func (r *reporting) implicitSpans(ctx context.Context, s string, explicit [][4]i
 	}
 	m := matcher{r: r, toks: toks, buf: buf}
 
-	// With ImplicitCondemned: prefix counts of cond forms, and each word's sentence.
-	var conds, sentStart, sentEnd []int
-	if mode == ImplicitCondemned {
-		conds = make([]int, len(toks)+1)
-		sentStart = make([]int, len(toks))
-		sentEnd = make([]int, len(toks))
-		for i := range toks {
-			conds[i+1] = conds[i]
-			if k, _ := m.match(i, repCond); k > 0 || m.stem(i)&repCond != 0 {
-				conds[i+1]++
-			}
-			sentStart[i] = i
-			if i > 0 && toks[i].brk != brkSentence {
-				sentStart[i] = sentStart[i-1]
-			}
+	// Prefix counts of cond forms, and each word's sentence.
+	conds := make([]int, len(toks)+1)
+	sentStart := make([]int, len(toks))
+	sentEnd := make([]int, len(toks))
+	for i := range toks {
+		conds[i+1] = conds[i]
+		if k, _ := m.match(i, repCond); k > 0 || m.stem(i)&repCond != 0 {
+			conds[i+1]++
 		}
-		for i := len(toks) - 1; i >= 0; i-- {
-			sentEnd[i] = i + 1
-			if i+1 < len(toks) && toks[i+1].brk != brkSentence {
-				sentEnd[i] = sentEnd[i+1]
-			}
+		sentStart[i] = i
+		if i > 0 && toks[i].brk != brkSentence {
+			sentStart[i] = sentStart[i-1]
+		}
+	}
+	for i := len(toks) - 1; i >= 0; i-- {
+		sentEnd[i] = i + 1
+		if i+1 < len(toks) && toks[i+1].brk != brkSentence {
+			sentEnd[i] = sentEnd[i+1]
 		}
 	}
 
-	// condemned says whether a clause [start, end) counts in mode: with ImplicitCondemned its
-	// sentence or the next one ("You said X. That is racist.") must hold a cond form outside it.
+	// condemned says whether a clause [start, end) counts: its sentence or the next one ("You
+	// said X. That is racist.") must hold a cond form outside it.
 	condemned := func(start, end int) bool {
-		if mode != ImplicitCondemned {
-			return true
-		}
 		ss, se := sentStart[start], sentEnd[start]
 		if se < len(toks) {
 			se = sentEnd[se]

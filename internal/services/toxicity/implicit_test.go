@@ -24,9 +24,9 @@ func reportingList(tb testing.TB) *reporting {
 }
 
 // clauses returns the texts of the implicit quotes implicitSpans finds in s.
-func clauses(tb testing.TB, r *reporting, s string, mode ImplicitMode) []string {
+func clauses(tb testing.TB, r *reporting, s string) []string {
 	tb.Helper()
-	spans, err := r.implicitSpans(context.Background(), s, quoteSpans(s), mode)
+	spans, err := r.implicitSpans(context.Background(), s, quoteSpans(s))
 	if err != nil {
 		tb.Fatalf("implicitSpans(%q): %v", s, err)
 	}
@@ -70,94 +70,88 @@ func checkImplicitSpans(s string, explicit, spans [][4]int) error {
 
 func TestImplicitSpans(t *testing.T) {
 	r := reportingList(t)
-	long := "you said " + strings.Repeat("they are ", 20) + "bad"
+	long := "you said " + strings.Repeat("they are ", 20) + "bad. That is racist."
 	cases := []struct {
 		name, text string
-		all, cond  []string // clauses with ImplicitAll and ImplicitCondemned
+		want       []string // the clauses read as implicit quotes
 	}{
 		{"en/gerund subject, frame verb ends it", "Saying that immigrants are vermin is disgusting.",
-			[]string{"immigrants are vermin"}, []string{"immigrants are vermin"}},
+			[]string{"immigrants are vermin"}},
 		{"en/endorsing, no condemning word", "I'm saying immigrants are vermin",
-			[]string{"immigrants are vermin"}, []string{}},
+			[]string{}},
 		{"en/calling, two-word clause", "Calling women dumb is not ok.",
-			[]string{"women dumb"}, []string{"women dumb"}},
+			[]string{"women dumb"}},
 		{"en/conjunction ends it", "you called me a pig because i'm fat, and that is rude",
-			[]string{"me a pig"}, []string{}},
+			[]string{}},
 		{"en/stop before the construct", "stop calling trans people freaks",
-			[]string{"trans people freaks"}, []string{"trans people freaks"}},
+			[]string{"trans people freaks"}},
 		{"en/construct of three words", "the idea that gay people are sick is an old lie",
-			[]string{"gay people are sick"}, []string{"gay people are sick"}},
+			[]string{"gay people are sick"}},
 		{"en/condemning word only inside the clause", "I always say they are disgusting",
-			[]string{"they are disgusting"}, []string{}},
+			[]string{}},
 		{"en/condemning word in the sentence before", "That is racist. You said they are thieves",
-			[]string{"they are thieves"}, []string{}},
+			[]string{}},
 		{"en/condemning word in the next sentence", "You said they are thieves. That is racist.",
-			[]string{"they are thieves"}, []string{"they are thieves"}},
+			[]string{"they are thieves"}},
 		{"en/condemning word two sentences on", "You said they are thieves. Nice weather. That is racist.",
-			[]string{"they are thieves"}, []string{}},
-		{"en/one word is no clause", "He said so.", []string{}, []string{}},
-		{"en/ordinary report", "He said nothing about it.", []string{"nothing about it"}, []string{}},
-		{"en/no construct", "The meeting is at five, see you there.", []string{}, []string{}},
-		{"en/construct at the end", "that is exactly what she said", []string{}, []string{}},
-		{"en/construct before a comma", "you said, and I quote, nothing", []string{}, []string{}},
+			[]string{}},
+		{"en/one word is no clause", "He said so.", []string{}},
+		{"en/ordinary report", "He said nothing about it.", []string{}},
+		{"en/no construct", "The meeting is at five, see you there.", []string{}},
+		{"en/construct at the end", "that is exactly what she said", []string{}},
+		{"en/construct before a comma", "you said, and I quote, nothing", []string{}},
 		{"en/quoted passage is not a clause", `you said "they are all thieves" and that is racist`,
-			[]string{}, []string{}},
+			[]string{}},
 		{"en/clause stops at a quote", `calling them rats "as a joke" is not funny, it is racist`,
-			[]string{"them rats"}, []string{"them rats"}},
-		{"en/bounded length", long, []string{strings.Repeat("they are ", 12)[:len(strings.Repeat("they are ", 12))-1]}, []string{}},
+			[]string{"them rats"}},
+		{"en/bounded length", long, []string{strings.Repeat("they are ", 12)[:len(strings.Repeat("they are ", 12))-1]}},
 		{"de/comma and dass", "Zu sagen, dass Flüchtlinge Ungeziefer sind, ist widerlich.",
-			[]string{"Flüchtlinge Ungeziefer sind"}, []string{"Flüchtlinge Ungeziefer sind"}},
+			[]string{"Flüchtlinge Ungeziefer sind"}},
 		{"de/comma ends it, condemnation in the next sentence", "Du nennst sie Parasiten, weil sie arm sind. Schäm dich.",
-			[]string{"sie Parasiten"}, []string{"sie Parasiten"}},
+			[]string{"sie Parasiten"}},
 		{"de/weil ends it", "Du nennst sie dumme Parasiten weil sie arm sind, das ist Hetze.",
-			[]string{"sie dumme Parasiten"}, []string{"sie dumme Parasiten"}},
+			[]string{"sie dumme Parasiten"}},
 		{"de/verb-final construct takes the words before it", "Wer Frauen dumme Hühner nennt, sollte sich schämen.",
-			[]string{"Wer Frauen dumme Hühner"}, []string{"Wer Frauen dumme Hühner"}},
+			[]string{"Wer Frauen dumme Hühner"}},
 		{"de/verb-final with zu, frame verb after it", "Flüchtlinge als Ratten zu bezeichnen ist entmenschlichend.",
-			[]string{"Flüchtlinge als Ratten"}, []string{"Flüchtlinge als Ratten"}},
+			[]string{"Flüchtlinge als Ratten"}},
 		{"de/verb-final starts after dass", "Dass du Frauen als dumm bezeichnest, ist sexistisch.",
-			[]string{"du Frauen als dumm"}, []string{"du Frauen als dumm"}},
+			[]string{"du Frauen als dumm"}},
 		{"de/verb-final passive", "Ich habe es satt, dass Migranten als Kakerlaken beschimpft werden.",
-			[]string{"Migranten als Kakerlaken"}, []string{"Migranten als Kakerlaken"}},
+			[]string{"Migranten als Kakerlaken"}},
 		{"de/verb second: the clause follows", "Gestern bezeichnete er Flüchtlinge als Ratten. Widerlich.",
-			[]string{"er Flüchtlinge als Ratten"}, []string{"er Flüchtlinge als Ratten"}},
+			[]string{"er Flüchtlinge als Ratten"}},
 		{"de/one word before a verb-final construct", "Er bezeichnet Flüchtlinge als Ratten, das ist Hetze.",
-			[]string{"Flüchtlinge als Ratten"}, []string{"Flüchtlinge als Ratten"}},
+			[]string{"Flüchtlinge als Ratten"}},
 		{"de/two words before a verb-final construct are its subject", "Alles, was du sagst, ist widerlich.",
-			[]string{}, []string{}},
+			[]string{}},
 		{"de/repc takes a clause after a comma", "Du hast geschrieben, Schwarze seien Tiere. Das ist widerlich.",
-			[]string{"Schwarze seien Tiere"}, []string{"Schwarze seien Tiere"}},
+			[]string{"Schwarze seien Tiere"}},
 		{"de/repc takes a clause after a colon", "Die Behauptung: Schwule seien krank. Falsch.",
-			[]string{"Schwule seien krank"}, []string{"Schwule seien krank"}},
+			[]string{"Schwule seien krank"}},
 		{"de/repc takes no clause after a bracket", "Du hast geschrieben (Schwarze seien Tiere). Widerlich.",
-			[]string{}, []string{}},
+			[]string{}},
 		{"fr/elided que", "Dire qu'ils sont des rats est honteux.",
-			[]string{"ils sont des rats"}, []string{"ils sont des rats"}},
+			[]string{"ils sont des rats"}},
 		{"fr/traiter", "Arrête de traiter les femmes de connes.",
-			[]string{"les femmes de connes"}, []string{"les femmes de connes"}},
+			[]string{"les femmes de connes"}},
 		{"es/decir que", "Decir que los gitanos son ratas es repugnante.",
-			[]string{"los gitanos son ratas"}, []string{"los gitanos son ratas"}},
+			[]string{"los gitanos son ratas"}},
 		{"it/dire che", "Dire che gli immigrati sono parassiti è una vergogna.",
-			[]string{"gli immigrati sono parassiti è una vergogna"}, []string{}},
+			[]string{}},
 		{"it/dici che, ma ends it", "Dici che i rom sono ladri, ma è razzismo.",
-			[]string{"i rom sono ladri"}, []string{"i rom sono ladri"}},
+			[]string{"i rom sono ladri"}},
 		{"nl/zeggen dat", "Zeggen dat homo's ongedierte zijn is walgelijk.",
-			[]string{"homo's ongedierte zijn"}, []string{"homo's ongedierte zijn"}},
+			[]string{"homo's ongedierte zijn"}},
 		{"pt/dizer que", "Dizer que os ciganos são ladrões foi uma vergonha.",
-			[]string{"os ciganos são ladrões"}, []string{"os ciganos são ladrões"}},
+			[]string{"os ciganos são ladrões"}},
 		{"pt/accents folded", "CHAMAR as MULHERES de burras é NOJENTO",
-			[]string{"as MULHERES de burras é NOJENTO"}, []string{}},
+			[]string{}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if got := clauses(t, r, c.text, ImplicitAll); !slices.Equal(got, c.all) {
-				t.Errorf("all: %q, want %q", got, c.all)
-			}
-			if got := clauses(t, r, c.text, ImplicitCondemned); !slices.Equal(got, c.cond) {
-				t.Errorf("condemned: %q, want %q", got, c.cond)
-			}
-			if got := clauses(t, r, c.text, ImplicitOff); len(got) != 0 {
-				t.Errorf("off: %q, want none", got)
+			if got := clauses(t, r, c.text); !slices.Equal(got, c.want) {
+				t.Errorf("%q, want %q", got, c.want)
 			}
 		})
 	}
@@ -192,21 +186,19 @@ func TestImplicitSpansHostile(t *testing.T) {
 	}
 	for name, s := range cases {
 		t.Run(name, func(t *testing.T) {
-			for _, mode := range []ImplicitMode{ImplicitAll, ImplicitCondemned} {
-				spans, err := r.implicitSpans(context.Background(), s, quoteSpans(s), mode)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := checkImplicitSpans(s, quoteSpans(s), spans); err != nil {
-					t.Fatalf("%v: %v", mode, err)
-				}
+			spans, err := r.implicitSpans(context.Background(), s, quoteSpans(s))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := checkImplicitSpans(s, quoteSpans(s), spans); err != nil {
+				t.Fatal(err)
 			}
 		})
 	}
 	t.Run("cancelled", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
-		_, err := r.implicitSpans(ctx, strings.Repeat("you said they are vermin ", 2000), nil, ImplicitAll)
+		_, err := r.implicitSpans(ctx, strings.Repeat("stop saying they are vermin ", 2000), nil)
 		if !errors.Is(err, context.Canceled) {
 			t.Fatalf("err %v, want context.Canceled", err)
 		}
@@ -253,23 +245,21 @@ func TestPrepareImplicit(t *testing.T) {
 	}
 	cases := []struct {
 		name, text string
-		mode       ImplicitMode
 		want       string // a part of the prepared text
 		scored     int
 	}{
-		{"toxic clause", "Saying that gays are vermin is disgusting.", ImplicitAll, "saying that " + TokenQuoteToxic + " is disgusting", 1},
-		{"harmless clause", "Everyone said the concert was great fun.", ImplicitAll, "said " + TokenQuote + " was great", 1},
-		{"condemned only", "I say they are vermin", ImplicitCondemned, "i say they are vermin", 0},
-		{"frame too short", "said they are vermin", ImplicitAll, "said they are vermin", 0},
-		{"with a quoted passage", `you said they are vermin and wrote "go back home now" too`, ImplicitAll, "you said " + TokenQuoteToxic + " " + TokenQuote + " too", 2},
-		{"off", "Saying that gays are vermin is disgusting.", ImplicitOff, "saying that zgrp are vermin", 0},
+		{"toxic clause", "Saying that gays are vermin is disgusting.", "saying that " + tokenQuoteToxic + " is disgusting", 1},
+		{"harmless clause", "Everyone said the concert was great fun, which is a disgusting lie.", "said " + tokenQuote + " was great", 1},
+		{"not condemned", "I say they are vermin", "i say they are vermin", 0},
+		{"frame too short", "racist, said they are vermin", "said they are vermin", 0},
+		{"with a quoted passage", `you said they are vermin and wrote "go back home now" too, stop it`, "you said " + tokenQuoteToxic + " " + tokenQuote + " too", 2},
+	}
+	p, err := base.WithImplicitQuotes(ReportingFile)
+	if err != nil {
+		t.Fatal(err)
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			p, err := base.WithImplicitQuotes(c.mode, ReportingFile)
-			if err != nil {
-				t.Fatal(err)
-			}
 			scored = nil
 			got, err := p.Prepare(ctx, c.text, score)
 			if err != nil {
@@ -283,29 +273,15 @@ func TestPrepareImplicit(t *testing.T) {
 			}
 		})
 	}
-	t.Run("off is the plain preparer", func(t *testing.T) {
-		p, err := base.WithImplicitQuotes(ImplicitOff, ReportingFile)
+	t.Run("plain preparer", func(t *testing.T) {
+		got, err := base.Prepare(ctx, "Saying that gays are vermin is disgusting.", score)
 		if err != nil {
 			t.Fatal(err)
 		}
-		samePrepared(t, base, p, score, "Saying that gays are vermin is disgusting.", `He wrote "you people are vermin" and I reported him.`)
+		if !strings.Contains(got, "saying that zgrp are vermin") {
+			t.Errorf("prepared %q, want the reported clause as plain text", got)
+		}
 	})
-}
-
-func TestParseImplicitMode(t *testing.T) {
-	for _, c := range []struct {
-		in   string
-		want ImplicitMode
-		ok   bool
-	}{{"", ImplicitOff, true}, {"off", ImplicitOff, true}, {"all", ImplicitAll, true}, {"condemned", ImplicitCondemned, true}, {"ALL", 0, false}, {"on", 0, false}} {
-		got, err := ParseImplicitMode(c.in)
-		if (err == nil) != c.ok || c.ok && got != c.want {
-			t.Errorf("ParseImplicitMode(%q) = %v, %v; want %v, ok %v", c.in, got, err, c.want, c.ok)
-		}
-		if c.ok && c.in != "" && got.String() != c.in {
-			t.Errorf("%v.String() = %q, want %q", got, got.String(), c.in)
-		}
-	}
 }
 
 func TestNewReportingRejects(t *testing.T) {
@@ -325,48 +301,21 @@ func TestNewReportingRejects(t *testing.T) {
 	}
 }
 
-// plainPreparer is the embedded model's preparer without implicit quotes and with quote cues
-// next to every quote token: the reading of a model trained without implicit quotes, which the
-// tests of the implicit reading compare against.
+// plainPreparer is the embedded model's preparer without implicit quotes: the plain reading
+// the trainer adds to the implicit one, which the tests of the implicit reading compare against.
 func plainPreparer(tb testing.TB) *Preparer {
 	tb.Helper()
-	p, err := newService(tb).prep.WithImplicitQuotes(ImplicitOff, ReportingFile)
+	p, err := NewPreparer(GroupsFile, PolarityFile, lexiconFile)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return p.WithQuoteCues(QuoteCuesAll)
-}
-
-// implicitService is the embedded model read with implicit quotes in mode, for the conformance
-// and linearity checks of the span finder inside the service.
-func implicitService(tb testing.TB, mode ImplicitMode) *Service {
-	tb.Helper()
-	m, err := loadModel()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	prep, err := loadPreparer()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	s, err := buildWith(m, prep, mode)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if s.prep.implicit != mode {
-		tb.Fatalf("service reads implicit quotes as %v, want %v", s.prep.implicit, mode)
-	}
-	return s
-}
-
-func TestImplicitConformance(t *testing.T) {
-	servicetest.Run(t, implicitService(t, ImplicitAll), config())
+	return p
 }
 
 // TestImplicitLinear checks inputs made of reported speech, which the suite's hostile inputs do
 // not hold, for super-linear cost through the whole service.
 func TestImplicitLinear(t *testing.T) {
-	svc := implicitService(t, ImplicitCondemned)
+	svc := newService(t)
 	for _, c := range []servicetest.Case{
 		{Name: "constructs", Make: func(n int) string { return cut(strings.Repeat("saying ", n/7+1), n) }},
 		{Name: "clauses", Make: func(n int) string { return cut(strings.Repeat("stop saying they are vermin, ", n/29+1), n) }},
@@ -390,28 +339,20 @@ func FuzzImplicitSpans(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		s = strings.ToValidUTF8(s, "\uFFFD") // as the request parser lets texts through
 		explicit := quoteSpans(s)
-		for _, mode := range []ImplicitMode{ImplicitAll, ImplicitCondemned} {
-			spans, err := r.implicitSpans(context.Background(), s, explicit, mode)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := checkImplicitSpans(s, explicit, spans); err != nil {
-				t.Fatalf("%q, %v: %v", s, mode, err)
-			}
+		spans, err := r.implicitSpans(context.Background(), s, explicit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := checkImplicitSpans(s, explicit, spans); err != nil {
+			t.Fatalf("%q: %v", s, err)
 		}
 	})
 }
 
-// BenchmarkRunImplicit measures the embedded model read with implicit quotes in each mode, on
-// prose and on text full of reported speech.
+// BenchmarkRunImplicit measures the embedded model on prose and on text full of reported
+// speech.
 func BenchmarkRunImplicit(b *testing.B) {
-	for _, mode := range []ImplicitMode{ImplicitAll, ImplicitCondemned} {
-		b.Run(mode.String(), func(b *testing.B) { benchmarkImplicit(b, mode) })
-	}
-}
-
-func benchmarkImplicit(b *testing.B, mode ImplicitMode) {
-	svc := implicitService(b, mode)
+	svc := newService(b)
 	for _, c := range []struct {
 		name string
 		text string
@@ -463,29 +404,26 @@ func loadWithMeta(t *testing.T, key, value string, ok bool) *Service {
 	return s
 }
 
-// TestLoadReadsImplicitMode checks that a model file's MetaImplicit decides how the service
-// reads reported speech, and that an unknown mode is refused.
-func TestLoadReadsImplicitMode(t *testing.T) {
+// TestLoadRefusesOtherReadings checks that a model file whose reading of quotes (MetaImplicit,
+// MetaQuoteCues) is not the pinned one is refused, also when the key is missing.
+func TestLoadRefusesOtherReadings(t *testing.T) {
 	for _, c := range []struct {
-		meta string
-		want ImplicitMode
-		ok   bool
-	}{{"", ImplicitOff, true}, {"all", ImplicitAll, true}, {"condemned", ImplicitCondemned, true}, {"sometimes", 0, false}} {
-		t.Run(c.meta, func(t *testing.T) {
-			s := loadWithMeta(t, MetaImplicit, c.meta, c.ok)
-			if s == nil {
-				return
-			}
-			if s.prep.implicit != c.want {
-				t.Fatalf("mode %v, want %v", s.prep.implicit, c.want)
+		key, meta string
+		ok        bool
+	}{
+		{MetaImplicit, ImplicitCondemned, true}, {MetaImplicit, "", false}, {MetaImplicit, "all", false}, {MetaImplicit, "off", false},
+		{MetaQuoteCues, QuoteCuesApart, true}, {MetaQuoteCues, "", false}, {MetaQuoteCues, "all", false}, {MetaQuoteCues, "implicit", false},
+	} {
+		t.Run(c.key+"="+c.meta, func(t *testing.T) {
+			if s := loadWithMeta(t, c.key, c.meta, c.ok); c.ok && s.prep.rep == nil {
+				t.Fatal("loaded without implicit quotes")
 			}
 		})
 	}
 }
 
-// TestPrepareQuoteCues checks where a judgement next to a quote token gets a quote cue: next to
-// every quote token with QuoteCuesAll, only next to reported speech with QuoteCuesImplicit, whose
-// reading of a quoted passage is then that of a preparer without implicit quotes.
+// TestPrepareQuoteCues checks where a judgement next to a quote token gets a quote cue: only
+// next to reported speech, so that a quoted passage reads as with implicit quotes off.
 func TestPrepareQuoteCues(t *testing.T) {
 	base := plainPreparer(t)
 	ctx := context.Background()
@@ -495,25 +433,21 @@ func TestPrepareQuoteCues(t *testing.T) {
 		reported = "Saying that gays are vermin is disgusting."
 		both     = `Saying that gays are vermin is disgusting. Many people in my town agree with me on that. Then "they are vermin too" is disgusting as well.`
 	)
+	p, err := base.WithImplicitQuotes(ReportingFile)
+	if err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		name, text string
-		cues       QuoteCues
 		wantCues   int // quote cues (zqneg) in the prepared text
 	}{
-		{"all, quoted", quoted, QuoteCuesAll, 2},
-		{"implicit, quoted", quoted, QuoteCuesImplicit, 0},
-		{"all, reported", reported, QuoteCuesAll, 2},
-		{"implicit, reported", reported, QuoteCuesImplicit, 2},
-		{"implicit, both", both, QuoteCuesImplicit, 2},
-		{"all, both", both, QuoteCuesAll, 4},
+		{"quoted", quoted, 0},
+		{"reported", reported, 2},
+		{"both", both, 2},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			p, err := base.WithImplicitQuotes(ImplicitCondemned, ReportingFile)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := p.WithQuoteCues(c.cues).Prepare(ctx, c.text, score)
+			got, err := p.Prepare(ctx, c.text, score)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -523,30 +457,13 @@ func TestPrepareQuoteCues(t *testing.T) {
 			if strings.Contains(got, tokenImplicitQuote) {
 				t.Errorf("prepared %q: the internal implicit-quote word leaked", got)
 			}
-			if !strings.Contains(got, TokenQuoteToxic) {
+			if !strings.Contains(got, tokenQuoteToxic) {
 				t.Errorf("prepared %q: no quote token", got)
 			}
 		})
 	}
-	t.Run("implicit reads quoted passages as off does", func(t *testing.T) {
-		p, err := base.WithImplicitQuotes(ImplicitCondemned, ReportingFile)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p = p.WithQuoteCues(QuoteCuesImplicit)
-		for _, text := range []string{quoted, `« Les gays sont des vermines » : c'est faux et honteux.`, `"you are all vermin" is a vile thing to post, stop it`} {
-			want, err := base.Prepare(ctx, text, score)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := p.Prepare(ctx, text, score)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got != want {
-				t.Errorf("%q: %q, want %q", text, got, want)
-			}
-		}
+	t.Run("quoted passages read as without implicit quotes", func(t *testing.T) {
+		samePrepared(t, base, p, score, quoted, `« Les gays sont des vermines » : c'est faux et honteux.`, `"you are all vermin" is a vile thing to post, stop it`)
 	})
 }
 
@@ -561,76 +478,27 @@ func countWord(s, w string) int {
 	return n
 }
 
-func TestParseQuoteCues(t *testing.T) {
-	for _, c := range []struct {
-		in   string
-		want QuoteCues
-		ok   bool
-	}{{"", QuoteCuesAll, true}, {"all", QuoteCuesAll, true}, {"implicit", QuoteCuesImplicit, true}, {"apart", QuoteCuesApart, true}, {"explicit", 0, false}} {
-		got, err := ParseQuoteCues(c.in)
-		if (err == nil) != c.ok || c.ok && got != c.want {
-			t.Errorf("ParseQuoteCues(%q) = %v, %v; want %v, ok %v", c.in, got, err, c.want, c.ok)
-		}
-		if c.ok && c.in != "" && got.String() != c.in {
-			t.Errorf("%v.String() = %q, want %q", got, got.String(), c.in)
-		}
-	}
-}
-
-// TestLoadReadsQuoteCues checks that a model file's MetaQuoteCues decides where the service gives
-// quote cues, also when a tool reads the model with another implicit-quote mode, and that an
-// unknown setting is refused.
-func TestLoadReadsQuoteCues(t *testing.T) {
-	for _, c := range []struct {
-		meta string
-		want QuoteCues
-		ok   bool
-	}{{"", QuoteCuesAll, true}, {"all", QuoteCuesAll, true}, {"implicit", QuoteCuesImplicit, true}, {"some", 0, false}} {
-		t.Run(c.meta, func(t *testing.T) {
-			s := loadWithMeta(t, MetaQuoteCues, c.meta, c.ok)
-			if s == nil {
-				return
-			}
-			if s.prep.quoteCues != c.want {
-				t.Fatalf("quote cues %v, want %v", s.prep.quoteCues, c.want)
-			}
-			other, err := s.withImplicitMode(ImplicitCondemned)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if other.prep.quoteCues != c.want {
-				t.Fatalf("read as condemned: quote cues %v, want %v", other.prep.quoteCues, c.want)
-			}
-		})
-	}
-}
-
-// TestPrepareQuoteCuesApart checks that with QuoteCuesApart a condemning word next to reported
-// speech gets its own token, and next to a quoted passage the one it gets with implicit quotes
-// off.
+// TestPrepareQuoteCuesApart checks that a condemning word next to reported speech gets its own
+// token, and next to a quoted passage the one it gets with implicit quotes off.
 func TestPrepareQuoteCuesApart(t *testing.T) {
 	base := plainPreparer(t)
 	ctx := context.Background()
 	score := scoreVermin
 	cases := []struct {
 		name, text        string
-		cues              QuoteCues
 		wantQuote, wantIm int // tokenCtrQuote and tokenCtrImplicit in the prepared text
 	}{
-		{"all, quoted", `He wrote "gays are vermin" and that is racist.`, QuoteCuesAll, 2, 0},
-		{"apart, quoted", `He wrote "gays are vermin" and that is racist.`, QuoteCuesApart, 2, 0},
-		{"all, reported", "Saying that gays are vermin is racist.", QuoteCuesAll, 2, 0},
-		{"implicit, reported", "Saying that gays are vermin is racist.", QuoteCuesImplicit, 2, 0},
-		{"apart, reported", "Saying that gays are vermin is racist.", QuoteCuesApart, 0, 2},
-		{"apart, both near", `Saying that gays are vermin or "they are all vermin" is racist.`, QuoteCuesApart, 2, 2},
+		{"quoted", `He wrote "gays are vermin" and that is racist.`, 2, 0},
+		{"reported", "Saying that gays are vermin is racist.", 0, 2},
+		{"both near", `Saying that gays are vermin or "they are all vermin" is racist.`, 2, 2},
+	}
+	p, err := base.WithImplicitQuotes(ReportingFile)
+	if err != nil {
+		t.Fatal(err)
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			p, err := base.WithImplicitQuotes(ImplicitCondemned, ReportingFile)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := p.WithQuoteCues(c.cues).Prepare(ctx, c.text, score)
+			got, err := p.Prepare(ctx, c.text, score)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -639,26 +507,20 @@ func TestPrepareQuoteCuesApart(t *testing.T) {
 			}
 		})
 	}
-	t.Run("apart reads quoted passages as off does", func(t *testing.T) {
-		p, err := base.WithImplicitQuotes(ImplicitCondemned, ReportingFile)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p = p.WithQuoteCues(QuoteCuesApart)
+	t.Run("quoted passages read as without implicit quotes", func(t *testing.T) {
 		samePrepared(t, base, p, score, `He wrote "gays are vermin" and that is racist.`, `« Les gays sont des vermines » : c'est faux et honteux, je l'ai signalé.`)
 	})
 }
 
-// FuzzPrepareQuoteCues checks that with QuoteCuesApart the internal words for reported speech
+// FuzzPrepareQuoteCues checks that the internal words for reported speech
 // never reach the prepared text, and that a text without reported speech is prepared as with
 // implicit quotes off.
 func FuzzPrepareQuoteCues(f *testing.F) {
 	base := plainPreparer(f)
-	p, err := base.WithImplicitQuotes(ImplicitCondemned, ReportingFile)
+	p, err := base.WithImplicitQuotes(ReportingFile)
 	if err != nil {
 		f.Fatal(err)
 	}
-	p = p.WithQuoteCues(QuoteCuesApart)
 	score := func(_ context.Context, prepared string) (float64, error) {
 		return float64(len(prepared)%10) / 10, nil
 	}
@@ -675,7 +537,7 @@ func FuzzPrepareQuoteCues(f *testing.F) {
 		if slices.Contains(words, tokenImplicitQuote) || slices.Contains(words, tokenImplicitQuoteToxic) {
 			t.Fatalf("%q: prepared %q holds an internal word", s, got)
 		}
-		implicit, err := p.rep.implicitSpans(context.Background(), s, quoteSpans(s), ImplicitCondemned)
+		implicit, err := p.rep.implicitSpans(context.Background(), s, quoteSpans(s))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -708,16 +570,16 @@ func TestParseImplicitLangs(t *testing.T) {
 		{"en,", nil, false},
 	} {
 		t.Run(c.in, func(t *testing.T) {
-			got, err := ParseImplicitLangs(c.in, ReportingFile)
+			got, err := parseImplicitLangs(c.in, ReportingFile)
 			if (err == nil) != c.ok || c.ok && !slices.Equal(got, c.want) {
-				t.Fatalf("ParseImplicitLangs(%q) = %q, %v; want %q, ok %v", c.in, got, err, c.want, c.ok)
+				t.Fatalf("parseImplicitLangs(%q) = %q, %v; want %q, ok %v", c.in, got, err, c.want, c.ok)
 			}
 		})
 	}
 }
 
 // implicitLangsTexts are reported speech the finder reads with every language of the
-// reporting list, in condemned mode, by language.
+// reporting list, by language.
 var implicitLangsTexts = map[string]string{
 	"fr": "Dire que les gays sont de la vermine est dégoûtant et raciste.",
 	"en": "Saying that gays are vermin is disgusting.",
@@ -727,7 +589,7 @@ var implicitLangsTexts = map[string]string{
 // readReported says whether a prepared text of implicitLangsTexts (which hold no quote marks)
 // holds a quote token, that is whether its reported speech was read.
 func readReported(prepared string) bool {
-	return countWord(prepared, TokenQuote)+countWord(prepared, TokenQuoteToxic) > 0
+	return countWord(prepared, tokenQuote)+countWord(prepared, tokenQuoteToxic) > 0
 }
 
 // TestPrepareImplicitLangs checks that a reporting list cut to some languages reads reported
@@ -735,7 +597,7 @@ func readReported(prepared string) bool {
 // speech as plain text.
 func TestPrepareImplicitLangs(t *testing.T) {
 	base := plainPreparer(t)
-	all, err := base.WithImplicitQuotes(ImplicitCondemned, ReportingFile)
+	all, err := base.WithImplicitQuotes(ReportingFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -757,11 +619,11 @@ func TestPrepareImplicitLangs(t *testing.T) {
 		{"without de", "en,fr", "de"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			langs, err := ParseImplicitLangs(c.langs, ReportingFile)
+			langs, err := parseImplicitLangs(c.langs, ReportingFile)
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := base.WithImplicitQuotes(ImplicitCondemned, ReportingForLangs(ReportingFile, langs))
+			p, err := base.WithImplicitQuotes(ReportingForLangs(ReportingFile, langs))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -798,8 +660,8 @@ func TestPrepareImplicitLangs(t *testing.T) {
 }
 
 // TestLoadReadsImplicitLangs checks that a model file's MetaImplicitLangs decides which lines
-// of the reporting list the service reads reported speech with, also when a tool reads the model
-// with another implicit-quote mode, and that an unknown language is refused.
+// of the reporting list the service reads reported speech with, and that an unknown language is
+// refused.
 func TestLoadReadsImplicitLangs(t *testing.T) {
 	ctx := context.Background()
 	for _, c := range []struct {
@@ -811,10 +673,6 @@ func TestLoadReadsImplicitLangs(t *testing.T) {
 			s := loadWithMeta(t, MetaImplicitLangs, c.meta, c.ok)
 			if s == nil {
 				return
-			}
-			s, err := s.withImplicitMode(ImplicitCondemned)
-			if err != nil {
-				t.Fatal(err)
 			}
 			for lang, text := range implicitLangsTexts {
 				got, err := s.prep.Prepare(ctx, text, scoreVermin)
@@ -829,13 +687,12 @@ func TestLoadReadsImplicitLangs(t *testing.T) {
 	}
 }
 
-// TestEmbeddedReadsAsTrained checks that the shipped model is read as it was trained (round 12):
-// reported speech in condemning sentences as implicit quotes, with the cues apart, and French
-// reported speech as plain text.
+// TestEmbeddedReadsAsTrained checks that the shipped model is read as it was trained: reported
+// speech in condemning sentences as implicit quotes, and French reported speech as plain text.
 func TestEmbeddedReadsAsTrained(t *testing.T) {
 	s := newService(t)
-	if s.prep.implicit != ImplicitCondemned || s.prep.quoteCues != QuoteCuesApart {
-		t.Fatalf("embedded model read with implicit quotes %v and quote cues %v, want condemned and apart", s.prep.implicit, s.prep.quoteCues)
+	if s.prep.rep == nil {
+		t.Fatal("embedded model read without implicit quotes")
 	}
 	for lang, text := range implicitLangsTexts {
 		got, err := s.prep.Prepare(context.Background(), text, scoreVermin)

@@ -15,18 +15,18 @@ import (
 // Tokens the preparer puts into the text the model scores. They are plain lower-case words, so
 // normalization keeps them as they are.
 const (
-	// TokenGroup replaces a word or phrase naming a group of people (groups.txt).
-	TokenGroup = "zgrp"
-	// TokenUser replaces an @mention, TokenURL a link: who is named or linked says nothing
+	// tokenGroup replaces a word or phrase naming a group of people (groups.txt).
+	tokenGroup = "zgrp"
+	// tokenUser replaces an @mention, tokenURL a link: who is named or linked says nothing
 	// about toxicity, and a model that learns handles learns who posted its training data.
-	TokenUser = "zuser"
-	TokenURL  = "zurl"
-	// TokenQuote and TokenQuoteToxic replace a quoted passage inside a longer text (see
-	// quoteSpans), the second when the passage alone scores at least QuoteToxic. The model then
+	tokenUser = "zuser"
+	tokenURL  = "zurl"
+	// tokenQuote and tokenQuoteToxic replace a quoted passage inside a longer text (see
+	// quoteSpans), the second when the passage alone scores at least quoteToxic. The model then
 	// judges the frame around the quote: reporting or condemning abuse ("posts like ... get
 	// reported", "the suspect shouted ...") is not abuse, endorsing it is.
-	TokenQuote      = "zquo"
-	TokenQuoteToxic = "zquotox"
+	tokenQuote      = "zquo"
+	tokenQuoteToxic = "zquotox"
 	// TokenStrong and TokenMild follow a word or phrase of the abuse lexicon (lexicon.tsv) that
 	// the word lists mark as strong or as mild or ambiguous.
 	TokenStrong = "zlexa"
@@ -37,7 +37,7 @@ const (
 const maxPhrase = 3
 
 // Preparer turns a text into what the model scores: its normal form (package textnorm), with
-// every group name replaced by TokenGroup and every lexicon entry followed by its strength
+// every group name replaced by tokenGroup and every lexicon entry followed by its strength
 // token. The group token lets the model learn what is said about groups rather than which group
 // is named; the lexicon tokens carry what the word lists know into languages with little
 // training data. A lexicon word on its own weighs what the model learned, never a verdict.
@@ -49,13 +49,9 @@ type Preparer struct {
 	// starts maps the first word of every group, lexicon and polarity form to the most words
 	// such a form has in each list, so a word that starts none is dismissed in one lookup.
 	starts map[string]phraseLens
-	// implicit says whether reported speech is read as an implicit quote, with the
-	// constructs of rep (see WithImplicitQuotes).
-	implicit ImplicitMode
-	rep      *reporting
-	// quoteCues says next to which quote tokens a judgement gets a quote cue (see
-	// WithQuoteCues).
-	quoteCues QuoteCues
+	// rep, when not nil, holds the constructs with which condemned reported speech is read as
+	// an implicit quote (see WithImplicitQuotes).
+	rep *reporting
 	// scratch pools the working memory of prepare (*prepScratch). Copies of the preparer
 	// share it: what it holds is only ever used within one call.
 	scratch *sync.Pool
@@ -69,81 +65,35 @@ type prepScratch struct {
 	counts []int
 }
 
-// QuoteCues says, for a preparer that reads implicit quotes, next to which quote tokens a
-// judgement or violence word gets a quote cue (quoteCueTokens). A model records it
-// (MetaQuoteCues).
-type QuoteCues uint8
-
+// A judgement or violence word next to the token of reported speech (an implicit quote) gets a
+// quote cue (quoteCueTokens); next to a quoted passage it does not, so a quoted passage's frame
+// reads exactly as with implicit quotes off. A reporting or condemning word next to reported
+// speech gets its own token (tokenCtrImplicit) rather than the one it gets next to a quoted
+// passage (tokenCtrQuote). Models record this reading under MetaQuoteCues, and loading refuses
+// any other value than QuoteCuesApart.
 const (
-	// QuoteCuesAll gives the cue next to any quote token, of a quoted passage or of reported
-	// speech: with implicit quotes on, a quoted passage's frame reads differently than with
-	// them off.
-	QuoteCuesAll QuoteCues = iota
-	// QuoteCuesImplicit gives it only next to the token of reported speech (an implicit quote),
-	// so a quoted passage's frame reads exactly as with implicit quotes off.
-	QuoteCuesImplicit
-	// QuoteCuesApart is QuoteCuesImplicit, and a reporting or condemning word next to reported
-	// speech gets its own token (tokenCtrImplicit) instead of the one it gets next to a quoted
-	// passage (tokenCtrQuote), so reported speech in the training data does not change what
-	// that token weighs either.
-	QuoteCuesApart
+	// MetaQuoteCues is the model file's metadata key for where quote cues are given.
+	MetaQuoteCues = "quote_cues"
+	// QuoteCuesApart is the only value of MetaQuoteCues the service reads.
+	QuoteCuesApart = "apart"
 )
 
-// MetaQuoteCues is the model file's metadata key holding the QuoteCues it was trained with; a
-// model without it was trained with QuoteCuesAll.
-const MetaQuoteCues = "quote_cues"
-
-var quoteCueNames = [...]string{QuoteCuesAll: "all", QuoteCuesImplicit: "implicit", QuoteCuesApart: "apart"}
-
-func (c QuoteCues) String() string {
-	if int(c) < len(quoteCueNames) {
-		return quoteCueNames[c]
-	}
-	return fmt.Sprintf("QuoteCues(%d)", c)
-}
-
-// ParseQuoteCues parses "all", "implicit" or "apart"; "" is all.
-func ParseQuoteCues(s string) (QuoteCues, error) {
-	if s == "" {
-		return QuoteCuesAll, nil
-	}
-	for c, name := range quoteCueNames {
-		if s == name {
-			return QuoteCues(c), nil
-		}
-	}
-	return QuoteCuesAll, fmt.Errorf("unknown quote-cue setting %q (want all, implicit or apart)", s)
-}
-
-// WithQuoteCues returns a copy of p that gives quote cues as c says. The copy shares p's
-// read-only lists.
-func (p *Preparer) WithQuoteCues(c QuoteCues) *Preparer {
-	q := *p
-	q.quoteCues = c
-	return &q
-}
-
-// Internal words for the token of an implicit quote, written by Prepare only with
-// QuoteCuesImplicit or QuoteCuesApart and turned back into TokenQuote and TokenQuoteToxic by prepare, which
-// remembers that they stand for reported speech.
+// Internal words for the token of an implicit quote, written by Prepare and turned back into
+// tokenQuote and tokenQuoteToxic by prepare, which remembers that they stand for reported speech.
 const (
 	tokenImplicitQuote      = "zquoimpl"
 	tokenImplicitQuoteToxic = "zquotoximpl"
 )
 
-// WithImplicitQuotes returns a copy of p that reads reported speech as mode says, with the
-// constructs of a reporting list (lines "lang<TAB>class<TAB>form", see reporting.txt). The
-// copy shares p's read-only lists.
-func (p *Preparer) WithImplicitQuotes(mode ImplicitMode, reportingList string) (*Preparer, error) {
-	q := *p
-	q.implicit, q.rep = mode, nil
-	if mode == ImplicitOff {
-		return &q, nil
-	}
+// WithImplicitQuotes returns a copy of p that reads condemned reported speech as implicit
+// quotes (ImplicitCondemned), with the constructs of a reporting list (lines
+// "lang<TAB>class<TAB>form", see reporting.txt). The copy shares p's read-only lists.
+func (p *Preparer) WithImplicitQuotes(reportingList string) (*Preparer, error) {
 	rep, err := newReporting(reportingList)
 	if err != nil {
 		return nil, err
 	}
+	q := *p
 	q.rep = rep
 	return &q, nil
 }
@@ -192,7 +142,7 @@ const (
 	tokenCtr      = "zctr"
 	tokenCtrGroup = "zgctr"
 	tokenCtrQuote = "zqctr"
-	// tokenCtrImplicit follows such a word next to reported speech, with QuoteCuesApart.
+	// tokenCtrImplicit follows such a word next to reported speech.
 	tokenCtrImplicit = "ziqctr"
 	ctrNear          = 10
 )
@@ -310,15 +260,15 @@ func NormalForm(s string) string {
 	return string(w.Text)
 }
 
-// QuoteToxic is the score from which a quoted passage counts as toxic.
-const QuoteToxic = 0.5
+// quoteToxic is the score from which a quoted passage counts as toxic.
+const quoteToxic = 0.5
 
 // ScoreFunc scores a prepared text (one without quotes handled) with the model.
 type ScoreFunc func(ctx context.Context, prepared string) (float64, error)
 
 // Prepare returns the text the model scores for text. When score is not nil, every quoted
 // passage (quoteSpans), and with implicit quotes every reported clause (implicitSpans), is
-// prepared and scored on its own and replaced by TokenQuoteToxic or TokenQuote; with a nil
+// prepared and scored on its own and replaced by tokenQuoteToxic or tokenQuote; with a nil
 // score quotes are read as ordinary text. The work is linear in
 // len(text): each word is normalized once, looked up at most 2*maxPhrase times and scored at
 // most once more in its passage. It returns an error wrapping ctx.Err() when ctx is done.
@@ -328,8 +278,8 @@ func (p *Preparer) Prepare(ctx context.Context, text string, score ScoreFunc) (s
 	}
 	spans := quoteSpans(text)
 	explicit := spans // the quoted passages, in order, before reported speech joins them
-	if p.implicit != ImplicitOff {
-		implicit, err := p.rep.implicitSpans(ctx, text, spans, p.implicit)
+	if p.rep != nil {
+		implicit, err := p.rep.implicitSpans(ctx, text, spans)
 		if err != nil {
 			return "", err
 		}
@@ -354,13 +304,13 @@ func (p *Preparer) Prepare(ctx context.Context, text string, score ScoreFunc) (s
 		if err != nil {
 			return "", err
 		}
-		tok := TokenQuote
-		if pq >= QuoteToxic {
-			tok = TokenQuoteToxic
+		tok := tokenQuote
+		if pq >= quoteToxic {
+			tok = tokenQuoteToxic
 		}
-		if p.quoteCues != QuoteCuesAll && !isExplicit {
+		if !isExplicit {
 			tok = tokenImplicitQuote
-			if pq >= QuoteToxic {
+			if pq >= quoteToxic {
 				tok = tokenImplicitQuoteToxic
 			}
 		}
@@ -390,21 +340,19 @@ func (p *Preparer) prepare(ctx context.Context, text string) (string, error) {
 		}
 		lens := p.starts[string(w.Word(i))] // one lookup dismisses a word that starts no form
 		if k := p.matchGroup(w, i, lens); k > 0 {
-			items = append(items, item{tok: TokenGroup, group: true})
+			items = append(items, item{tok: tokenGroup, group: true})
 			i += k
 			continue
 		}
-		if p.quoteCues != QuoteCuesAll {
-			switch string(w.Word(i)) {
-			case tokenImplicitQuote:
-				items = append(items, item{tok: TokenQuote, implicitQuote: true})
-				i++
-				continue
-			case tokenImplicitQuoteToxic:
-				items = append(items, item{tok: TokenQuoteToxic, implicitQuote: true})
-				i++
-				continue
-			}
+		switch string(w.Word(i)) {
+		case tokenImplicitQuote:
+			items = append(items, item{tok: tokenQuote, implicitQuote: true})
+			i++
+			continue
+		case tokenImplicitQuoteToxic:
+			items = append(items, item{tok: tokenQuoteToxic, implicitQuote: true})
+			i++
+			continue
 		}
 		kl, tok := p.matchLexicon(w, i, lens)
 		kc, c := p.matchCue(w, i, lens)
@@ -416,19 +364,14 @@ func (p *Preparer) prepare(ctx context.Context, text string) (string, error) {
 	n := len(items) + 1
 	sc.counts = append(sc.counts[:0], make([]int, 5*n)...)
 	nots, groups, yous, quotes := sc.counts[:n], sc.counts[n:2*n], sc.counts[2*n:3*n], sc.counts[3*n:4*n]
-	// cueQuotes counts the quote tokens a judgement next to gets a quote cue: every one, or
-	// with QuoteCuesImplicit and QuoteCuesApart those of reported speech only.
-	cueQuotes := quotes
-	if p.quoteCues != QuoteCuesAll {
-		cueQuotes = sc.counts[4*n:]
-	}
+	// cueQuotes counts the quote tokens a judgement next to gets a quote cue: those of reported
+	// speech only.
+	cueQuotes := sc.counts[4*n:]
 	for i, it := range items {
 		nots[i+1], groups[i+1], yous[i+1], quotes[i+1] = nots[i], groups[i], yous[i], quotes[i]
-		if p.quoteCues != QuoteCuesAll {
-			cueQuotes[i+1] = cueQuotes[i]
-			if it.implicitQuote {
-				cueQuotes[i+1]++
-			}
+		cueQuotes[i+1] = cueQuotes[i]
+		if it.implicitQuote {
+			cueQuotes[i+1]++
 		}
 		switch {
 		case it.cue == cueNot:
@@ -474,11 +417,8 @@ func (p *Preparer) prepare(ctx context.Context, text string) (string, error) {
 				emit(tokenCtrGroup)
 				emit(tokenCtrGroup)
 			}
-			near, implicitNear := count(quotes, i-ctrNear, i+ctrNear+1), 0
-			if p.quoteCues == QuoteCuesApart {
-				implicitNear = count(cueQuotes, i-ctrNear, i+ctrNear+1)
-				near -= implicitNear
-			}
+			implicitNear := count(cueQuotes, i-ctrNear, i+ctrNear+1)
+			near := count(quotes, i-ctrNear, i+ctrNear+1) - implicitNear
 			if near > 0 {
 				emit(tokenCtrQuote)
 				emit(tokenCtrQuote)
@@ -511,7 +451,7 @@ func (p *Preparer) prepare(ctx context.Context, text string) (string, error) {
 		}
 		// With implicit quotes, a judgement next to a quote token says what the frame thinks of
 		// the quote ("saying X is disgusting"), which is not abuse of anyone by itself.
-		if p.implicit != ImplicitOff && count(cueQuotes, i-quoteNear, i+quoteNear+1) > 0 {
+		if p.rep != nil && count(cueQuotes, i-quoteNear, i+quoteNear+1) > 0 {
 			emit(quoteCueTokens[it.cue][negated])
 			emit(quoteCueTokens[it.cue][negated])
 		}
@@ -527,7 +467,7 @@ type item struct {
 	group    bool
 	lex      string // TokenStrong, TokenMild or ""
 	cue      cue
-	// implicitQuote marks the token of reported speech (not with QuoteCuesAll).
+	// implicitQuote marks the token of reported speech.
 	implicitQuote bool
 }
 
@@ -535,10 +475,10 @@ type item struct {
 // word Prepare wrote in place of the passage (w is the normalized text it indexes).
 func (it item) isQuote(w *textnorm.Words) bool {
 	if it.tok != "" {
-		return it.tok == TokenQuote || it.tok == TokenQuoteToxic
+		return it.tok == tokenQuote || it.tok == tokenQuoteToxic
 	}
 	word := string(w.Text[it.from:it.to])
-	return word == TokenQuote || word == TokenQuoteToxic
+	return word == tokenQuote || word == tokenQuoteToxic
 }
 
 // matchCue returns the length and cue of the longest polarity phrase starting at word i; failing
@@ -592,7 +532,7 @@ func (p *Preparer) matchLexicon(w *textnorm.Words, i int, lens phraseLens) (int,
 	return 0, ""
 }
 
-// scrub replaces @mentions with TokenUser, links with TokenURL and the "|LBR|" line-break
+// scrub replaces @mentions with tokenUser, links with tokenURL and the "|LBR|" line-break
 // marks of some tweet corpora with a space, in one pass.
 func scrub(s string) string {
 	if !strings.Contains(s, "@") && !strings.Contains(s, "|LBR|") && !strings.Contains(s, "http://") &&
@@ -609,14 +549,14 @@ func scrub(s string) string {
 			for j < len(s) && isHandleByte(s[j]) {
 				j++
 			}
-			b.WriteString(" " + TokenUser + " ")
+			b.WriteString(" " + tokenUser + " ")
 			i = j
 		case atStart && (strings.HasPrefix(s[i:], "http://") || strings.HasPrefix(s[i:], "https://") || strings.HasPrefix(s[i:], "www.")):
 			j := i
 			for j < len(s) && !isSpaceByte(s[j]) {
 				j++
 			}
-			b.WriteString(" " + TokenURL + " ")
+			b.WriteString(" " + tokenURL + " ")
 			i = j
 		case s[i] == '|' && strings.HasPrefix(s[i:], "|LBR|"):
 			b.WriteByte(' ')

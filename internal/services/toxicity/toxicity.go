@@ -18,6 +18,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -42,15 +43,8 @@ const (
 // Labels lists every label, sorted.
 var Labels = []string{LabelHarassment, LabelIdentityHate, LabelInsult, LabelProfanity, LabelSexual, LabelThreat}
 
-// Model layout and training settings, shared with scripts/train/toxicity.
-const (
-	ModelID     = "sluice-toxicity-lr-v3"
-	HeadToxic   = "toxic"
-	PrimaryBits = 20
-	PrimaryL2   = 1e-6
-	LabelBits   = 18
-	LabelL2     = 1e-5
-)
+// HeadToxic is the name of the model's primary head, which gives P(toxic).
+const HeadToxic = "toxic"
 
 // Spec is how the model turns text into features and windows.
 //
@@ -73,8 +67,8 @@ var GroupsFile string
 //go:embed polarity.txt
 var PolarityFile string
 
-// ReportingFile is the embedded list of reporting constructs (reporting.txt), for models
-// trained with implicit quotes (MetaImplicit).
+// ReportingFile is the embedded list of reporting constructs (reporting.txt), with which
+// condemned reported speech is read as an implicit quote (MetaImplicit).
 //
 //go:embed reporting.txt
 var ReportingFile string
@@ -157,8 +151,9 @@ func ListFiles(lexicon string) map[string][]byte {
 	}
 }
 
-// build checks the model's heads, reads the implicit-quote mode it was trained with
-// (MetaImplicit) and assembles the service and its descriptor.
+// build checks the model's heads and the reading of quotes it was trained with (MetaImplicit,
+// MetaQuoteCues: only the pinned values load), reads the languages of its reporting list
+// (MetaImplicitLangs) and assembles the service and its descriptor.
 func build(m *textclass.Model, prep *Preparer, lexicon string) (*Service, error) {
 	if err := modelfile.CheckLists(m.Lists, ListFiles(lexicon)); err != nil {
 		return nil, fmt.Errorf("toxicity: model: %w", err)
@@ -166,30 +161,19 @@ func build(m *textclass.Model, prep *Preparer, lexicon string) (*Service, error)
 	if m.Heads[0].Name != HeadToxic {
 		return nil, fmt.Errorf("toxicity: model's primary head is %q, want %q", m.Heads[0].Name, HeadToxic)
 	}
-	mode, err := ParseImplicitMode(m.Meta[MetaImplicit])
+	for key, want := range map[string]string{MetaImplicit: ImplicitCondemned, MetaQuoteCues: QuoteCuesApart} {
+		if got := m.Meta[key]; got != want {
+			return nil, fmt.Errorf("toxicity: model: %s is %q, want %q", key, got, want)
+		}
+	}
+	langs, err := parseImplicitLangs(m.Meta[MetaImplicitLangs], ReportingFile)
 	if err != nil {
 		return nil, fmt.Errorf("toxicity: model: %w", err)
 	}
-	return buildWith(m, prep, mode)
-}
-
-// buildWith is build with the implicit-quote mode given rather than read from the model. The
-// quote cues (MetaQuoteCues) and the languages of the reporting list (MetaImplicitLangs) always
-// come from the model.
-func buildWith(m *textclass.Model, prep *Preparer, mode ImplicitMode) (*Service, error) {
-	cues, err := ParseQuoteCues(m.Meta[MetaQuoteCues])
-	if err != nil {
-		return nil, fmt.Errorf("toxicity: model: %w", err)
-	}
-	langs, err := ParseImplicitLangs(m.Meta[MetaImplicitLangs], ReportingFile)
-	if err != nil {
-		return nil, fmt.Errorf("toxicity: model: %w", err)
-	}
-	prep, err = prep.WithImplicitQuotes(mode, ReportingForLangs(ReportingFile, langs))
+	prep, err = prep.WithImplicitQuotes(ReportingForLangs(ReportingFile, langs))
 	if err != nil {
 		return nil, fmt.Errorf("toxicity: %w", err)
 	}
-	prep = prep.WithQuoteCues(cues)
 	s := &Service{model: m, prep: prep}
 	for _, l := range Labels {
 		i := m.Head(l)
@@ -201,8 +185,8 @@ func buildWith(m *textclass.Model, prep *Preparer, mode ImplicitMode) (*Service,
 	s.desc = services.Descriptor{
 		Name:        Name,
 		Kind:        services.KindClassify,
-		Version:     3,
-		Description: "Flags toxic text (insults, threats, identity hate, harassment, sexual harassment, profanity aimed at someone) in seven languages, with a calibrated score.",
+		Version:     4,
+		Description: "Flags toxic text (insults, threats, identity hate, harassment, sexual harassment, profanity aimed at someone) in seven languages, with a calibrated score. The profanity label marks a strong swear word even in text that passes.",
 		Accepts:     []string{services.TypeText},
 		Emits:       services.EmitsSame,
 		BillingUnit: "characters",
@@ -211,7 +195,7 @@ func buildWith(m *textclass.Model, prep *Preparer, mode ImplicitMode) (*Service,
 			"threshold": services.ThresholdParam(),
 		},
 		Labels: Labels,
-		Model:  services.Model{ID: m.ID, License: "CC BY 4.0 and MIT training data"},
+		Model:  services.Model{ID: m.ID, License: "CC BY-SA 4.0 (share-alike: trained on ToLD-Br); other training data CC BY 4.0, CC BY 2.0 FR, CC0, MIT, Apache-2.0; see NOTICE"},
 	}
 	return s, nil
 }
@@ -224,12 +208,6 @@ func (s *Service) scoreQuote(ctx context.Context, prepared string) (float64, err
 
 // Descriptor returns the service descriptor.
 func (s *Service) Descriptor() services.Descriptor { return s.desc }
-
-// withImplicitMode returns the service with the same model read with the given implicit-quote
-// mode rather than the one it was trained with: for tools that probe what the reading changes.
-func (s *Service) withImplicitMode(mode ImplicitMode) (*Service, error) {
-	return buildWith(s.model, s.prep, mode)
-}
 
 // prepare returns the text the model scores for text (groups, cues and quoted passages marked),
 // for tools that show how the service reads a text.
@@ -266,6 +244,9 @@ func (s *Service) Probability(ctx context.Context, text string) (float64, error)
 // gets labels: every kind whose head reaches 0.5 on the best window, or else the single most
 // likely kind; but identity_hate only when the text names a group (a phrase of groups.txt) and
 // profanity only when it holds a word of the abuse lexicon (lexicon.tsv), whatever the heads say.
+// Whatever the score, a text that holds a word the lexicon marks strong gets profanity: a swear
+// word is reported, and the model, trained on people's judgements, decides whether it makes the
+// text toxic ("shit, I forgot my keys" passes with profanity).
 func (s *Service) Run(ctx context.Context, req services.Request) (services.Result, error) {
 	threshold := services.Threshold(req.Params)
 	res, prepared, err := s.score(ctx, req.Payload.Value)
@@ -277,7 +258,21 @@ func (s *Service) Run(ctx context.Context, req services.Request) (services.Resul
 	if score >= threshold-services.UncertaintyBand && res.Windows > 0 {
 		labels = s.labelsOf(res, allowedLabels(prepared))
 	}
+	if hasToken(prepared, TokenStrong) && !slices.Contains(labels, LabelProfanity) {
+		labels = append(labels, LabelProfanity)
+		slices.Sort(labels)
+	}
 	return services.ClassifyResult(req, score, labels), nil
+}
+
+// hasToken reports whether tok is one of the words of prepared.
+func hasToken(prepared, tok string) bool {
+	for w := range strings.FieldsSeq(prepared) {
+		if w == tok {
+			return true
+		}
+	}
+	return false
 }
 
 // labelsOf applies the label rule of Run to the heads' probabilities on res's best window,
@@ -309,7 +304,7 @@ func allowedLabels(prepared string) [6]bool {
 	var group, lexicon bool
 	for _, w := range strings.Fields(prepared) {
 		switch w {
-		case TokenGroup:
+		case tokenGroup:
 			group = true
 		case TokenStrong, TokenMild:
 			lexicon = true

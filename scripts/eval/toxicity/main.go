@@ -9,6 +9,9 @@
 //   - HateCheck (hateful = toxic): accuracy overall and per functionality.
 //   - Multilingual HateCheck: accuracy per language (de, fr, es, it, nl, pt, pl) and per
 //     functionality and language.
+//   - ToxiGen's human-curated seed sentences (English implicit hate and neutral statements about
+//     16 groups; report only: their authors meant them for research, so nothing is trained or
+//     tuned on them): precision, recall, F1, FPR, and accuracy per group.
 //   - Our own hand-written held-out set (internal/services/toxicity/testdata/heldout.tsv, seven
 //     languages), sent through the pipeline engine as a client would send it, with the
 //     service's default params; its table counts verdicts.
@@ -16,7 +19,7 @@
 // Everywhere but the held-out set, positive means score >= 0.5 (the default threshold). None of
 // these sets is trained on; see scripts/train/toxicity.
 //
-// Usage: go run ./scripts/eval/toxicity [-data DIR] [-dir DIR] [-sets davidson,germeval,gahd,hatecheck,mhc,heldout]
+// Usage: go run ./scripts/eval/toxicity [-data DIR] [-dir DIR] [-sets davidson,germeval,gahd,hatecheck,mhc,toxigen,heldout]
 //
 // Without -dir it evaluates the embedded model; with -dir, a candidate written there by
 // go run ./scripts/train/toxicity -out DIR (toxicity.model and lexicon.tsv), through the same
@@ -41,7 +44,7 @@ import (
 
 func main() {
 	data := evalkit.DataFlag()
-	sets := flag.String("sets", "davidson,germeval,gahd,hatecheck,mhc,heldout", "comma-separated sets to evaluate")
+	sets := flag.String("sets", "davidson,germeval,gahd,hatecheck,mhc,toxigen,heldout", "comma-separated sets to evaluate")
 	heldout := flag.String("heldout", "internal/services/toxicity/testdata/heldout.tsv", "our held-out set (run from the repository root)")
 	dir := flag.String("dir", "", "evaluate the candidate in this directory (toxicity.model and lexicon.tsv) instead of the embedded model")
 	flag.Parse()
@@ -71,6 +74,8 @@ func run(data, heldout, dir string, sets []string) error {
 			err = e.hatecheck(data)
 		case "mhc":
 			err = e.mhc(data)
+		case "toxigen":
+			err = e.toxigen(data)
 		case "heldout":
 			err = e.heldout(heldout)
 		default:
@@ -305,3 +310,26 @@ func goldOf(b evalkit.Binary) string {
 func sortedGroups(c *counts) []string { return slices.Sorted(maps.Keys(c.groups)) }
 
 func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
+
+func (e *evaluator) toxigen(data string) error {
+	ex, err := corpus.ToxiGen(data)
+	if err != nil {
+		return err
+	}
+	c, err := e.measure(ex)
+	if err != nil {
+		return err
+	}
+	fmt.Println("## ToxiGen seed sentences (English, implicit; hate = toxic; report only)")
+	fmt.Println()
+	evalkit.Table(os.Stdout, binaryHeader, [][]string{binaryRow("toxigen", c.all)})
+	fmt.Println()
+	rows := [][]string{}
+	for _, g := range slices.Sorted(maps.Keys(c.groups)) {
+		b := c.groups[g]
+		rows = append(rows, []string{g, fmt.Sprint(b.N()), evalkit.F3(b.Accuracy())})
+	}
+	evalkit.Table(os.Stdout, []string{"group", "n", "accuracy"}, rows)
+	fmt.Println()
+	return nil
+}

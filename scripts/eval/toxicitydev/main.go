@@ -7,11 +7,16 @@
 //     on clean texts with profanity, and on clean texts that name no group; and how often the
 //     labels of flagged or uncertain texts say identity_hate without a group named, or profanity
 //     without profanity;
-//   - with -sources, the dev tenth of every training source (corpus.InDev, OfensaBR included) with
-//     a model trained without it (go run ./scripts/train/toxicity -dev -out DIR): per source,
-//     AUPRC, accuracy and FPR at 0.5.
+//   - the other real text by strangers that no model trains on (realSets): ToLD-Br validation
+//     (Portuguese tweets), ConvAbuse valid (English turns typed to chatbots) and the dev tenth of
+//     GermEval 2018 train (corpus.GermEvalDev): AUPRC, precision, recall, F1, FPR and macro-F1
+//     at the default threshold, and with -sweep F1 and FPR at other thresholds; and how many of
+//     1,000 short everyday sentences per language (Tatoeba, the ones not trained on) flag;
+//   - with -sources, the dev tenth of every training source (corpus.InDev) with a model trained
+//     without it (go run ./scripts/train/toxicity -dev -out DIR): per source, AUPRC, accuracy
+//     and FPR at 0.5.
 //
-// Usage: go run ./scripts/eval/toxicitydev [-data DIR] [-dir DIR] [-split dev|holdout] [-sources]
+// Usage: go run ./scripts/eval/toxicitydev [-data DIR] [-dir DIR] [-split dev|holdout] [-sweep] [-sources]
 //
 // Without -dir it measures the embedded model; with -dir, a candidate the trainer wrote there.
 // The text of the social-media set is never printed.
@@ -39,6 +44,7 @@ func main() {
 	dir := flag.String("dir", "", "measure the candidate in this directory (toxicity.model and lexicon.tsv) instead of the embedded model")
 	split := flag.String("split", devset.Dev, "split of the social-media set: dev, or holdout (only to confirm a choice once)")
 	sources := flag.Bool("sources", false, "measure the dev tenth of every training source instead (needs a model trained with -dev)")
+	sweep := flag.Bool("sweep", false, "also print F1 and FPR of the real-text sets at thresholds from 0.3 to 0.8")
 	flag.Parse()
 	svc, err := service(*dir)
 	if err != nil {
@@ -48,6 +54,9 @@ func main() {
 		err = runSources(svc, *data)
 	} else {
 		err = runSocial(svc, *data, *split)
+		if err == nil {
+			err = runReal(svc, *data, *sweep)
+		}
 	}
 	if err != nil {
 		log.Fatal(err)
@@ -207,5 +216,117 @@ func runSources(svc *toxicity.Service, data string) error {
 		rows = append(rows, []string{k, fmt.Sprint(m.N()), fmt.Sprint(m.TP + m.FN), evalkit.F3(auprc(by[k])), evalkit.F3(m.Accuracy()), evalkit.F3(m.F1()), evalkit.F3(m.FPR())})
 	}
 	evalkit.Table(os.Stdout, []string{"source", "n", "toxic", "AUPRC", "accuracy", "F1", "FPR"}, rows)
+	return nil
+}
+
+// realSets are the labelled real-text sets settings are chosen on, besides the social-media
+// set: none of them is trained on.
+var realSets = []struct {
+	name string
+	load func(data string) ([]corpus.Example, error)
+}{
+	{"ToLD-Br validation (pt)", func(data string) ([]corpus.Example, error) { return corpus.ToLDBr(data, "validation") }},
+	{"ConvAbuse valid (en)", func(data string) ([]corpus.Example, error) { return corpus.ConvAbuse(data, "valid") }},
+	{"GermEval 2018 train, dev tenth (de)", func(data string) ([]corpus.Example, error) {
+		ge, err := corpus.GermEval(data, "train")
+		var dev []corpus.Example
+		for _, e := range ge {
+			if corpus.GermEvalDev(e) {
+				dev = append(dev, e)
+			}
+		}
+		return dev, err
+	}},
+}
+
+// sweepThresholds are the thresholds -sweep prints.
+var sweepThresholds = []float64{0.3, 0.4, 0.5, 0.6, 0.7, 0.8}
+
+func runReal(svc *toxicity.Service, data string, sweep bool) error {
+	ctx := context.Background()
+	fmt.Printf("\n## Real-text development sets (flag: score >= %g)\n\n", services.DefaultThreshold)
+	var rows, sweepRows [][]string
+	for _, set := range realSets {
+		ex, err := set.load(data)
+		if err != nil {
+			return err
+		}
+		var all []scored
+		for _, e := range ex {
+			p, err := svc.Probability(ctx, e.Text)
+			if err != nil {
+				return err
+			}
+			all = append(all, scored{p, e.Toxic})
+		}
+		at := func(t float64) evalkit.Binary {
+			var m evalkit.Binary
+			for _, x := range all {
+				m.Add(x.p >= t, x.gold)
+			}
+			return m
+		}
+		m := at(services.DefaultThreshold)
+		rows = append(rows, []string{set.name, fmt.Sprint(m.N()), fmt.Sprint(m.TP + m.FN), evalkit.F3(auprc(all)),
+			evalkit.F3(m.Precision()), evalkit.F3(m.Recall()), evalkit.F3(m.F1()), evalkit.F3(m.FPR()), evalkit.F3(macroF1(m))})
+		if sweep {
+			row := []string{set.name}
+			for _, t := range sweepThresholds {
+				m := at(t)
+				row = append(row, fmt.Sprintf("%s / %s", evalkit.F3(m.F1()), evalkit.F3(m.FPR())))
+			}
+			sweepRows = append(sweepRows, row)
+		}
+	}
+	evalkit.Table(os.Stdout, []string{"set", "n", "toxic", "AUPRC", "precision", "recall", "F1", "FPR", "macro-F1"}, rows)
+	if err := runTatoeba(svc, data); err != nil {
+		return err
+	}
+	if sweep {
+		header := []string{"F1 / FPR at"}
+		for _, t := range sweepThresholds {
+			header = append(header, fmt.Sprint(t))
+		}
+		fmt.Println()
+		evalkit.Table(os.Stdout, header, sweepRows)
+	}
+	return nil
+}
+
+// macroF1 is the mean of the F1 of the toxic class and of the clean class.
+func macroF1(m evalkit.Binary) float64 {
+	clean := evalkit.Binary{TP: m.TN, TN: m.TP, FP: m.FN, FN: m.FP}
+	return (m.F1() + clean.F1()) / 2
+}
+
+// tatoebaDevSize is how many Tatoeba sentences not trained on are scored per language.
+const tatoebaDevSize = 1000
+
+// runTatoeba prints how many short everyday sentences (Tatoeba, not trained on) flag per
+// language. They are not labelled: a few may be insults, so the rate is an upper bound of the
+// false alarms.
+func runTatoeba(svc *toxicity.Service, data string) error {
+	ctx := context.Background()
+	fmt.Printf("\nShort everyday sentences (Tatoeba, %d a language, not trained on) flagged at %g:\n\n", tatoebaDevSize, services.DefaultThreshold)
+	var header, row []string
+	for _, l := range corpus.BackgroundLanguages {
+		ex, err := corpus.TatoebaDev(data, l, tatoebaDevSize)
+		if err != nil {
+			return err
+		}
+		n := 0
+		for _, e := range ex {
+			p, err := svc.Probability(ctx, e.Text)
+			if err != nil {
+				return err
+			}
+			if p >= services.DefaultThreshold {
+				n++
+			}
+		}
+		header = append(header, l)
+		row = append(row, fmt.Sprintf("%d/%d", n, len(ex)))
+	}
+	evalkit.Table(os.Stdout, header, [][]string{row})
 	return nil
 }

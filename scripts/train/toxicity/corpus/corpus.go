@@ -4,11 +4,15 @@
 //
 //   - Davidson et al. 2017 (English tweets, MIT): a fixed, seeded 80/20 split; the 20% is
 //     evaluation only. toxic = hate_speech or offensive_language.
-//   - GermEval 2018 (German tweets, CC BY 4.0): the training file trains, the test file is
-//     evaluation only. toxic = OFFENSE.
+//   - GermEval 2018 (German tweets, CC BY 4.0): the training file trains but for a tenth kept
+//     out to choose settings on (GermEvalDev), the test file is evaluation only. toxic = OFFENSE.
 //   - GAHD (German, adversarial, CC BY 4.0): train and dev train, test is evaluation only.
 //     toxic = hate.
 //   - MLMA (French tweets, MIT): toxic = anything but a single "normal" label.
+//   - ToLD-Br (Portuguese tweets, CC BY-SA 4.0), ConvAbuse (English turns typed to chatbots,
+//     CC BY 4.0) and Toxic Spans (English toxic comments, CC0), labelled by people (human.go):
+//     ToLD-Br validation and ConvAbuse valid choose settings and are never trained on.
+//   - ToxiGen's seed sentences (English, implicit hate): reported on only.
 //   - HateCheck (English, CC BY 4.0) and Multilingual HateCheck (CC BY 4.0): evaluation only,
 //     never trained on.
 //
@@ -22,8 +26,8 @@ import (
 	"html"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/sluice-api/sluice/scripts/internal/devset"
@@ -307,9 +311,13 @@ func Background(data string) ([]Example, error) {
 }
 
 // Training returns every example the model trains on, in a fixed order: Davidson's training
-// side, GermEval 2018 train, GAHD train and dev, MLMA, our hand-written examples, the
-// background sentences, the confident ends of OfensaBR and the social-media lines. The dev tenth (InDev) is included; a caller that tunes on it leaves it
-// out.
+// side, GermEval 2018 train without its dev tenth (GermEvalDev), GAHD train and dev, MLMA, our
+// hand-written examples, the background sentences, ToLD-Br train, ConvAbuse train, Toxic Spans,
+// the Tatoeba sentences and the social-media lines. The dev tenth of the other sources (InDev)
+// is included; a caller that tunes on it leaves it out.
+//
+// OfensaBR-10k, trained on up to v3, is no longer: its labels were a model's guesses, and they
+// taught that every Portuguese swear word is toxic. ToLD-Br's labels are people's.
 func Training(data string) ([]Example, error) {
 	dv, _, err := Davidson(data)
 	if err != nil {
@@ -317,13 +325,19 @@ func Training(data string) ([]Example, error) {
 	}
 	all := dv
 	for _, load := range []func() ([]Example, error){
-		func() ([]Example, error) { return GermEval(data, "train") },
+		func() ([]Example, error) {
+			ge, err := GermEval(data, "train")
+			return slices.DeleteFunc(ge, GermEvalDev), err
+		},
 		func() ([]Example, error) { return GAHD(data, "train") },
 		func() ([]Example, error) { return GAHD(data, "dev") },
 		func() ([]Example, error) { return MLMA(data) },
 		Own,
 		func() ([]Example, error) { return Background(data) },
-		func() ([]Example, error) { return OfensaBR(data) },
+		func() ([]Example, error) { return ToLDBr(data, "train") },
+		func() ([]Example, error) { return ConvAbuse(data, "train") },
+		func() ([]Example, error) { return ToxicSpans(data) },
+		func() ([]Example, error) { return Tatoeba(data) },
 		func() ([]Example, error) { return Social(data) },
 	} {
 		part, err := load()
@@ -333,39 +347,6 @@ func Training(data string) ([]Example, error) {
 		all = append(all, part...)
 	}
 	return all, nil
-}
-
-// OfensaBR thresholds: the labels of OfensaBR-10k are a model's probability (score), so only
-// its confident ends train: toxic from OfensaBRToxic up, not toxic below OfensaBRClean; the
-// tweets in between are left out.
-const (
-	OfensaBRToxic = 0.9
-	OfensaBRClean = 0.1
-)
-
-// OfensaBR returns the confident ends of OfensaBR-10k (Portuguese tweets, MIT; labels made by a
-// model, see OfensaBRToxic). Its labels say nothing about the kind of toxicity.
-func OfensaBR(data string) ([]Example, error) {
-	path, err := evalkit.Require(data, "toxicity", "ofensabr-10k", "ofensaBR_10k.csv")
-	if err != nil {
-		return nil, err
-	}
-	recs, err := evalkit.ReadCSV(path, ',')
-	if err != nil {
-		return nil, err
-	}
-	var out []Example
-	for _, r := range recs {
-		s, err := strconv.ParseFloat(r["score"], 64)
-		if err != nil {
-			return nil, fmt.Errorf("ofensabr: score %q: %w", r["score"], err)
-		}
-		if s >= OfensaBRClean && s < OfensaBRToxic {
-			continue
-		}
-		out = append(out, Example{Text: r["text"], Toxic: s >= OfensaBRToxic, Lang: "pt", Source: "ofensabr"})
-	}
-	return out, nil
 }
 
 // SocialFiles are the files of unlabeled/social-media read as ordinary text.
