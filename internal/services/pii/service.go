@@ -23,7 +23,7 @@ const (
 )
 
 const (
-	version      = 3
+	version      = 4
 	modelID      = names.ModelID
 	modelLicense = "Apache-2.0"
 	defaultMask  = "[REDACTED]"

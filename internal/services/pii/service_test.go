@@ -130,6 +130,9 @@ func TestRedact(t *testing.T) {
 		{"Deny", "Project Falcon ships in May; ask falcon team.",
 			services.Params{"entities": []string{}, "deny": []string{"project falcon", "falcon team"}}, "[REDACTED] ships in May; ask [REDACTED].", 2},
 		{"Nothing", "Nothing personal here.", nil, "Nothing personal here.", 0},
+		// Greetings in other scripts are not names (the hostile mixed-script text of servicetest).
+		{"OtherScriptGreetings", "Hello Привет 你好 مرحبا שלום こんにちは Hello Привет",
+			services.Params{"entities": []string{"name"}}, "Hello Привет 你好 مرحبا שלום こんにちは Hello Привет", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res, err := r.Run(context.Background(), textReq(tc.text, tc.params))

@@ -33,6 +33,11 @@ type tokInfo struct {
 	gaz   uint8
 	kind  Kind
 	runes uint8 // capped at 255
+	// otherScript: the word has a letter with case in a script other than Latin ("Привет",
+	// "Μαρία"). The tagger has seen no labelled text in such scripts, so a capital there is no
+	// sign of a name it has learned: like a word in lower case, the word is a candidate only
+	// when the gazetteer knows it as a name.
+	otherScript bool
 	// candidate: the tagger scores the token (a word on a line that is not a log line, with a
 	// capital or in the gazetteer, and not a function word unless it is also a name); other
 	// tokens are outside a name unless they follow one.
@@ -80,7 +85,7 @@ func analyse(text string, toks []Token, g *Gazetteer, scratch []byte) []tokInfo 
 		scratch = appendLower(scratch[:0], w)
 		ti.lw = fnvBytes(scratch)
 		var runes int
-		ti.caps, runes = capsOf(w)
+		ti.caps, runes, ti.otherScript = capsOf(w)
 		ti.runes = uint8(min(runes, 255))
 		ti.gaz = g.flagsFP(uint32(ti.lw >> (64 - fpBits)))
 		if ti.gaz == 0 {
@@ -101,10 +106,15 @@ func analyse(text string, toks []Token, g *Gazetteer, scratch []byte) []tokInfo 
 		ti := &info[i]
 		name := ti.gaz&(Given|Surname) != 0
 		ti.handle = ti.kind == Word && toks[i].Start > 0 && text[toks[i].Start-1] == '@'
-		ti.candidate = ti.kind == Word && !ti.log && !ti.handle && (ti.caps != capLower || name) && (name || ti.cls&ClsFunction == 0)
+		ti.candidate = ti.kind == Word && !ti.log && !ti.handle && (ti.caps != capLower && !ti.otherScript || name) && (name || ti.cls&ClsFunction == 0)
 	}
 	return info
 }
+
+// noBegin reports whether the token may not begin a name: a word in a cased script other than
+// Latin that is no candidate (the gazetteer does not know it as a name), which the decoder
+// scores only because it follows a candidate ("Hello Привет"). It may still continue a name.
+func (ti *tokInfo) noBegin() bool { return ti.otherScript && !ti.candidate }
 
 // markDocUse sets docLower and docCapMid from how each word is written across the text. Only
 // words written with a capital somewhere are tracked, so text without capitals costs nothing.
@@ -192,11 +202,14 @@ func markLogLines(text string, toks []Token, info []tokInfo) {
 	}
 }
 
-func capsOf(w string) (caps uint8, runes int) {
+// capsOf returns the capitalisation of w, its length in code points, and whether it has a letter
+// with case in a script other than Latin.
+func capsOf(w string) (caps uint8, runes int, otherScript bool) {
 	upper, lower, firstUpper, upperAfterLower := 0, 0, false, false
 	for i, r := range w {
 		runes++
 		c := classOf(r)
+		otherScript = otherScript || c&rcOtherCased != 0
 		switch {
 		case c&rcUpper != 0:
 			upper++
@@ -211,18 +224,19 @@ func capsOf(w string) (caps uint8, runes int) {
 	}
 	switch {
 	case upper == 0:
-		return capLower, runes
+		caps = capLower
 	case upper == 1 && runes == 1:
-		return capSingle, runes
+		caps = capSingle
 	case lower == 0:
-		return capAll, runes
+		caps = capAll
 	case !firstUpper:
-		return capMixed, runes
+		caps = capMixed
 	case upperAfterLower && !hyphenCapital(w):
-		return capCamel, runes
+		caps = capCamel
 	default:
-		return capInit, runes
+		caps = capInit
 	}
+	return caps, runes, otherScript
 }
 
 // hyphenCapital reports whether every capital after the first follows a joiner ("Jean-Pierre",

@@ -180,14 +180,16 @@ func Train(examples []Example, cfg TrainConfig) *Model {
 }
 
 // projectGold returns the gold labels as the decoder can give them: O on the tokens it does not
-// score, and B where a name's first scored word follows an O.
+// score, B where a name's first scored word follows an O, and O where that word may not begin a
+// name (see tokInfo.noBegin).
 func projectGold(info []tokInfo, gold []uint8) []uint8 {
 	out := make([]uint8, len(gold))
 	for i, g := range gold {
+		if g == I && (i == 0 || out[i-1] == O) {
+			g = B
+		}
 		switch {
-		case !info[i].scored:
-		case g == I && (i == 0 || out[i-1] == O):
-			out[i] = B
+		case !info[i].scored, g == B && info[i].noBegin():
 		default:
 			out[i] = g
 		}
