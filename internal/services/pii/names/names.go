@@ -86,6 +86,9 @@ func (m *Model) WithClusters(c *Clusters) *Model {
 	return &cp
 }
 
+// Gazetteer is the gazetteer the model's features look words up in.
+func (m *Model) Gazetteer() *Gazetteer { return m.gaz }
+
 // WithGazetteer returns a copy of m that looks words up in g.
 func (m *Model) WithGazetteer(g *Gazetteer) *Model {
 	c := *m
