@@ -32,7 +32,9 @@ const maxAnswerBytes = 32 << 20
 
 // Client calls the Sluice API. It is safe for concurrent use; make one and reuse it.
 type Client struct {
-	key       string
+	// key is a pointer to a string so that a Client inside another value, which fmt prints
+	// field by field without this type's Format, shows an address, never the key (format.go).
+	key       *secretKey
 	base      string
 	http      *http.Client
 	retry     RetryPolicy
@@ -87,7 +89,7 @@ func defaultUserAgent() string {
 // servers: it is the billing identity of every character processed.
 func New(apiKey string, opts ...Option) *Client {
 	c := &Client{
-		key:       apiKey,
+		key:       newSecretKey(apiKey),
 		base:      DefaultBaseURL,
 		http:      &http.Client{Timeout: 60 * time.Second},
 		retry:     DefaultRetryPolicy(),
@@ -115,6 +117,8 @@ func New(apiKey string, opts ...Option) *Client {
 //
 // Run sends the request under an Idempotency-Key (RunRequest.IdempotencyKey, or a random one),
 // so it can retry after a dropped connection, a 5xx, a 429 or a 409 without running it twice.
+// When the run may have been billed but Sluice could not confirm it, Run returns a
+// *MaybeBilledError (errors.Is(err, ErrMaybeBilled)) with the key to send it again under.
 func (c *Client) Run(ctx context.Context, req RunRequest) (*RunResponse, error) {
 	body, err := json.Marshal(req)
 	if err != nil {
@@ -231,7 +235,8 @@ func (c *Client) call(ctx context.Context, r request) (*answer, error) {
 	if c.baseErr != nil {
 		return nil, c.baseErr
 	}
-	sentBefore := false
+	// mayHaveRun: an earlier attempt may have started a run (it may hold the key).
+	sentBefore, mayHaveRun := false, false
 	for attempt := 0; ; attempt++ {
 		ans, err := c.attempt(ctx, r)
 		if err == nil {
@@ -243,9 +248,10 @@ func (c *Client) call(ctx context.Context, r request) (*answer, error) {
 		}
 		retry, wait := c.retryable(r, err)
 		if !retry || attempt >= c.retry.MaxRetries {
-			return nil, err
+			return nil, maybeBilled(r, err, mayHaveRun)
 		}
 		sentBefore = sentBefore || !notSent(err)
+		mayHaveRun = mayHaveRun || mayHaveStarted(err)
 		wait = c.retry.delay(attempt, wait, c.jitter)
 		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
 			return nil, fmt.Errorf("sluice: not retrying: the next attempt (in %s) would start past the context's deadline: %w", wait.Round(time.Millisecond), err)
@@ -275,6 +281,31 @@ func (c *Client) retryable(r request, err error) (bool, time.Duration) {
 	return false, 0
 }
 
+// maybeBilled is the final error of a call: a *MaybeBilledError when the run may have been
+// billed, that is when Sluice answered billing_unconfirmed, or idempotency_key_in_use after an
+// earlier attempt of this call may have started the run that holds the key (mayHaveRun).
+func maybeBilled(r request, err error, mayHaveRun bool) error {
+	var e *Error
+	if !errors.As(err, &e) {
+		return err
+	}
+	if e.Code == CodeBillingUnconfirmed || (mayHaveRun && e.Code == CodeIdempotencyKeyInUse) {
+		return &MaybeBilledError{IdempotencyKey: r.idempotencyKey, Last: e}
+	}
+	return err
+}
+
+// mayHaveStarted reports whether the attempt that failed with err may have started a run: its
+// answer was lost after the request left, or Sluice answered a 5xx (a 4xx, 408, 409 and 429
+// included, is answered before anything runs).
+func mayHaveStarted(err error) bool {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.HTTPStatus >= 500
+	}
+	return !notSent(err)
+}
+
 // notSent reports whether err happened before the request could leave: the connection could
 // not be opened.
 func notSent(err error) bool {
@@ -293,7 +324,7 @@ func (c *Client) attempt(ctx context.Context, r request) (*answer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sluice: %w", err)
 	}
-	req.Header.Set("Authorization", "Bearer "+c.key)
+	req.Header.Set("Authorization", "Bearer "+string(*c.key))
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", c.userAgent)
 	if r.body != nil {

@@ -497,3 +497,54 @@ func TestBackoffJitterBounds(t *testing.T) {
 		t.Fatalf("waits %v, want %v", c.recorded(), want)
 	}
 }
+
+// TestMaybeBilled: a run that may have been billed without Sluice confirming it ends in a
+// *MaybeBilledError (ErrMaybeBilled) carrying the key to send it again under, never a bare 409
+// that invites a new call (and a second bill); a 409 that no attempt of this call caused stays
+// an *Error.
+func TestMaybeBilled(t *testing.T) {
+	unconfirmed := reply(502, errorBody("billing_unconfirmed"))
+	inUse := reply(409, errorBody("idempotency_key_in_use"), "Retry-After", "1")
+	for _, tc := range []struct {
+		name     string
+		opts     []client.Option
+		key      string
+		script   []func(http.ResponseWriter, *http.Request)
+		requests int
+		want     string // "duplicate", "maybe" (a *MaybeBilledError) or an *Error's code
+		last     string // the *MaybeBilledError's last code
+	}{
+		{name: "UnconfirmedThenDuplicate", script: fns(unconfirmed, reply(200, duplicate, "Idempotent-Replayed", "true")), requests: 2, want: "duplicate"},
+		{name: "UnconfirmedThenInUse", script: fns(unconfirmed, inUse), requests: 4, want: "maybe", last: "idempotency_key_in_use"},
+		{name: "DroppedThenInUse", key: "order-7731", script: fns(drop, inUse), requests: 4, want: "maybe", last: "idempotency_key_in_use"},
+		{name: "UnconfirmedEveryTime", script: fns(unconfirmed), requests: 4, want: "maybe", last: "billing_unconfirmed"},
+		{name: "NoKeyUnconfirmed", opts: []client.Option{client.WithoutIdempotencyKeys()}, script: fns(unconfirmed, reply(200, completed)), requests: 1, want: "maybe", last: "billing_unconfirmed"},
+		{name: "InUseByAnotherCall", key: "order-7731", script: fns(inUse), requests: 4, want: "idempotency_key_in_use"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newScripted(t, tc.script...)
+			req := pii
+			req.IdempotencyKey = tc.key
+			resp, err := newClient(s, &clock{}, tc.opts...).Run(t.Context(), req)
+			reqs := s.requests()
+			if len(reqs) != tc.requests {
+				t.Fatalf("%d requests, want %d (err %v)", len(reqs), tc.requests, err)
+			}
+			var mb *client.MaybeBilledError
+			var e *client.Error
+			switch tc.want {
+			case "duplicate":
+				checkOutcome(t, resp, err, "duplicate")
+			case "maybe":
+				if !errors.Is(err, client.ErrMaybeBilled) || !errors.As(err, &mb) || mb.Last.Code != tc.last || resp != nil ||
+					mb.IdempotencyKey != reqs[0].header.Get("Idempotency-Key") || !errors.As(err, &e) {
+					t.Fatalf("run = %+v, %v; want a MaybeBilledError after %s", resp, err, tc.last)
+				}
+			default:
+				if errors.Is(err, client.ErrMaybeBilled) || !errors.As(err, &e) || e.Code != tc.want {
+					t.Fatalf("run = %+v, %v; want a bare %s", resp, err, tc.want)
+				}
+			}
+		})
+	}
+}

@@ -105,16 +105,16 @@ func TestLocalServer(t *testing.T) {
 	})
 
 	t.Run("Failed", func(t *testing.T) {
-		// Each "a" becomes a 63-character mask: the text would grow past 100,000 characters, so
+		// Each "a" becomes a 15-character mask: the text would grow past 100,000 characters, so
 		// the redact step fails the run with output_too_large. The language step before it
 		// completed: it is billed and its result is there.
-		text := strings.Repeat("a ", 2000)
+		text := strings.Repeat("a ", 7000)
 		before := usage(t, c)
 		resp, err := c.Run(ctx, client.RunRequest{
 			Input: client.Text(text),
 			Pipeline: []client.Step{
 				{ID: "lang", Service: "routing.language.detect"},
-				{ID: "grow", Service: "governance.pii.redact", Params: map[string]any{"deny": []string{"a"}, "mask": strings.Repeat("a ", 31) + "a"}},
+				{ID: "grow", Service: "governance.pii.redact", Params: map[string]any{"deny": []string{"a"}, "mask": strings.Repeat("a ", 7) + "a"}},
 			},
 		})
 		var e *client.Error

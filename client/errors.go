@@ -92,6 +92,41 @@ func (e *DuplicateError) Error() string {
 // Is reports whether target is ErrDuplicate.
 func (e *DuplicateError) Is(target error) bool { return target == ErrDuplicate }
 
+// ErrMaybeBilled is matched (errors.Is) by every *MaybeBilledError.
+var ErrMaybeBilled = errors.New("sluice: the run may have been billed")
+
+// MaybeBilledError is Run's error when the run may have been billed and Sluice could not say
+// whether: it answered billing_unconfirmed (the run ran; its charge could not be confirmed), or
+// an earlier attempt of this call reached Sluice and its key was still in use when the retries
+// ran out (409 idempotency_key_in_use). The run's output, if it ran, is gone.
+//
+// Do not simply call Run again: under a new key (the client makes one per call) a run that was
+// billed is billed again. With IdempotencyKey set, call Run again with the same body and
+// RunRequest.IdempotencyKey = IdempotencyKey: a billed run answers ErrDuplicate, and one that
+// was not runs once (after its 60-second lease, a 409 until then). Without a key, compare
+// Usage before running again.
+type MaybeBilledError struct {
+	// IdempotencyKey is the key the run was sent under ("" without one): send it again to learn
+	// whether the run was billed.
+	IdempotencyKey string
+	// Last is Sluice's last answer: billing_unconfirmed or idempotency_key_in_use.
+	Last *Error
+}
+
+func (e *MaybeBilledError) Error() string {
+	msg := "sluice: the run may have been billed, but Sluice could not confirm it"
+	if e.IdempotencyKey != "" {
+		msg += "; send it again under Idempotency-Key " + e.IdempotencyKey + " to learn whether (a duplicate was billed)"
+	}
+	return msg + ": " + e.Last.Error()
+}
+
+// Is reports whether target is ErrMaybeBilled.
+func (e *MaybeBilledError) Is(target error) bool { return target == ErrMaybeBilled }
+
+// Unwrap returns Sluice's last answer, so errors.As finds the *Error too.
+func (e *MaybeBilledError) Unwrap() error { return e.Last }
+
 // Codes of rejected requests, with their HTTP status (docs/api.md, "Errors", says when each
 // happens).
 const (
@@ -119,6 +154,7 @@ const (
 	CodeRateLimited           = "rate_limited"            // 429, retried
 	CodeInternal              = "internal_error"          // 500, retried
 	CodeServiceUnavailable    = "service_unavailable"     // 503, retried
+	CodeBillingUnconfirmed    = "billing_unconfirmed"     // 502, retried under a key; see MaybeBilledError
 )
 
 // Codes of failed runs (HTTP 200, status failed). Run returns the *RunResponse, whose completed

@@ -46,6 +46,7 @@ func ExampleError() {
 	})
 	var apiErr *client.Error
 	var dup *client.DuplicateError
+	var maybe *client.MaybeBilledError
 	switch {
 	case err == nil:
 		fmt.Println(resp.Output.Value, resp.Results["tok"].Transform.Map)
@@ -53,6 +54,10 @@ func ExampleError() {
 		// An earlier attempt ran and was billed, but its answer was lost: its output is gone.
 		// Run again under a new key if you need it (billed again), or keep dup.TraceID.
 		fmt.Println("ran before as", dup.TraceID)
+	case errors.As(err, &maybe):
+		// It may have been billed: send the same request again later under maybe.IdempotencyKey
+		// (a duplicate was billed), never as a new run, which would bill again.
+		fmt.Println("may have been billed; resend under", maybe.IdempotencyKey)
 	case errors.As(err, &apiErr) && resp != nil:
 		// A failed run (HTTP 200): the completed steps are billed and their results are in resp.
 		fmt.Println("run failed:", apiErr.Code, len(resp.Results), "steps completed")

@@ -18,11 +18,15 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/sluice-api/sluice/internal/account"
 	"github.com/sluice-api/sluice/internal/secrets"
 	"github.com/sluice-api/sluice/internal/store"
 	"github.com/sluice-api/sluice/internal/store/dynamo"
+	"github.com/sluice-api/sluice/internal/store/dynamo/layout"
 	"github.com/sluice-api/sluice/internal/testutil/dynalite"
 	"github.com/sluice-api/sluice/internal/testutil/lambdart"
 )
@@ -33,6 +37,12 @@ const (
 	region         = "eu-west-1"
 	secretID       = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:sluice-test"
 	tablePrefix    = "fn_"
+	// The copy key (its secret, as the stack generates it), which only the authorizer gets.
+	copyKeySecretID = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:sluice-test-copy-key"
+	copyKey         = "CopyKey0123CopyKey0123CopyKey0123CopyKey0123"
+	// disabledKey is the key of a disabled account whose key item a dashboard forged to copy
+	// the account as enabled.
+	disabledKey = "sluice_live_DisabledKey0DisabledKey0Disabled"
 )
 
 // env is everything the functions need: dynalite with seeded tables and a secret server.
@@ -60,6 +70,10 @@ func setup(t testing.TB) *env {
 		var req struct{ SecretId string }
 		_ = json.NewDecoder(r.Body).Decode(&req)
 		w.Header().Set("Content-Type", "application/x-amz-json-1.1")
+		if r.Header.Get("X-Amz-Target") == "secretsmanager.GetSecretValue" && req.SecretId == copyKeySecretID {
+			_ = json.NewEncoder(w).Encode(map[string]string{"ARN": copyKeySecretID, "Name": "sluice-test-copy-key", "SecretString": copyKey, "VersionId": "v1"})
+			return
+		}
 		if r.Header.Get("X-Amz-Target") != "secretsmanager.GetSecretValue" || req.SecretId != secretID {
 			w.WriteHeader(http.StatusBadRequest)
 			_, _ = io.WriteString(w, `{"__type":"ResourceNotFoundException","message":"no such secret"}`)
@@ -74,7 +88,8 @@ func setup(t testing.TB) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := dynamo.New(client, dynamo.TablesWithPrefix(tablePrefix))
+	// The accounts are written as keyctl writes them: sealed with the copy key.
+	st := dynamo.New(client, dynamo.TablesWithPrefix(tablePrefix), dynamo.WithCopyKey([]byte(copyKey)))
 	if err := st.CreateTables(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -83,6 +98,24 @@ func setup(t testing.TB) *env {
 		store.Account{ID: fixtureAccount, Region: region, Tier: account.TierStandard, RateLimit: 600, Allowance: 10_000_000, UsagePlanKey: "apikey-fixture", CreatedAt: now},
 		store.Key{ID: "key_FIXTURE", Account: fixtureAccount, Hash: account.HashKey(sec.Pepper, fixtureKey), Prefix: fixtureKey[:16], Last4: fixtureKey[len(fixtureKey)-4:], CreatedAt: now})
 	if err != nil {
+		t.Fatal(err)
+	}
+	// A disabled account whose key item a compromised dashboard rewrote (its role may put key
+	// items whole) to copy the account as enabled, keeping the seal it found.
+	offHash := account.HashKey(sec.Pepper, disabledKey)
+	err = st.CreateAccount(t.Context(),
+		store.Account{ID: "acct_DISABLED", Region: region, Tier: account.TierStandard, RateLimit: 600, Allowance: 10_000_000, Disabled: true, CreatedAt: now},
+		store.Key{ID: "key_DISABLED", Account: "acct_DISABLED", Hash: offHash, Prefix: disabledKey[:16], Last4: disabledKey[len(disabledKey)-4:], CreatedAt: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pk := map[string]types.AttributeValue{layout.PK: &types.AttributeValueMemberS{Value: layout.PrefixKey + offHash}}
+	item, err := client.GetItem(t.Context(), &dynamodb.GetItemInput{TableName: aws.String(tablePrefix + "accounts"), Key: pk, ConsistentRead: aws.Bool(true)})
+	if err != nil || item.Item == nil {
+		t.Fatalf("read the disabled account's key item: %v", err)
+	}
+	item.Item[layout.CopyDisabled] = &types.AttributeValueMemberBOOL{Value: false}
+	if _, err := client.PutItem(t.Context(), &dynamodb.PutItemInput{TableName: aws.String(tablePrefix + "accounts"), Item: item.Item}); err != nil {
 		t.Fatal(err)
 	}
 	return e
@@ -164,6 +197,9 @@ func (e *env) start(t testing.TB, name string) *function {
 		"SLUICE_TABLE_PREFIX=" + tablePrefix,
 		"SLUICE_SECRET_ID=" + secretID,
 	}
+	if name == "authorizer" { // as the stack sets it: the authorizer's alone
+		cmd.Env = append(cmd.Env, "SLUICE_COPY_KEY_SECRET_ID="+copyKeySecretID)
+	}
 	cmd.Stdout, cmd.Stderr = f.stdout, f.stdout
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -229,6 +265,11 @@ func TestFunctionsThroughRuntimeAPI(t *testing.T) {
 		deny := f.invoke(t, readEvent(t, "authorizer-deny.json"), 10*time.Second)
 		if deny.Error == nil || deny.Error.Message != "Unauthorized" {
 			t.Fatalf("deny = %+v %s", deny.Error, deny.Body)
+		}
+		// The forged copy says enabled; its seal is the disabled account's: still Unauthorized.
+		forged := f.invoke(t, bytes.ReplaceAll(readEvent(t, "authorizer-allow.json"), []byte(fixtureKey), []byte(disabledKey)), 10*time.Second)
+		if forged.Error == nil || forged.Error.Message != "Unauthorized" {
+			t.Fatalf("a key item forged to enable its account = %+v %s", forged.Error, forged.Body)
 		}
 		if strings.Contains(f.stdout.String(), "sluice_live_") {
 			t.Fatalf("a key reached the function's output:\n%s", f.stdout.String())

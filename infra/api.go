@@ -8,6 +8,9 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigateway"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
 	"github.com/aws/jsii-runtime-go"
+
+	"github.com/sluice-api/sluice/internal/errcode"
+	"github.com/sluice-api/sluice/internal/routes"
 )
 
 // Tier is the API Gateway usage plan of an account tier (internal/account: free, standard,
@@ -62,7 +65,7 @@ func jsonSafety() map[string]string {
 
 // GatewayResponses maps every error API Gateway can answer itself to Sluice's envelope.
 var GatewayResponses = []GatewayResponse{
-	{"UNAUTHORIZED", "401", "invalid_api_key", quoted("the API key is missing, malformed, unknown or revoked"), noBudget},
+	{"UNAUTHORIZED", "401", "invalid_api_key", quoted(errcode.InvalidAPIKeyMessage), noBudget},
 	// The account's usage-plan key is missing or disabled in API Gateway (an operator's doing).
 	{"INVALID_API_KEY", "401", "invalid_api_key", quoted("this API key is not enabled for this API"), noBudget},
 	// The authorizer never answers Deny today; a Deny is reserved for limiting an account.
@@ -88,18 +91,10 @@ var GatewayResponses = []GatewayResponse{
 	{"DEFAULT_5XX", "", "internal_error", quoted("internal error; quote the trace_id"), nil},
 }
 
-// Route is a method of the API and the function behind it.
+// Route is a method of the dashboard and the function behind it. The API's routes are
+// internal/routes' table, which the local gateway, the API Gateway adapter and the 404 read too.
 type Route struct {
 	Method, Path, Function string
-}
-
-// Routes are the API's methods; every one needs a valid key (authorizer + ApiKeyRequired).
-var Routes = []Route{
-	{"POST", "/v1/run", FnRun},
-	{"GET", "/v1/services", FnServices},
-	{"GET", "/v1/services/{name}", FnServices},
-	{"GET", "/v1/usage", FnServices},
-	{"GET", "/v1/openapi.json", FnServices},
 }
 
 // DashboardRoutes are the account dashboard's methods. They have no authorizer and need no API
@@ -112,21 +107,40 @@ var DashboardRoutes = []Route{
 	{"POST", "/dashboard/{proxy+}", FnDashboard},
 }
 
-// DashboardThrottle is the stage throttling of every dashboard route, for all clients together:
-// the routes are public (no authorizer, no usage plan), so this is what bounds a flood of
-// sign-in attempts or page loads before it reaches the dashboard function. A person clicks
-// through a few pages a minute; the whole dashboard of a stage rarely sees more than a request
-// a second.
-var DashboardThrottle = struct{ RatePerSec, Burst float64 }{RatePerSec: 20, Burst: 40}
+// Throttle is an API Gateway token bucket: a steady rate and a bucket size.
+type Throttle struct {
+	RatePerSec float64 // steady requests per second
+	Burst      float64 // bucket size (whole requests)
+}
 
-// dashboardMethodOptions throttles each dashboard route of the stage (keys are
+// DefaultDashboardThrottle is the stage throttling of every dashboard route, for all clients
+// together, unless ServiceStackProps.DashboardThrottle says otherwise: the routes are public (no
+// authorizer, no usage plan), so this is what bounds a flood of sign-in attempts or page loads
+// before it reaches the dashboard function. A person clicks through a few pages a minute; the
+// whole dashboard of a stage rarely sees more than a request a second. One noisy client can
+// still use it up for everyone: docs/aws.md says how to raise it or limit each address.
+var DefaultDashboardThrottle = Throttle{RatePerSec: 20, Burst: 40}
+
+// dashboardThrottle is props' throttling of the dashboard routes, with the defaults filled in.
+func (props *ServiceStackProps) dashboardThrottle() Throttle {
+	t := props.DashboardThrottle
+	if t.RatePerSec == 0 {
+		t.RatePerSec = DefaultDashboardThrottle.RatePerSec
+	}
+	if t.Burst == 0 {
+		t.Burst = DefaultDashboardThrottle.Burst
+	}
+	return t
+}
+
+// dashboardMethodOptions throttles each dashboard route of the stage to t (keys are
 // "/<resource path>/<method>", as API Gateway's method settings name them).
-func dashboardMethodOptions() *map[string]*awsapigateway.MethodDeploymentOptions {
+func dashboardMethodOptions(t Throttle) *map[string]*awsapigateway.MethodDeploymentOptions {
 	m := map[string]*awsapigateway.MethodDeploymentOptions{}
 	for _, r := range DashboardRoutes {
 		m[r.Path+"/"+r.Method] = &awsapigateway.MethodDeploymentOptions{
-			ThrottlingRateLimit:  jsii.Number(DashboardThrottle.RatePerSec),
-			ThrottlingBurstLimit: jsii.Number(DashboardThrottle.Burst),
+			ThrottlingRateLimit:  jsii.Number(t.RatePerSec),
+			ThrottlingBurstLimit: jsii.Number(t.Burst),
 		}
 	}
 	return &m
@@ -156,7 +170,7 @@ func (s *ServiceStack) api(props *ServiceStackProps) awsapigateway.RestApi {
 			TracingEnabled:       jsii.Bool(props.Tracing),
 			AccessLogDestination: awsapigateway.NewLogGroupLogDestination(accessLogs),
 			AccessLogFormat:      awsapigateway.AccessLogFormat_Custom(jsii.String(accessLogFormat)),
-			MethodOptions:        dashboardMethodOptions(),
+			MethodOptions:        dashboardMethodOptions(props.dashboardThrottle()),
 		},
 	})
 
@@ -185,7 +199,7 @@ func (s *ServiceStack) api(props *ServiceStackProps) awsapigateway.RestApi {
 	}
 	allow := map[string][]string{}
 	var order []string
-	for _, rt := range Routes {
+	for _, rt := range routes.All() { // every one needs a valid key: authorizer + ApiKeyRequired
 		r := resource(rt.Path)
 		r.AddMethod(jsii.String(rt.Method), awsapigateway.NewLambdaIntegration(s.Functions[rt.Function], &awsapigateway.LambdaIntegrationOptions{
 			AllowTestInvoke: jsii.Bool(false),

@@ -25,6 +25,10 @@ const (
 	// CtxDashboardConcurrency is the dashboard function's reserved concurrency, default 0 (none;
 	// see ServiceStackProps.DashboardConcurrency).
 	CtxDashboardConcurrency = "dashboardConcurrency"
+	// CtxDashboardRate and CtxDashboardBurst are the stage throttling of the dashboard routes,
+	// default DefaultDashboardThrottle (see ServiceStackProps.DashboardThrottle).
+	CtxDashboardRate  = "dashboardRate"
+	CtxDashboardBurst = "dashboardBurst"
 )
 
 // Config is the app's configuration, read from the CDK context.
@@ -36,6 +40,8 @@ type Config struct {
 	AlarmEmail string
 	// DashboardConcurrency is ServiceStackProps.DashboardConcurrency.
 	DashboardConcurrency int
+	// DashboardThrottle is ServiceStackProps.DashboardThrottle (zero fields: the default).
+	DashboardThrottle Throttle
 }
 
 var (
@@ -101,7 +107,28 @@ func ConfigFromContext(scope constructs.Construct) (Config, error) {
 	default:
 		return Config{}, fmt.Errorf("context %q: want a number, got %T", CtxDashboardConcurrency, v)
 	}
+	for key, dst := range map[string]*float64{CtxDashboardRate: &c.DashboardThrottle.RatePerSec, CtxDashboardBurst: &c.DashboardThrottle.Burst} {
+		n, err := contextNumber(get(key))
+		if err != nil {
+			return Config{}, fmt.Errorf("context %q: %w", key, err)
+		}
+		*dst = n
+	}
 	return c, c.Validate()
+}
+
+// contextNumber reads a number given in cdk.json (a JSON number) or with -c (a string); nil is 0.
+func contextNumber(v any) (float64, error) {
+	switch v := v.(type) {
+	case nil:
+		return 0, nil
+	case float64:
+		return v, nil
+	case string:
+		return strconv.ParseFloat(v, 64)
+	default:
+		return 0, fmt.Errorf("want a number, got %T", v)
+	}
 }
 
 // Validate checks the stage, the regions (at least one, no duplicates) and the account id.
@@ -127,6 +154,9 @@ func (c Config) Validate() error {
 	}
 	if c.DashboardConcurrency < 0 {
 		return fmt.Errorf("context %q: %d is negative (0 reserves nothing)", CtxDashboardConcurrency, c.DashboardConcurrency)
+	}
+	if t := c.DashboardThrottle; t.RatePerSec < 0 || t.Burst < 0 || t.Burst != float64(int(t.Burst)) {
+		return fmt.Errorf("context %q, %q: %v and %v; want a rate of 0 or more (0: the default) and a whole burst of 0 or more", CtxDashboardRate, CtxDashboardBurst, t.RatePerSec, t.Burst)
 	}
 	return nil
 }
@@ -159,6 +189,7 @@ func NewServiceApp(app awscdk.App, distDir string) ([]awscdk.Stack, error) {
 			},
 			Stage: cfg.Stage, Regions: cfg.Regions, Tracing: cfg.Tracing,
 			AlarmEmail: cfg.AlarmEmail, DistDir: distDir, DashboardConcurrency: cfg.DashboardConcurrency,
+			DashboardThrottle: cfg.DashboardThrottle,
 		})
 		if len(stacks) > 0 {
 			s.AddDependency(stacks[0], jsii.String("the primary region owns the global accounts table and the secret"))

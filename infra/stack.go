@@ -14,6 +14,7 @@ import (
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 
+	"github.com/sluice-api/sluice/internal/routes"
 	"github.com/sluice-api/sluice/internal/store/dynamo/layout"
 	"github.com/sluice-api/sluice/internal/timing"
 )
@@ -34,12 +35,18 @@ type ServiceStackProps struct {
 	// (as low as 10) cannot spare, so any default above 0 could fail a deploy. Set it (context
 	// dashboardConcurrency) where the account's quota is at least this plus 100.
 	DashboardConcurrency int
+	// DashboardThrottle is the stage throttling of each dashboard route, shared by every client
+	// of the stage (the routes have no authorizer, so no usage plan tells clients apart). A zero
+	// field takes DefaultDashboardThrottle's. Raise it (context dashboardRate, dashboardBurst)
+	// when many customers sign in at once; a per-address limit belongs in front of the API (an
+	// AWS WAF rate-based rule; docs/aws.md).
+	DashboardThrottle Throttle
 }
 
 // Function names, as in functions/<name> and dist/<name>/bootstrap.
 const (
-	FnRun        = "run"
-	FnServices   = "services"
+	FnRun        = routes.FunctionRun
+	FnServices   = routes.FunctionServices
 	FnAuthorizer = "authorizer"
 	FnDashboard  = "dashboard"
 )
@@ -86,6 +93,11 @@ func (n Names) Function(fn string) string { return "sluice-" + n.Stage + "-" + f
 // Secret is the name of the secret the functions read ({"pepper", "tokenization_key"}).
 func (n Names) Secret() string { return "sluice/" + n.Stage + "/keys" }
 
+// CopyKeySecret is the name of the secret holding the copy key, which seals key items' copies of
+// their account's settings (internal/store/dynamo, WithCopyKey): only the authorizer reads it,
+// and operators' keyctl; the dashboard's role cannot, so it cannot seal settings of its own.
+func (n Names) CopyKeySecret() string { return "sluice/" + n.Stage + "/copy-key" }
+
 // SecretSource is the name of the generated secret that holds one value of Secret.
 func (n Names) SecretSource(field string) string { return "sluice/" + n.Stage + "/source/" + field }
 
@@ -106,6 +118,7 @@ type ServiceStack struct {
 	Primary   bool
 	Tables    Tables
 	Secret    awssecretsmanager.ISecret
+	CopyKey   awssecretsmanager.ISecret // Names.CopyKeySecret
 	Functions map[string]awslambda.Function
 }
 
@@ -137,6 +150,7 @@ func newServiceStack(scope constructs.Construct, id string, props *ServiceStackP
 	}
 	s.Tables = s.tables(replicas)
 	s.Secret = s.secret(replicas)
+	s.CopyKey = s.copyKeySecret(replicas)
 	s.Functions = map[string]awslambda.Function{}
 	for _, fn := range Functions {
 		s.Functions[fn] = s.function(fn, props)
@@ -249,6 +263,34 @@ func (s *ServiceStack) secret(replicas []string) awssecretsmanager.ISecret {
 	})
 }
 
+// copyKeySecret creates, in the primary region, the generated copy key (SecretLength letters and
+// digits; the store takes its bytes as they are), replicated to the other regions, which read
+// the same global accounts table. Retained: a new key only costs the authorizer a second read
+// per request until keyctl migrate has sealed every account again (docs/aws.md).
+func (s *ServiceStack) copyKeySecret(replicas []string) awssecretsmanager.ISecret {
+	name := s.Names.CopyKeySecret()
+	if !s.Primary {
+		return awssecretsmanager.Secret_FromSecretNameV2(s.Stack, jsii.String("CopyKey"), jsii.String(name))
+	}
+	var rs []*awssecretsmanager.ReplicaRegion
+	for _, r := range replicas {
+		rs = append(rs, &awssecretsmanager.ReplicaRegion{Region: jsii.String(r)})
+	}
+	return awssecretsmanager.NewSecret(s.Stack, jsii.String("CopyKey"), &awssecretsmanager.SecretProps{
+		SecretName: jsii.String(name),
+		Description: jsii.String("Sluice " + s.Names.Stage + ": the key that seals key items' copies of account settings; " +
+			"read by the authorizer and keyctl, never by the dashboard"),
+		GenerateSecretString: &awssecretsmanager.SecretStringGenerator{
+			PasswordLength:          jsii.Number(SecretLength),
+			ExcludePunctuation:      jsii.Bool(true),
+			IncludeSpace:            jsii.Bool(false),
+			RequireEachIncludedType: jsii.Bool(false),
+		},
+		ReplicaRegions: &rs,
+		RemovalPolicy:  awscdk.RemovalPolicy_RETAIN,
+	})
+}
+
 // function creates one Lambda function from DistDir/<fn>/bootstrap (or a placeholder).
 func (s *ServiceStack) function(fn string, props *ServiceStackProps) awslambda.Function {
 	spec := functionSpecs[fn]
@@ -282,6 +324,14 @@ func (s *ServiceStack) function(fn string, props *ServiceStackProps) awslambda.F
 	}
 	if fn == FnDashboard {
 		(*p.Environment)["SLUICE_TABLE_SESSIONS"] = s.Tables.Sessions.TableName()
+	}
+	if fn == FnAuthorizer {
+		// Only the authorizer checks the seals of key items' account copies.
+		copyKeyID := s.CopyKey.SecretArn()
+		if !s.Primary {
+			copyKeyID = s.CopyKey.SecretName()
+		}
+		(*p.Environment)["SLUICE_COPY_KEY_SECRET_ID"] = copyKeyID
 	}
 	if props.Tracing {
 		p.Tracing = awslambda.Tracing_ACTIVE
@@ -417,21 +467,29 @@ func (s *ServiceStack) grant() {
 		s.Functions[fn].AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 			Sid:       jsii.String("Secret"),
 			Actions:   jsii.Strings("secretsmanager:GetSecretValue"),
-			Resources: jsii.Strings(*s.secretARNForPolicies()),
+			Resources: jsii.Strings(*s.secretARNForPolicies(s.Secret, s.Names.Secret())),
 		}))
+		if fn == FnAuthorizer {
+			// The copy key: the authorizer's alone (the dashboard must not seal copies).
+			s.Functions[fn].AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+				Sid:       jsii.String("CopyKey"),
+				Actions:   jsii.Strings("secretsmanager:GetSecretValue"),
+				Resources: jsii.Strings(*s.secretARNForPolicies(s.CopyKey, s.Names.CopyKeySecret())),
+			}))
+		}
 	}
 }
 
-// secretARNForPolicies is the secret's ARN as IAM should match it: the full ARN of the secret
-// the primary stack creates; in the other regions, which know the replica by name only, the ARN
-// with Secrets Manager's random six-character suffix as a wildcard.
-func (s *ServiceStack) secretARNForPolicies() *string {
+// secretARNForPolicies is secret's ARN as IAM should match it: the full ARN of the secret the
+// primary stack creates; in the other regions, which know the replica by name only, the ARN of
+// name with Secrets Manager's random six-character suffix as a wildcard.
+func (s *ServiceStack) secretARNForPolicies(secret awssecretsmanager.ISecret, name string) *string {
 	if s.Primary {
-		return s.Secret.SecretArn()
+		return secret.SecretArn()
 	}
 	return s.Stack.FormatArn(&awscdk.ArnComponents{
 		Service: jsii.String("secretsmanager"), Resource: jsii.String("secret"),
-		ResourceName: jsii.String(s.Names.Secret() + "-??????"), ArnFormat: awscdk.ArnFormat_COLON_RESOURCE_NAME,
+		ResourceName: jsii.String(name + "-??????"), ArnFormat: awscdk.ArnFormat_COLON_RESOURCE_NAME,
 	})
 }
 

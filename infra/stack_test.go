@@ -19,6 +19,8 @@ import (
 	"github.com/aws/jsii-runtime-go"
 
 	"github.com/sluice-api/sluice/internal/api"
+	"github.com/sluice-api/sluice/internal/errcode"
+	"github.com/sluice-api/sluice/internal/routes"
 	"github.com/sluice-api/sluice/internal/secrets"
 	"github.com/sluice-api/sluice/internal/timing"
 )
@@ -68,7 +70,7 @@ func TestMain(m *testing.M) {
 		soloOut = filepath.Join(tmp, "solo")
 		soloStacks, err = synth(soloOut, soloDist, map[string]any{
 			CtxStage: "prod", CtxRegions: "ap-southeast-2", CtxAccount: "123456789012", CtxTracing: "false",
-			CtxDashboardConcurrency: "10",
+			CtxDashboardConcurrency: "10", CtxDashboardRate: "50", CtxDashboardBurst: float64(200),
 		})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -202,6 +204,13 @@ func TestConfigFromContext(t *testing.T) {
 		{"DashboardConcurrencyNegative", map[string]any{"dashboardConcurrency": "-1"}, Config{}, true},
 		{"DashboardConcurrencyFraction", map[string]any{"dashboardConcurrency": 2.5}, Config{}, true},
 		{"DashboardConcurrencyWord", map[string]any{"dashboardConcurrency": "many"}, Config{}, true},
+		{"DashboardThrottleNumbers", map[string]any{"dashboardRate": float64(100), "dashboardBurst": float64(300)}, Config{Stage: "dev", Regions: []string{"eu-west-1"}, DashboardThrottle: Throttle{RatePerSec: 100, Burst: 300}}, false},
+		{"DashboardThrottleStrings", map[string]any{"dashboardRate": "2.5", "dashboardBurst": "10"}, Config{Stage: "dev", Regions: []string{"eu-west-1"}, DashboardThrottle: Throttle{RatePerSec: 2.5, Burst: 10}}, false},
+		{"DashboardRateOnly", map[string]any{"dashboardRate": "100"}, Config{Stage: "dev", Regions: []string{"eu-west-1"}, DashboardThrottle: Throttle{RatePerSec: 100}}, false},
+		{"DashboardRateNegative", map[string]any{"dashboardRate": "-1"}, Config{}, true},
+		{"DashboardBurstFraction", map[string]any{"dashboardBurst": 2.5}, Config{}, true},
+		{"DashboardBurstWord", map[string]any{"dashboardBurst": "lots"}, Config{}, true},
+		{"DashboardRateList", map[string]any{"dashboardRate": []any{1}}, Config{}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := tc.ctx
@@ -301,11 +310,14 @@ func TestRoutesNeedKeyAndAuthorizer(t *testing.T) {
 					delete(ms, route) // TestDashboardRoutes
 				}
 			}
-			want := map[string]string{
-				"/v1/run POST": "run", "/v1/services GET": "services", "/v1/services/{name} GET": "services",
-				"/v1/usage GET": "services", "/v1/openapi.json GET": "services",
-				"/v1/run ANY": "", "/v1/services ANY": "", "/v1/services/{name} ANY": "", "/v1/usage ANY": "",
-				"/v1/openapi.json ANY": "",
+			// The table (internal/routes) is held equal to the OpenAPI document by its own test.
+			want := map[string]string{}
+			for _, r := range routes.All() {
+				want[r.Path+" "+r.Method] = r.Function
+				want[r.Path+" ANY"] = ""
+			}
+			if len(want) == 0 {
+				t.Fatal("no routes")
 			}
 			if len(ms) != len(want) {
 				keys := []string{}
@@ -449,6 +461,12 @@ func TestGatewayResponses(t *testing.T) {
 	if body := props(tooLarge)["ResponseTemplates"].(map[string]any)["application/json"].(string); !strings.Contains(body, "10 MB") {
 		t.Errorf("REQUEST_TOO_LARGE says %s; API Gateway sends it for bodies over 10 MB", body)
 	}
+	// A bad key gets the same message from the authorizer as from the local server (and as
+	// docs/api.md's example, which internal/local's tests hold to the server's answer).
+	_, unauthorized := only(t, primaryT, "AWS::ApiGateway::GatewayResponse", named("ResponseType", "UNAUTHORIZED"))
+	if body := props(unauthorized)["ResponseTemplates"].(map[string]any)["application/json"].(string); !strings.Contains(body, `"`+errcode.InvalidAPIKeyMessage+`"`) {
+		t.Errorf("UNAUTHORIZED says %s; want the message %q", body, errcode.InvalidAPIKeyMessage)
+	}
 }
 
 func TestUsagePlans(t *testing.T) {
@@ -516,6 +534,18 @@ func TestFunctions(t *testing.T) {
 				}
 				env := p["Environment"].(map[string]any)["Variables"].(map[string]any)
 				wantEnv := []string{"SLUICE_TABLE_ACCOUNTS", "SLUICE_TABLE_IDEMPOTENCY", "SLUICE_TABLE_USAGE", "SLUICE_TABLE_RATE_WINDOWS", "SLUICE_SECRET_ID", "SLUICE_METRICS_NAMESPACE"}
+				if tc.fn == FnAuthorizer {
+					// Only the authorizer knows the copy key.
+					wantEnv = append(wantEnv, "SLUICE_COPY_KEY_SECRET_ID")
+					want := any("sluice/test/copy-key") // the replica, by name
+					if c.primary {
+						sid, _ := only(t, c.tpl, "AWS::SecretsManager::Secret", named("Name", "sluice/"+c.stage+"/copy-key"))
+						want = map[string]any{"Ref": sid}
+					}
+					if js(env["SLUICE_COPY_KEY_SECRET_ID"]) != js(want) {
+						t.Errorf("%s: SLUICE_COPY_KEY_SECRET_ID = %s, want %s", name, js(env["SLUICE_COPY_KEY_SECRET_ID"]), js(want))
+					}
+				}
 				if tc.fn == FnDashboard {
 					// Only the dashboard knows the sessions table.
 					wantEnv = append(wantEnv, "SLUICE_TABLE_SESSIONS")
@@ -673,7 +703,12 @@ func sortedAttrs(v any) []any {
 func TestSecret(t *testing.T) {
 	pepper, src1 := only(t, primaryT, "AWS::SecretsManager::Secret", named("Name", "sluice/test/source/pepper"))
 	token, src2 := only(t, primaryT, "AWS::SecretsManager::Secret", named("Name", "sluice/test/source/tokenization_key"))
-	for _, s := range []map[string]any{src1, src2} {
+	// The copy key is generated the same way, and replicated like the keys.
+	_, copyKey := only(t, primaryT, "AWS::SecretsManager::Secret", named("Name", "sluice/test/copy-key"))
+	if js(props(copyKey)["ReplicaRegions"]) != `[{"Region":"us-east-1"}]` {
+		t.Errorf("copy key replica regions %s", js(props(copyKey)["ReplicaRegions"]))
+	}
+	for _, s := range []map[string]any{src1, src2, copyKey} {
 		gen := js(props(s)["GenerateSecretString"])
 		if gen != `{"ExcludePunctuation":true,"IncludeSpace":false,"PasswordLength":44,"RequireEachIncludedType":false}` {
 			t.Errorf("generated source %s", gen)
@@ -791,6 +826,9 @@ func grants(t *testing.T, tpl map[string]any, stage string) map[string]map[strin
 					target = "xray" // X-Ray's API takes no resource: "*" is the only choice
 				case strings.HasPrefix(actions[0], "secretsmanager:"):
 					target = "secret"
+					if strings.Contains(js(res), "CopyKey") || strings.Contains(js(res), "/copy-key-") {
+						target = "copy-key"
+					}
 				default:
 					if g, ok := res.(map[string]any)["Fn::GetAtt"].([]any); ok {
 						target = tables[g[0].(string)]
@@ -835,6 +873,9 @@ func TestLeastPrivilege(t *testing.T) {
 					// Only key items: it records each key's last-used day.
 					tn("accounts") + ` if {"ForAllValues:StringLike":{"dynamodb:LeadingKeys":["key#*"]}}`: {"dynamodb:UpdateItem"},
 					"secret": secret,
+					// The copy key checks the seals of key items' account copies. No other
+					// function reads it: a dashboard that could would seal settings of its own.
+					"copy-key": secret,
 				},
 				"dashboard": {
 					tn("accounts"): {"dynamodb:GetItem"},
@@ -880,8 +921,8 @@ func TestLeastPrivilege(t *testing.T) {
 		return strings.Contains(js(p), "table/sluice-test-accounts") && strings.Contains(js(p["Roles"]), "Authorizer")
 	})
 	doc := js(props(pol))
-	if !strings.Contains(doc, `:secret:sluice/test/keys-??????`) {
-		t.Errorf("replica authorizer policy %s: want the replica secret by name", doc)
+	if !strings.Contains(doc, `:secret:sluice/test/keys-??????`) || !strings.Contains(doc, `:secret:sluice/test/copy-key-??????`) {
+		t.Errorf("replica authorizer policy %s: want the replica secrets by name", doc)
 	}
 }
 
@@ -1068,13 +1109,19 @@ func TestDashboardKeyWritesOneStatementEach(t *testing.T) {
 }
 
 // TestDashboardThrottlingAndConcurrency: every stage throttles each dashboard route (public
-// routes, no usage plan); the dashboard function reserves concurrency only when the context asks
-// for it (solo: 10), never by default, so a deploy cannot fail on a low concurrency quota.
+// routes, no usage plan) at the default, or at what the context sets (solo: 50 a second, burst
+// 200); the dashboard function reserves concurrency only when the context asks for it (solo:
+// 10), never by default, so a deploy cannot fail on a low concurrency quota.
 func TestDashboardThrottlingAndConcurrency(t *testing.T) {
 	for name, c := range map[string]struct {
-		tpl     map[string]any
-		reserve any
-	}{"primary": {primaryT, nil}, "replica": {replicaT, nil}, "solo": {soloT, float64(10)}} {
+		tpl      map[string]any
+		reserve  any
+		throttle Throttle
+	}{
+		"primary": {primaryT, nil, DefaultDashboardThrottle},
+		"replica": {replicaT, nil, DefaultDashboardThrottle},
+		"solo":    {soloT, float64(10), Throttle{RatePerSec: 50, Burst: 200}},
+	} {
 		t.Run(name, func(t *testing.T) {
 			stages := resources(c.tpl, "AWS::ApiGateway::Stage")
 			if len(stages) != 1 {
@@ -1091,7 +1138,7 @@ func TestDashboardThrottlingAndConcurrency(t *testing.T) {
 			want := map[string]string{}
 			for _, r := range DashboardRoutes {
 				path := "/" + strings.ReplaceAll(r.Path, "/", "~1") // API Gateway's escaped form
-				want[path+" "+r.Method] = js([]any{DashboardThrottle.RatePerSec, DashboardThrottle.Burst})
+				want[path+" "+r.Method] = js([]any{c.throttle.RatePerSec, c.throttle.Burst})
 			}
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("stage method settings %v, want %v", got, want)

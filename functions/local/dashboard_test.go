@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"net"
 	"net/http"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/sluice-api/sluice/internal/account"
+	"github.com/sluice-api/sluice/internal/local"
 )
 
 // anotherLink is the banner's command for another sign-in link (data is an absolute path here).
@@ -16,7 +19,19 @@ var anotherLink = regexp.MustCompile(`Another link later, from this directory:\n
 
 var bannerLink = regexp.MustCompile(`(http://\S+/dashboard/sign-in\?token=[A-Za-z0-9_-]{43})   \(account (acct_[0-9A-Z]{26})\)`)
 
-// TestBannerSignInLink: every start prints a working sign-in link: for the demo account of a
+// localhostClient dials every *.localhost name on loopback, as browsers do (Go's resolver, like
+// the system's here, does not know them).
+var localhostClient = &http.Client{Transport: &http.Transport{
+	DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		if host, port, err := net.SplitHostPort(addr); err == nil && strings.HasSuffix(host, ".localhost") {
+			addr = net.JoinHostPort("127.0.0.1", port)
+		}
+		return (&net.Dialer{}).DialContext(ctx, network, addr)
+	},
+}}
+
+// TestBannerSignInLink: every start prints a working sign-in link, on the server's own
+// sluice-PORT.localhost host (so that its cookie reaches no other port): for the demo account of a
 // fresh data directory, for it again on later starts (here a second server on the same data,
 // as SQLite allows), and for a seeded key's account.
 func TestBannerSignInLink(t *testing.T) {
@@ -30,7 +45,10 @@ func TestBannerSignInLink(t *testing.T) {
 	}
 	opens := func(link string) {
 		t.Helper()
-		resp, err := http.Get(link)
+		if !strings.HasPrefix(link, "http://sluice-") || !strings.Contains(link, ".localhost:") {
+			t.Fatalf("the link %s is not on the server's own sluice-PORT.localhost host", link)
+		}
+		resp, err := localhostClient.Get(link)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -46,7 +64,7 @@ func TestBannerSignInLink(t *testing.T) {
 	opens(m[0][1])
 	// The banner's command for another link works as printed, from the repository's root.
 	cmdLine := anotherLink.FindStringSubmatch(first.Stdout.String())
-	if cmdLine == nil || !strings.Contains(cmdLine[1], "dashboard-link "+demo+" -base-url "+first.Base) {
+	if cmdLine == nil || !strings.Contains(cmdLine[1], "dashboard-link "+demo+" -base-url "+local.DashboardBase(strings.TrimPrefix(first.Base, "http://"))) {
 		t.Fatalf("the banner does not say how to get another link:\n%s", first.Stdout.String())
 	}
 	cmd := exec.Command("bash", "-c", cmdLine[1])

@@ -20,22 +20,10 @@ import (
 )
 
 func main() {
-	cfg := local.Config{Out: os.Stdout, RequestTimeout: 29 * time.Second}
-	flag.StringVar(&cfg.Addr, "addr", "127.0.0.1:8080", "listen address")
-	flag.StringVar(&cfg.DataDir, "data", ".data", "data directory (SQLite file and locally generated secrets)")
-	flag.Func("seed-key", "removed: it showed the key to every local user through ps; set "+local.SeedKeysEnv+" instead", func(string) error {
-		return local.ErrSeedKeyFlag
-	})
-	flag.Int64Var(&cfg.RateLimit, "rate-limit", account.DefaultRateLimit, "requests per 60-second window for seeded and demo accounts")
-	flag.Int64Var(&cfg.Allowance, "allowance", account.DefaultAllowance, "monthly characters for seeded and demo accounts")
-	flag.StringVar(&cfg.Region, "region", "local", "region this server plays")
-	flag.StringVar(&cfg.Store, "store", local.StoreSQLite, "store: sqlite (embedded, in -data) or dynamodb")
-	flag.StringVar(&cfg.DynamoEndpoint, "dynamodb-endpoint", "", "DynamoDB endpoint for -store dynamodb (e.g. dynalite's); tables are created when missing")
-	flag.StringVar(&cfg.TablePrefix, "table-prefix", "sluice_", "table name prefix for -store dynamodb")
-	flag.DurationVar(&cfg.ReadTimeout, "read-timeout", local.DefaultReadTimeout, "how long a client may take to send a whole request; a late POST /v1/run body is answered 408 request_timeout")
-	flag.DurationVar(&cfg.RequestTimeout, "request-timeout", cfg.RequestTimeout, "deadline of each request's handling, counted from the moment its body has been read (API Gateway's integration timeout)")
-	pprofAddr := flag.String("pprof", "", "serve Go's profiler (net/http/pprof) on this address, e.g. 127.0.0.1:6060; off by default")
+	cfg := local.Config{Out: os.Stdout}
+	pprofAddr := defineFlags(flag.CommandLine, &cfg)
 	flag.Parse()
+	cfg.Flags = givenFlags(flag.CommandLine)
 	seeds, err := local.SeedKeys(os.Getenv(local.SeedKeysEnv))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "sluice:", err)
@@ -59,6 +47,33 @@ func main() {
 		fmt.Fprintln(os.Stderr, "sluice:", err)
 		os.Exit(1)
 	}
+}
+
+// defineFlags defines the server's flags on fs, filling cfg, and returns the -pprof address.
+// docs/operators.md's table lists them (a test holds the two together).
+func defineFlags(fs *flag.FlagSet, cfg *local.Config) *string {
+	fs.StringVar(&cfg.Addr, "addr", "127.0.0.1:8080", "listen address")
+	fs.StringVar(&cfg.DataDir, "data", ".data", "data directory (SQLite file and locally generated secrets)")
+	fs.Func("seed-key", "removed: it showed the key to every local user through ps; set "+local.SeedKeysEnv+" instead", func(string) error {
+		return local.ErrSeedKeyFlag
+	})
+	fs.Int64Var(&cfg.RateLimit, "rate-limit", account.DefaultRateLimit, "requests per 60-second window for seeded and demo accounts")
+	fs.Int64Var(&cfg.Allowance, "allowance", account.DefaultAllowance, "monthly characters for seeded and demo accounts")
+	fs.StringVar(&cfg.Region, "region", "local", "region this server plays")
+	fs.StringVar(&cfg.Store, "store", local.StoreSQLite, "store: sqlite (embedded, in -data) or dynamodb")
+	fs.StringVar(&cfg.DynamoEndpoint, "dynamodb-endpoint", "", "DynamoDB endpoint for -store dynamodb (e.g. dynalite's); tables are created when missing")
+	fs.StringVar(&cfg.TablePrefix, "table-prefix", "sluice_", "table name prefix for -store dynamodb")
+	fs.DurationVar(&cfg.ReadTimeout, "read-timeout", local.DefaultReadTimeout, "how long a client may take to send a whole request; a late POST /v1/run body is answered 408 request_timeout")
+	fs.DurationVar(&cfg.RequestTimeout, "request-timeout", 29*time.Second, "deadline of each request's handling, counted from the moment its body has been read (API Gateway's integration timeout)")
+	return fs.String("pprof", "", "serve Go's profiler (net/http/pprof) on this address, e.g. 127.0.0.1:6060; off by default")
+}
+
+// givenFlags lists the flags given on fs's command line as name-value pairs ("-addr",
+// "127.0.0.1:9090", ...), so the banner can repeat them in a command it suggests.
+func givenFlags(fs *flag.FlagSet) []string {
+	var given []string
+	fs.Visit(func(f *flag.Flag) { given = append(given, "-"+f.Name, f.Value.String()) })
+	return given
 }
 
 // servePprof serves the runtime profiles for `go tool pprof` (docs/PERFORMANCE.md says how).

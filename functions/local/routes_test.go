@@ -134,6 +134,11 @@ func TestBanner(t *testing.T) {
 		strings.Contains(out, "An account exists for each seeded key") {
 		t.Errorf("banner with a rotated seed key should say it is revoked and how to get a working key:\n%s", out)
 	}
+	// The way to start afresh keeps the flags the server was given (the harness gives -addr) and
+	// names a new data directory.
+	if want := `unset SLUICE_KEY; make run ARGS="-addr 127.0.0.1:0 -data ` + first.Data + `-new"`; !strings.Contains(out, want) {
+		t.Errorf("banner with a rotated seed key should suggest %s:\n%s", want, out)
+	}
 	if r := rotated.run(t, keyA, runBody("x", `[{"id":"p","service":"governance.pii.redact"}]`)); r.status != http.StatusUnauthorized {
 		t.Errorf("the rotated seed key answers %d, want 401", r.status)
 	}

@@ -254,7 +254,7 @@ func (m *Manager) Ensure(ctx context.Context, s Settings, key string) (store.Acc
 
 // invalidKey is the one answer to every bad key, whatever was wrong with it.
 func invalidKey() error {
-	return errcode.New(errcode.InvalidAPIKey, "the API key is missing, malformed or revoked; a key that worked before was probably rotated")
+	return errcode.New(errcode.InvalidAPIKey, errcode.InvalidAPIKeyMessage)
 }
 
 // Authenticate resolves an Authorization header value ("Bearer <key>") to an active account. Any

@@ -6,6 +6,7 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	_ "embed"
 	"encoding/json"
@@ -17,12 +18,11 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/sluice-api/sluice/internal/account"
 	"github.com/sluice-api/sluice/internal/errcode"
 	"github.com/sluice-api/sluice/internal/metering"
-	"github.com/sluice-api/sluice/internal/pipeline"
+	"github.com/sluice-api/sluice/internal/routes"
 	"github.com/sluice-api/sluice/internal/services"
 	"github.com/sluice-api/sluice/internal/store"
 )
@@ -38,16 +38,17 @@ func OpenAPIDocument() []byte { return openAPIDocument }
 
 // Headers Sluice reads or writes.
 const (
-	HeaderAuthorization    = "Authorization"
-	HeaderContentType      = "Content-Type"
-	HeaderIdempotencyKey   = "Idempotency-Key"
-	HeaderReplayed         = "Idempotent-Replayed"
-	HeaderRateLimit        = "X-RateLimit-Limit"
-	HeaderRateRemaining    = "X-RateLimit-Remaining"
-	HeaderRateReset        = "X-RateLimit-Reset"
-	HeaderRetryAfter       = "Retry-After"
-	HeaderTraceID          = "X-Sluice-Trace-Id"
-	MaxIdempotencyKeyChars = 255
+	HeaderAuthorization  = "Authorization"
+	HeaderContentType    = "Content-Type"
+	HeaderIdempotencyKey = "Idempotency-Key"
+	HeaderReplayed       = "Idempotent-Replayed"
+	HeaderRateLimit      = "X-RateLimit-Limit"
+	HeaderRateRemaining  = "X-RateLimit-Remaining"
+	HeaderRateReset      = "X-RateLimit-Reset"
+	HeaderRetryAfter     = "Retry-After"
+	HeaderTraceID        = "X-Sluice-Trace-Id"
+	// MaxIdempotencyKeyChars is the longest Idempotency-Key.
+	MaxIdempotencyKeyChars = metering.MaxIdempotencyKeyChars
 )
 
 // Request is an HTTP request as the handlers need it.
@@ -64,17 +65,11 @@ type Response struct {
 	Body   []byte
 }
 
-// Config holds the server's settings.
+// Config holds the server's settings; the run's own (region, idempotency, settle reserve) are
+// metering.Config's.
 type Config struct {
-	Region string // the region this deployment serves
-	// IdempotencyTTL and LeaseTTL are the metering package's (metering.Config).
-	IdempotencyTTL time.Duration
-	LeaseTTL       time.Duration
-	// SettleReserve is kept from the request deadline for settling after the steps
-	// (metering.Config).
-	SettleReserve time.Duration
-	Now           func() time.Time
-	Log           *slog.Logger
+	Now func() time.Time
+	Log *slog.Logger
 	// Observe, when set, receives every request's observation (for metrics).
 	Observe func(Observation)
 }
@@ -101,29 +96,22 @@ type StepObservation struct {
 	Duration time.Duration
 }
 
-// Server answers Sluice's API.
+// Server answers Sluice's API: it translates HTTP to the metering use case and back.
 type Server struct {
-	engine   *pipeline.Engine
-	store    store.Store
+	runner   *metering.Runner
 	accounts *account.Manager
-	meter    *metering.Meter
-	tokenKey []byte
 	cfg      Config
 }
 
-// NewServer returns a server. tokenKey is the tokenization secret.
-func NewServer(engine *pipeline.Engine, st store.Store, accounts *account.Manager, tokenKey []byte, cfg Config) *Server {
+// NewServer returns a server that runs pipelines with runner and authenticates with accounts.
+func NewServer(runner *metering.Runner, accounts *account.Manager, cfg Config) *Server {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	return &Server{
-		engine: engine, store: st, accounts: accounts,
-		meter:    metering.New(st, metering.Config{IdempotencyTTL: cfg.IdempotencyTTL, LeaseTTL: cfg.LeaseTTL, Log: cfg.Log}),
-		tokenKey: tokenKey, cfg: cfg,
-	}
+	return &Server{runner: runner, accounts: accounts, cfg: cfg}
 }
 
 // Authorization returns the request's Authorization header: "" when it is missing or sent more
@@ -163,7 +151,7 @@ func (s *Server) Authenticate(ctx context.Context, authorization string) (store.
 // NotFound answers a request for an unknown route.
 func (s *Server) NotFound() Response {
 	traceID := account.NewID("sluice", s.cfg.Now())
-	return envelope(traceID, errcode.New(errcode.NotFound, "no such route; the API has POST /v1/run, GET /v1/services, GET /v1/services/{name}, GET /v1/usage and GET /v1/openapi.json"), account.NoQuota)
+	return envelope(traceID, errcode.New(errcode.NotFound, "no such route; the API has %s", routes.Summary()), account.NoQuota)
 }
 
 // Internal answers a request whose handling panicked: internal_error with the trace id; the cause
@@ -185,7 +173,7 @@ func (s *Server) MethodNotAllowed(allow string) Response {
 // Service answers GET /v1/services/{name} for an authenticated account.
 func (s *Server) Service(ctx context.Context, a store.Account, name string) Response {
 	return s.read(ctx, a, "service", func(*metering.Gate) (any, error) {
-		if _, d, ok := s.engine.Registry().Lookup(name); ok {
+		if _, d, ok := s.runner.Registry().Lookup(name); ok {
 			return d, nil
 		}
 		return nil, errcode.At(errcode.ServiceNotFound, "", "service %q does not exist; GET /v1/services lists them", name)
@@ -201,7 +189,7 @@ type ServiceList struct {
 // by name.
 func (s *Server) Services(ctx context.Context, a store.Account) Response {
 	return s.read(ctx, a, "services", func(*metering.Gate) (any, error) {
-		reg := s.engine.Registry()
+		reg := s.runner.Registry()
 		list := ServiceList{Services: make([]services.Descriptor, 0, len(reg.Names()))}
 		for _, name := range reg.Names() {
 			_, d, _ := reg.Lookup(name)
@@ -229,52 +217,21 @@ func (s *Server) Usage(ctx context.Context, a store.Account) Response {
 // becomes the error envelope (an internal one as service_unavailable, logged).
 func (s *Server) read(ctx context.Context, a store.Account, route string, body func(*metering.Gate) (any, error)) Response {
 	start := s.cfg.Now()
-	traceID := account.NewID("sluice", start)
-	g, e := s.enter(ctx, a, start)
+	g, e := s.runner.Enter(ctx, a, start)
 	defer g.Close()
 	if e == nil {
 		v, err := body(g)
 		if err == nil {
-			resp := jsonResponse(http.StatusOK, traceID, v, g.Quota)
-			s.record(ctx, Observation{TraceID: traceID, AccountID: a.ID, Route: route, HTTPStatus: resp.Status, Duration: s.cfg.Now().Sub(start)})
+			resp := jsonResponse(http.StatusOK, g.TraceID, v, g.Quota)
+			s.record(ctx, Observation{TraceID: g.TraceID, AccountID: a.ID, Route: route, HTTPStatus: resp.Status, Duration: s.cfg.Now().Sub(start)})
 			return resp
 		}
-		e = s.failure(traceID, err)
+		e = s.failure(g.TraceID, err)
 	}
-	resp := envelope(traceID, e, g.Quota)
-	s.record(ctx, Observation{TraceID: traceID, AccountID: a.ID, Route: route, HTTPStatus: resp.Status, Code: e.Code, Duration: s.cfg.Now().Sub(start)})
+	resp := envelope(g.TraceID, e, g.Quota)
+	s.record(ctx, Observation{TraceID: g.TraceID, AccountID: a.ID, Route: route, HTTPStatus: resp.Status, Code: e.Code, Duration: s.cfg.Now().Sub(start)})
 	return resp
 }
-
-// enter checks the account's region and counts the request in its rate window (the metering
-// package's Enter). It always returns a gate, whose Quota the answer's headers report; a
-// refused request's gate is closed already.
-func (s *Server) enter(ctx context.Context, a store.Account, now time.Time) (*metering.Gate, *errcode.Error) {
-	if a.Region != s.cfg.Region {
-		g := s.meter.Refused(a, now)
-		g.Quota = account.NoQuota
-		return g, errcode.New(errcode.WrongRegion, "this account lives in region %q; call that region's endpoint", a.Region)
-	}
-	g, err := s.meter.Enter(ctx, a, now)
-	if err != nil {
-		var e *errcode.Error
-		if errors.As(err, &e) {
-			return g, e
-		}
-		s.cfg.Log.ErrorContext(ctx, "rate window failed", "account_id", a.ID, "error", err.Error())
-		return g, errcode.New(errcode.ServiceUnavailable, "a dependency is unavailable; retry shortly")
-	}
-	return g, nil
-}
-
-// Meter is the server's metering: the dashboard's playground admits and settles its runs with it.
-func (s *Server) Meter() *metering.Meter { return s.meter }
-
-// Engine is the server's pipeline engine.
-func (s *Server) Engine() *pipeline.Engine { return s.engine }
-
-// TokenKey is the tokenization secret, for runs that the playground executes itself.
-func (s *Server) TokenKey() []byte { return s.tokenKey }
 
 // failure maps an error to what a client may see, logging anything internal.
 func (s *Server) failure(traceID string, err error) *errcode.Error {
@@ -325,12 +282,17 @@ func JSONSafetyHeaders() map[string]string {
 }
 
 func jsonResponse(status int, traceID string, v any, q account.Quota) Response {
-	body, err := json.Marshal(v)
-	if err != nil { // only our own types are marshalled; this is a bug
+	// No HTML escaping: the answer is JSON (nosniff, below), never HTML, and escaping spells each
+	// < > & in six bytes, which let a short request buy a long answer. Encode ends with '\n'.
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	body := []byte(`{"error":{"code":"internal_error","message":"internal error"}}` + "\n")
+	if err := enc.Encode(v); err == nil {
+		body = buf.Bytes()
+	} else { // only our own types are marshalled; this is a bug
 		status = http.StatusInternalServerError
-		body = []byte(`{"error":{"code":"internal_error","message":"internal error"}}`)
 	}
-	body = append(body, '\n')
 	h := http.Header{}
 	h.Set("Content-Type", "application/json")
 	// Every answer is one account's, about one request: no cache may keep it, and no browser
@@ -369,10 +331,4 @@ func GetExact(h http.Header, name string) string {
 		return v[0]
 	}
 	return h.Get(name)
-}
-
-// validIdempotencyKey: 1 to 255 characters.
-func validIdempotencyKey(k string) bool {
-	n := utf8.RuneCountInString(k)
-	return n >= 1 && n <= MaxIdempotencyKeyChars && utf8.ValidString(k)
 }

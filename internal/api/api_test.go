@@ -17,10 +17,12 @@ import (
 
 	"github.com/sluice-api/sluice/internal/account"
 	"github.com/sluice-api/sluice/internal/errcode"
+	"github.com/sluice-api/sluice/internal/metering"
 	"github.com/sluice-api/sluice/internal/pipeline"
 	"github.com/sluice-api/sluice/internal/services"
 	"github.com/sluice-api/sluice/internal/store"
 	"github.com/sluice-api/sluice/internal/store/sqlite"
+	"github.com/sluice-api/sluice/internal/timing"
 )
 
 const secret = "Zanzibar-confidential-7781"
@@ -114,7 +116,7 @@ func newFixture(t *testing.T, allowance int64, wrap func(store.Store) store.Stor
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.srv = NewServer(engine, s, accounts, []byte("tokenization-key-tokenization-key"), Config{Region: "eu-west-1", Log: log})
+	f.srv = NewServer(metering.New(s, engine, metering.Config{Region: "eu-west-1", TokenKey: []byte("tokenization-key-tokenization-key"), Log: log}), accounts, Config{Log: log})
 	return f
 }
 
@@ -377,7 +379,7 @@ func TestFailedRunBillsCompletedSteps(t *testing.T) {
 		{"StepTimeout", pipe("test.double", "test.wait", "test.echo"), callPlain, errcode.StepTimeout,
 			map[string]float64{"s1": 3}},
 		{"FunctionDeadline", pipe("test.echo", "test.double", "test.wait"), func(t *testing.T, f *fixture, body string, headers ...string) answer {
-			ctx, cancel := context.WithTimeout(t.Context(), 550*time.Millisecond) // 50 ms for the steps, less than their own budget
+			ctx, cancel := context.WithTimeout(t.Context(), timing.SettleReserve+50*time.Millisecond) // 50 ms for the steps, less than their own budget
 			defer cancel()
 			a, err := f.tryCtx(ctx, body, headers...)
 			if err != nil {
@@ -779,6 +781,132 @@ func TestAuthorizationHeader(t *testing.T) {
 			}
 			if got := Authorization(h); got != tc.want {
 				t.Fatalf("Authorization = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestHeaderSentTwice: a header the run reads once, sent more than once, keeps its code but is
+// answered with a message that says so (issue 45), and a single bad value keeps its own message.
+func TestHeaderSentTwice(t *testing.T) {
+	f := newFixture(t, 1_000_000, nil)
+	for _, tc := range []struct {
+		name    string
+		header  string
+		values  []string
+		status  int
+		code    string
+		message string
+	}{
+		{"IdempotencyKeyTwice", HeaderIdempotencyKey, []string{"k-1", "k-1"}, 400, errcode.InvalidIdempotencyKey, "Idempotency-Key was sent more than once"},
+		{"IdempotencyKeyTwoValues", HeaderIdempotencyKey, []string{"k-1", "k-2"}, 400, errcode.InvalidIdempotencyKey, "Idempotency-Key was sent more than once"},
+		{"IdempotencyKeyEmpty", HeaderIdempotencyKey, []string{""}, 400, errcode.InvalidIdempotencyKey, "must be 1 to 255 characters"},
+		{"ContentTypeTwice", HeaderContentType, []string{"application/json", "application/json"}, 415, errcode.UnsupportedMediaType, "Content-Type was sent more than once"},
+		{"ContentTypeTwoValues", HeaderContentType, []string{"application/json", "text/plain"}, 415, errcode.UnsupportedMediaType, "Content-Type was sent more than once"},
+		{"ContentTypeWrong", HeaderContentType, []string{"text/plain"}, 415, errcode.UnsupportedMediaType, "send Content-Type: application/json"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := http.Header{HeaderContentType: {"application/json"}}
+			h.Del(tc.header)
+			for _, v := range tc.values {
+				h.Add(tc.header, v)
+			}
+			resp := f.srv.Run(t.Context(), f.acct, Request{Header: h, Body: []byte(body("x", "test.echo"))})
+			var m struct {
+				Status string
+				Error  struct{ Code, Message string }
+			}
+			if err := json.Unmarshal(resp.Body, &m); err != nil {
+				t.Fatal(err)
+			}
+			if resp.Status != tc.status || m.Status != "failed" || m.Error.Code != tc.code || !strings.Contains(m.Error.Message, tc.message) {
+				t.Fatalf("got %d %s, want %d %s saying %q", resp.Status, resp.Body, tc.status, tc.code, tc.message)
+			}
+		})
+	}
+}
+
+// chargedStore charges a keyed run but leaves its record in flight and answers store.ErrCharged,
+// as the DynamoDB store does when the record's completion fails after the charge; proofStore
+// adds Charged (metering.Charges).
+type chargedStore struct {
+	store.Store
+	mu      sync.Mutex
+	charged map[string]bool // leases
+}
+
+func (s *chargedStore) Settle(ctx context.Context, st store.Settlement) (store.Usage, bool, error) {
+	idem := st.Idem
+	st.Idem = nil
+	u, ok, err := s.Store.Settle(ctx, st)
+	if err != nil || !ok || idem == nil {
+		return u, ok, err
+	}
+	s.mu.Lock()
+	s.charged[idem.Lease] = true
+	s.mu.Unlock()
+	return store.Usage{}, false, fmt.Errorf("complete record: timeout at /var/lib/secret/path: %w", store.ErrCharged)
+}
+
+// proofStore is a chargedStore that can tell whether an in-flight record's charge holds.
+type proofStore struct{ *chargedStore }
+
+func (s proofStore) Charged(_ context.Context, rec store.IdemRecord) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return rec.State == store.IdemInFlight && s.charged[rec.Lease], nil
+}
+
+// TestChargeNotConfirmed: a run that may have been charged is never answered "retry shortly"
+// with nothing billed: billing_unconfirmed (502, no Retry-After) with the lines it may have
+// billed and no result; a retry under its key inside the lease is a duplicate when the store can
+// tell that the charge holds, else 409; usage counts the run once.
+func TestChargeNotConfirmed(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		wrap   func(store.Store) store.Store
+		key    string
+		retry  int   // the status of a retry under the same key; 0: no retry
+		billed int64 // the run's characters in the usage
+	}{
+		{"WithoutKey", func(s store.Store) store.Store { return failingStore{s} }, "", 0, 0},
+		{"KeyedProofHolds", func(s store.Store) store.Store {
+			return proofStore{&chargedStore{Store: s, charged: map[string]bool{}}}
+		}, "k-proof", 200, 9},
+		{"KeyedNoProof", func(s store.Store) store.Store { return &chargedStore{Store: s, charged: map[string]bool{}} }, "k-noproof", 409, 9},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, 1000, tc.wrap)
+			var hdr []string
+			if tc.key != "" {
+				hdr = []string{HeaderIdempotencyKey, tc.key}
+			}
+			runBody := `{"input":{"type":"text","value":"abc"},"pipeline":[{"id":"s1","service":"test.double"},{"id":"s2","service":"test.echo"}]}`
+			a := f.run(t, runBody, hdr...)
+			if a.Status != 502 || a.code() != errcode.BillingUnconfirmed || a.Header.Get(HeaderRetryAfter) != "" || a.m["status"] != "failed" || a.m["output"] != nil {
+				t.Fatalf("answer = %d %v %s", a.Status, a.Header, a.Body)
+			}
+			if bytes.Contains(a.Body, []byte("/var/lib")) || len(a.m["results"].(map[string]any)) != 0 {
+				t.Fatalf("internal text or a result on an unconfirmed charge: %s", a.Body)
+			}
+			if lines := a.m["usage"].(map[string]any)["billed"].([]any); len(lines) != 2 {
+				t.Fatalf("billed = %v, want the two lines the run may have been charged", lines)
+			}
+			if u := f.usage(t); u.Characters != tc.billed {
+				t.Fatalf("usage %+v, want %d characters", u, tc.billed)
+			}
+			if tc.retry == 0 {
+				return
+			}
+			again := f.run(t, runBody, hdr...)
+			if again.Status != tc.retry {
+				t.Fatalf("retry = %d %s, want %d", again.Status, again.Body, tc.retry)
+			}
+			if tc.retry == 200 && (again.m["status"] != "duplicate" || again.m["trace_id"] != a.m["trace_id"] || again.Header.Get(HeaderReplayed) != "true") {
+				t.Fatalf("retry = %s, want a duplicate of %v", again.Body, a.m["trace_id"])
+			}
+			if u := f.usage(t); u.Characters != tc.billed || u.Runs != 1 {
+				t.Fatalf("usage after the retry %+v, want %d characters in one run", u, tc.billed)
 			}
 		})
 	}

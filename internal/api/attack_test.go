@@ -12,16 +12,17 @@ import (
 
 	"github.com/sluice-api/sluice/internal/account"
 	"github.com/sluice-api/sluice/internal/errcode"
+	"github.com/sluice-api/sluice/internal/metering"
 	"github.com/sluice-api/sluice/internal/pipeline"
 	"github.com/sluice-api/sluice/internal/services/builtin"
 	"github.com/sluice-api/sluice/internal/store/sqlite"
 )
 
 // growthAttack is issue 31's payload blow-up: 100,000 characters of "a a a …", the toxicity and
-// shield steps, tokenize, then three redact steps that replace every "a" with a 63-character
-// mask of 32 words "a" (the text would grow about 32 times a step).
+// shield steps, tokenize, then three redact steps that replace every "a" with a 15-character
+// mask of 8 words "a", the longest mask allowed (the text would grow about 8 times a step).
 func growthAttack() []byte {
-	mask := strings.TrimSpace(strings.Repeat("a ", 32))
+	mask := strings.TrimSpace(strings.Repeat("a ", 8))
 	redact, _ := json.Marshal(map[string]any{"deny": []string{"a"}, "mask": mask})
 	value := strings.Repeat("a ", 50_000)[:100_000]
 	v, _ := json.Marshal(value)
@@ -55,7 +56,7 @@ func builtinServer(tb testing.TB) (*Server, *sqlite.Store, account.Settings, str
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return NewServer(engine, st, accounts, []byte("tokenization-key-tokenization-key"), Config{Region: "eu-west-1"}), st, settings, a.ID
+	return NewServer(metering.New(st, engine, metering.Config{Region: "eu-west-1", TokenKey: []byte("tokenization-key-tokenization-key")}), accounts, Config{}), st, settings, a.ID
 }
 
 // TestGrowthAttackIsOutputTooLarge: the attack fails at the first redact step with

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sluice-api/sluice/internal/account"
+	"github.com/sluice-api/sluice/internal/metering"
 	"github.com/sluice-api/sluice/internal/pipeline"
 	"github.com/sluice-api/sluice/internal/services"
 	"github.com/sluice-api/sluice/internal/store/dynamo"
@@ -33,7 +34,8 @@ func TestRunRoundTrips(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := dynamo.New(c, dynamo.TablesWithPrefix("roundtrips_"))
+	// With the copy key, as keyctl (which seals accounts) and the authorizer have it.
+	st := dynamo.New(c, dynamo.TablesWithPrefix("roundtrips_"), dynamo.WithCopyKey([]byte("copy-key-copy-key-copy-key-copy-key!")))
 	if err := st.CreateTables(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +56,7 @@ func TestRunRoundTrips(t *testing.T) {
 	if _, err := accounts.CreateWithKey(t.Context(), account.Settings{Region: "eu-west-1", Tier: "standard", RateLimit: 1000, Allowance: 1 << 40}, testKey); err != nil {
 		t.Fatal(err)
 	}
-	srv := NewServer(engine, st, accounts, []byte("tokenization-key-tokenization-key"), Config{Region: "eu-west-1", Now: clock})
+	srv := NewServer(metering.New(st, engine, metering.Config{Region: "eu-west-1", TokenKey: []byte("tokenization-key-tokenization-key")}), accounts, Config{Now: clock})
 
 	count := func(fn func()) int64 {
 		t.Helper()
@@ -109,7 +111,7 @@ func BenchmarkRunOnDynalite(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	st := dynamo.New(c, dynamo.TablesWithPrefix("bench_"))
+	st := dynamo.New(c, dynamo.TablesWithPrefix("bench_"), dynamo.WithCopyKey([]byte("copy-key-copy-key-copy-key-copy-key!")))
 	if err := st.CreateTables(b.Context()); err != nil {
 		b.Fatal(err)
 	}
@@ -130,7 +132,7 @@ func BenchmarkRunOnDynalite(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	srv := NewServer(engine, st, accounts, []byte("tokenization-key-tokenization-key"), Config{Region: "eu-west-1", Now: clock})
+	srv := NewServer(metering.New(st, engine, metering.Config{Region: "eu-west-1", TokenKey: []byte("tokenization-key-tokenization-key")}), accounts, Config{Now: clock})
 	body := []byte(body("hello", "test.echo"))
 	for _, keyed := range []bool{false, true} {
 		name := "WithoutKey"

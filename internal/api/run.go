@@ -12,40 +12,87 @@ import (
 	"github.com/sluice-api/sluice/internal/store"
 )
 
-// run is the state of one POST /v1/run.
-type run struct {
-	s         *Server
-	acct      store.Account
-	start     time.Time
-	traceID   string
-	requestID string
-	quota     account.Quota
-}
-
-// Run answers POST /v1/run for an authenticated account. Checks run in this order, the first
-// failure answering: region and rate window (421, 429), body size (413), Content-Type (415),
-// then the body (invalid_json, invalid_request, ..., see pipeline.Engine.Parse), idempotency
-// (409, 422) and the allowance (402). A request rejected before running changes nothing but its
-// rate window. What a run admits, charges and releases is the metering package's.
+// Run answers POST /v1/run for an authenticated account: Enter (region and rate window: 421,
+// 429), the contract's body size (413) and Content-Type (415), then Run (the body, the
+// Idempotency-Key, the allowance, the steps and the charge; see metering.Gate.Run), rendered.
+// A request rejected before running changes nothing but its rate window.
 func (s *Server) Run(ctx context.Context, a store.Account, req Request) Response {
-	r := &run{s: s, acct: a, start: s.cfg.Now()}
-	r.traceID = account.NewID("sluice", r.start)
-	resp, code, out := r.handle(ctx, req)
-	o := Observation{
-		TraceID: r.traceID, AccountID: a.ID, Route: "run", HTTPStatus: resp.Status, Code: code,
-		Duration: s.cfg.Now().Sub(r.start),
+	start := s.cfg.Now()
+	g, e := s.runner.Enter(ctx, a, start)
+	res := metering.Result{TraceID: g.TraceID, Err: e}
+	if e == nil {
+		res.Err = httpChecks(req)
+		if res.Err != nil {
+			g.Close()
+		} else {
+			res = g.Run(ctx, req.Body, req.Header.Values(HeaderIdempotencyKey))
+		}
 	}
-	if resp.Header.Get(HeaderReplayed) == "true" {
+	resp := s.render(a, start, g.Quota, res)
+	o := Observation{
+		TraceID: res.TraceID, AccountID: a.ID, Route: "run", HTTPStatus: resp.Status,
+		Duration: s.cfg.Now().Sub(start),
+	}
+	if res.Duplicate {
 		o.RunStatus = pipeline.StatusDuplicate
 	}
-	if out != nil {
+	if out := res.Outcome; out != nil {
 		o.RunStatus, o.HaltReason, o.BilledCharacters = out.Status, out.HaltReason, out.Characters()
+		if out.Error != nil {
+			o.Code = out.Error.Code
+		}
 		for _, st := range out.Steps {
 			o.Steps = append(o.Steps, StepObservation{Service: st.Step.Descriptor.Name, Status: st.Status, Duration: st.Duration})
 		}
 	}
+	if res.Err != nil { // a refusal, or a charge not confirmed: nothing known to be billed
+		o.Code, o.BilledCharacters = res.Err.Code, 0
+		if res.Outcome != nil {
+			o.RunStatus, o.HaltReason = pipeline.StatusFailed, ""
+		}
+	}
 	s.record(ctx, o)
 	return resp
+}
+
+// httpChecks are the contract's checks of a run request between its rate window and its body:
+// the body's size (413), then its Content-Type (415), which must be sent once.
+func httpChecks(req Request) *errcode.Error {
+	if len(req.Body) > pipeline.MaxBodyBytes {
+		return errcode.New(errcode.BodyTooLarge, "the request body is larger than %d bytes", pipeline.MaxBodyBytes)
+	}
+	if len(req.Header.Values(HeaderContentType)) > 1 {
+		return errcode.New(errcode.UnsupportedMediaType, "Content-Type was sent more than once; send it once: Content-Type: application/json")
+	}
+	if !jsonBody(req.Header) {
+		return errcode.New(errcode.UnsupportedMediaType, "the request body must be JSON: send Content-Type: application/json (charset, if given, utf-8)")
+	}
+	return nil
+}
+
+// render is a run's answer: the run shape (a rejection's carries its error and nothing run; an
+// unconfirmed charge's its error and the billing lines it may have charged), or a duplicate's
+// short one with Idempotent-Replayed.
+func (s *Server) render(a store.Account, start time.Time, q account.Quota, res metering.Result) Response {
+	switch {
+	case res.Duplicate:
+		resp := jsonResponse(http.StatusOK, res.TraceID, pipeline.Duplicate{
+			RequestID: res.RequestID, TraceID: res.TraceID, Status: pipeline.StatusDuplicate,
+		}, q)
+		resp.Header.Set(HeaderReplayed, "true")
+		return resp
+	case res.Err != nil && res.Outcome != nil:
+		// billing_unconfirmed: usage.billed says what the run was charged if the charge was
+		// applied; no output or result goes out on a charge that is not confirmed.
+		body := res.Outcome.Render(res.RequestID, s.cfg.Now().Sub(start))
+		body.Status, body.Error, body.Output, body.HaltedAt, body.HaltReason = pipeline.StatusFailed, res.Err, nil, nil, ""
+		body.Results = map[string]pipeline.StepResult{}
+		return jsonResponse(errcode.Status(res.Err.Code), res.TraceID, body, q)
+	case res.Err != nil:
+		body := pipeline.Rejected(res.RequestID, res.TraceID, a.Region, start, s.cfg.Now().Sub(start), res.Err)
+		return jsonResponse(errcode.Status(res.Err.Code), res.TraceID, body, q)
+	}
+	return jsonResponse(http.StatusOK, res.TraceID, res.Outcome.Render(res.RequestID, s.cfg.Now().Sub(start)), q)
 }
 
 // RequestTimeout answers a POST /v1/run whose body did not arrive within the server's read
@@ -54,100 +101,16 @@ func (s *Server) Run(ctx context.Context, a store.Account, req Request) Response
 // other, so a full window answers 429 instead. API Gateway reads bodies itself; the local server
 // calls this.
 func (s *Server) RequestTimeout(ctx context.Context, a store.Account) Response {
-	r := &run{s: s, acct: a, start: s.cfg.Now()}
-	r.traceID = account.NewID("sluice", r.start)
-	g, e := s.enter(ctx, a, r.start)
-	r.quota = g.Quota
+	start := s.cfg.Now()
+	g, e := s.runner.Enter(ctx, a, start)
 	g.Close()
 	if e == nil {
 		e = errcode.New(errcode.RequestTimeout, "the request body did not arrive in time; send the whole body at once and retry")
 	}
-	resp := r.reject(e)
+	resp := s.render(a, start, g.Quota, metering.Result{TraceID: g.TraceID, Err: e})
 	s.record(ctx, Observation{
-		TraceID: r.traceID, AccountID: a.ID, Route: "run", HTTPStatus: resp.Status, Code: e.Code,
-		Duration: s.cfg.Now().Sub(r.start),
+		TraceID: g.TraceID, AccountID: a.ID, Route: "run", HTTPStatus: resp.Status, Code: e.Code,
+		Duration: s.cfg.Now().Sub(start),
 	})
 	return resp
-}
-
-// handle answers the request; out is the executed run, if one ran.
-func (r *run) handle(ctx context.Context, req Request) (resp Response, code string, out *pipeline.Outcome) {
-	s := r.s
-	g, e := s.enter(ctx, r.acct, r.start)
-	r.quota = g.Quota
-	if e != nil {
-		return r.reject(e), e.Code, nil
-	}
-	reject := func(e *errcode.Error) (Response, string, *pipeline.Outcome) {
-		g.Close()
-		return r.reject(e), e.Code, nil
-	}
-	if len(req.Body) > pipeline.MaxBodyBytes {
-		return reject(errcode.New(errcode.BodyTooLarge, "the request body is larger than %d bytes", pipeline.MaxBodyBytes))
-	}
-	if !jsonBody(req.Header) {
-		return reject(errcode.New(errcode.UnsupportedMediaType, "the request body must be JSON: send Content-Type: application/json (charset, if given, utf-8)"))
-	}
-	plan, requestID, e := s.engine.Check(req.Body)
-	if e != nil {
-		r.requestID = requestID
-		return reject(e)
-	}
-	r.requestID = plan.RequestID
-	want := metering.Run{TraceID: r.traceID, InputChars: plan.InputChars}
-	if keys, ok := req.Header[http.CanonicalHeaderKey(HeaderIdempotencyKey)]; ok {
-		if len(keys) != 1 || !validIdempotencyKey(keys[0]) {
-			return reject(errcode.New(errcode.InvalidIdempotencyKey, "Idempotency-Key must be 1 to %d characters", MaxIdempotencyKeyChars))
-		}
-		fp, err := plan.Fingerprint()
-		if err != nil { // cannot happen: the body was decoded already
-			g.Close()
-			return r.fail(err), errcode.ServiceUnavailable, nil
-		}
-		want.IdempotencyKey, want.Fingerprint = keys[0], fp
-	}
-	adm, dup, err := g.Admit(ctx, want)
-	switch {
-	case err != nil:
-		e := r.s.failure(r.traceID, err)
-		return r.reject(e), e.Code, nil
-	case dup != nil:
-		resp := jsonResponse(http.StatusOK, dup.TraceID, pipeline.Duplicate{
-			RequestID: r.requestID, TraceID: dup.TraceID, Status: pipeline.StatusDuplicate,
-		}, r.quota)
-		resp.Header.Set(HeaderReplayed, "true")
-		r.traceID = dup.TraceID
-		return resp, "", nil
-	}
-
-	runCtx, cancel := adm.StepContext(ctx)
-	defer cancel()
-	out = s.engine.Execute(runCtx, plan, pipeline.Env{
-		TraceID: r.traceID, Account: r.acct.ID, Region: r.acct.Region, TokenKey: s.tokenKey,
-		ReceivedAt: r.start, Budget: adm.Budget,
-	})
-	settled, err := adm.Settle(ctx, out)
-	if err != nil {
-		e := r.s.failure(r.traceID, err)
-		return r.reject(e), e.Code, nil
-	}
-	if settled.Error != nil {
-		code = settled.Error.Code
-	}
-	return r.render(settled), code, settled
-}
-
-func (r *run) render(out *pipeline.Outcome) Response {
-	return jsonResponse(http.StatusOK, r.traceID, out.Render(r.requestID, r.s.cfg.Now().Sub(r.start)), r.quota)
-}
-
-// reject answers with the run shape carrying the error; nothing ran.
-func (r *run) reject(e *errcode.Error) Response {
-	body := pipeline.Rejected(r.requestID, r.traceID, r.acct.Region, r.start, r.s.cfg.Now().Sub(r.start), e)
-	return jsonResponse(errcode.Status(e.Code), r.traceID, body, r.quota)
-}
-
-// fail answers an internal failure with 503 (logged, never shown).
-func (r *run) fail(err error) Response {
-	return r.reject(r.s.failure(r.traceID, err))
 }

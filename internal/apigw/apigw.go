@@ -16,6 +16,7 @@ import (
 	"github.com/sluice-api/sluice/internal/api"
 	"github.com/sluice-api/sluice/internal/apigw/authorizer"
 	"github.com/sluice-api/sluice/internal/pipeline"
+	"github.com/sluice-api/sluice/internal/routes"
 	"github.com/sluice-api/sluice/internal/store"
 )
 
@@ -100,18 +101,21 @@ func (h *Handlers) Usage(ctx context.Context, req events.APIGatewayProxyRequest)
 	return h.authorized(ctx, req, h.api.Usage)
 }
 
-// Read routes the read-only function's resources: GET /v1/services, /v1/services/{name},
-// /v1/usage and /v1/openapi.json.
+// Read routes the read-only function's resources (routes.FunctionServices' routes in the
+// API's route table) by the event's resource path.
 func (h *Handlers) Read(ctx context.Context, req events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
-	switch req.Resource {
-	case "/v1/usage":
+	rt, _ := routes.ByResource(req.Resource)
+	switch rt.ID {
+	case routes.Usage:
 		return h.Usage(ctx, req)
-	case "/v1/services":
+	case routes.Services:
 		return h.authorized(ctx, req, h.api.Services)
-	case "/v1/openapi.json":
+	case routes.OpenAPI:
 		return h.authorized(ctx, req, h.api.OpenAPI)
-	default:
+	case routes.Service:
 		return h.Service(ctx, req)
+	default: // the stack sends this function no other resource
+		return toEvent(h.api.NotFound()), nil
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/sluice-api/sluice/internal/account"
 	"github.com/sluice-api/sluice/internal/api"
 	"github.com/sluice-api/sluice/internal/apigw/authorizer"
+	"github.com/sluice-api/sluice/internal/metering"
 	"github.com/sluice-api/sluice/internal/pipeline"
 	"github.com/sluice-api/sluice/internal/services"
 	"github.com/sluice-api/sluice/internal/store/sqlite"
@@ -68,10 +69,9 @@ func (echoSvc) Run(_ context.Context, r services.Request) (services.Result, erro
 	return services.Result{Payload: r.Payload}, nil
 }
 
-// TestRunBodySizes: the run function answers 413 body_too_large for every body over 1 MiB that
-// reaches it, as API Gateway passes it or base64-encoded (binary media types), and decodes a
-// base64 body that fits.
-func TestRunBodySizes(t *testing.T) {
+// testHandlers returns the handlers over a server with the echo service and an SQLite store.
+func testHandlers(t *testing.T) *Handlers {
+	t.Helper()
 	reg, err := services.NewRegistry(echoSvc{})
 	if err != nil {
 		t.Fatal(err)
@@ -85,10 +85,58 @@ func TestRunBodySizes(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	srv := api.NewServer(engine, st, account.NewManager(st, []byte("0123456789abcdef0123456789abcdef"), nil),
-		[]byte("tokenization-key-tokenization-key"), api.Config{Region: "eu-west-1"})
-	h := NewHandlers(srv)
+	srv := api.NewServer(metering.New(st, engine, metering.Config{Region: "eu-west-1", TokenKey: []byte("tokenization-key-tokenization-key")}),
+		account.NewManager(st, []byte("0123456789abcdef0123456789abcdef"), nil), api.Config{})
+	return NewHandlers(srv)
+}
 
+// TestReadRoutesByResource: the read-only function answers each of its resources (the
+// events/ fixtures) by the route table, and a resource that is not its own with not_found.
+func TestReadRoutesByResource(t *testing.T) {
+	h := testHandlers(t)
+	for _, tc := range []struct {
+		event    string
+		resource string // replaces the event's, when set
+		status   int
+		member   string // a member of the answer that only this route has, or the error code
+	}{
+		{"services.json", "", 200, "services"},
+		{"service.json", "", 404, "service_not_found"}, // the fixture's service is not the echo server's
+		{"usage.json", "", 200, "characters"},
+		{"openapi.json", "", 200, "openapi"},
+		{"services.json", "/v1/run", 404, "not_found"},
+		{"services.json", "/v1/nothing", 404, "not_found"},
+	} {
+		t.Run(tc.event+tc.resource, func(t *testing.T) {
+			var req events.APIGatewayProxyRequest
+			fixture(t, tc.event, &req)
+			if tc.resource != "" {
+				req.Resource = tc.resource
+			}
+			resp, err := h.Read(t.Context(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var m map[string]any
+			if err := json.Unmarshal([]byte(resp.Body), &m); err != nil {
+				t.Fatalf("body %q", resp.Body)
+			}
+			_, ok := m[tc.member]
+			if e, isErr := m["error"].(map[string]any); isErr {
+				ok = e["code"] == tc.member
+			}
+			if resp.StatusCode != tc.status || !ok {
+				t.Fatalf("got %d %s, want %d with %q", resp.StatusCode, resp.Body, tc.status, tc.member)
+			}
+		})
+	}
+}
+
+// TestRunBodySizes: the run function answers 413 body_too_large for every body over 1 MiB that
+// reaches it, as API Gateway passes it or base64-encoded (binary media types), and decodes a
+// base64 body that fits.
+func TestRunBodySizes(t *testing.T) {
+	h := testHandlers(t)
 	var base events.APIGatewayProxyRequest
 	fixture(t, "run-rejected.json", &base)
 	valid := `{"input":{"type":"text","value":"hello"},"pipeline":[{"id":"a","service":"test.echo"}]}`

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sluice-api/sluice/internal/account"
 	"github.com/sluice-api/sluice/internal/api"
+	"github.com/sluice-api/sluice/internal/metering"
 	"github.com/sluice-api/sluice/internal/pipeline"
 	"github.com/sluice-api/sluice/internal/services"
 	"github.com/sluice-api/sluice/internal/store/sqlite"
@@ -55,8 +56,8 @@ func TestLargestAnswerFitsLambda(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	h := NewHandlers(api.NewServer(engine, st, account.NewManager(st, []byte("0123456789abcdef0123456789abcdef"), nil),
-		[]byte("tokenization-key-tokenization-key"), api.Config{Region: "eu-west-1"}))
+	h := NewHandlers(api.NewServer(metering.New(st, engine, metering.Config{Region: "eu-west-1", TokenKey: []byte("tokenization-key-tokenization-key")}),
+		account.NewManager(st, []byte("0123456789abcdef0123456789abcdef"), nil), api.Config{}))
 	var base events.APIGatewayProxyRequest
 	fixture(t, "run-rejected.json", &base)
 	value, _ := json.Marshal(strings.Repeat("\x01", pipeline.MaxInputChars))

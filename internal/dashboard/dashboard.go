@@ -1,7 +1,8 @@
 // Package dashboard is the account holder's web dashboard, served at /dashboard/ by the local
 // server and, on AWS, by its own Lambda function behind the same REST API (outside the key
 // authorizer). It shows the month's usage, the account's keys (create, rotate, revoke), the
-// service catalog and a playground that runs pipelines through the API's own server.
+// service catalog and a playground that runs pipelines through the API's own use case
+// (package metering).
 //
 // Pages are rendered on the server with html/template and every action is a plain HTML form
 // carrying a CSRF token, so everything works without JavaScript; the embedded script only adds
@@ -34,7 +35,7 @@ import (
 	"time"
 
 	"github.com/sluice-api/sluice/internal/account"
-	"github.com/sluice-api/sluice/internal/api"
+	"github.com/sluice-api/sluice/internal/metering"
 	"github.com/sluice-api/sluice/internal/services"
 	"github.com/sluice-api/sluice/internal/store"
 )
@@ -64,9 +65,9 @@ const (
 type Config struct {
 	Store    store.Store
 	Accounts *account.Manager
-	// API runs the playground's pipelines: the same engine, rate window, allowance and billing
-	// as POST /v1/run.
-	API      *api.Server
+	// Runner runs the playground's pipelines: the same use case, engine, rate window,
+	// allowance and billing as POST /v1/run.
+	Runner   *metering.Runner
 	Registry *services.Registry
 	// Pepper is the key pepper; link tokens, session ids and CSRF tokens are HMACed with it.
 	Pepper []byte
@@ -107,8 +108,8 @@ type asset struct {
 
 // New returns the dashboard handler.
 func New(cfg Config) (*Handler, error) {
-	if cfg.Store == nil || cfg.Accounts == nil || cfg.API == nil || cfg.Registry == nil || len(cfg.Pepper) == 0 || cfg.Region == "" {
-		return nil, errors.New("dashboard: Store, Accounts, API, Registry, Pepper and Region are required")
+	if cfg.Store == nil || cfg.Accounts == nil || cfg.Runner == nil || cfg.Registry == nil || len(cfg.Pepper) == 0 || cfg.Region == "" {
+		return nil, errors.New("dashboard: Store, Accounts, Runner, Registry, Pepper and Region are required")
 	}
 	if cfg.SessionIdle == 0 {
 		cfg.SessionIdle = DefaultSessionIdle

@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/sluice-api/sluice/internal/account"
-	"github.com/sluice-api/sluice/internal/api"
+	"github.com/sluice-api/sluice/internal/metering"
 	"github.com/sluice-api/sluice/internal/pipeline"
 	"github.com/sluice-api/sluice/internal/services"
 	"github.com/sluice-api/sluice/internal/store"
@@ -132,8 +132,8 @@ func newFixture(t *testing.T, change ...func(*Config)) *fixture {
 	}
 	f.mgr = account.NewManager(st, pepper, f.now)
 	t.Cleanup(f.mgr.WaitKeyUse)
-	srv := api.NewServer(engine, st, f.mgr, []byte("tokenization-key-0123456789abcdef"), api.Config{Region: "local", Log: log, Now: f.now})
-	f.cfg = Config{Store: st, Accounts: f.mgr, API: srv, Registry: reg, Pepper: pepper, Region: "local", Now: f.now, Log: log}
+	runner := metering.New(st, engine, metering.Config{Region: "local", TokenKey: []byte("tokenization-key-0123456789abcdef"), Log: log})
+	f.cfg = Config{Store: st, Accounts: f.mgr, Runner: runner, Registry: reg, Pepper: pepper, Region: "local", Now: f.now, Log: log}
 	for _, c := range change {
 		c(&f.cfg)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sluice-api/sluice/internal/account"
+	"github.com/sluice-api/sluice/internal/numfmt"
 	"github.com/sluice-api/sluice/internal/store"
 )
 
@@ -32,7 +33,7 @@ var pageNames = []string{"overview", "keys", "confirm", "services", "playground"
 
 func (h *Handler) parsePages() (map[string]*template.Template, error) {
 	funcs := template.FuncMap{
-		"num":   formatInt,
+		"num":   numfmt.Thousands,
 		"date":  func(t time.Time) string { return t.UTC().Format("2006-01-02") },
 		"when":  func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
 		"join":  strings.Join,
@@ -98,7 +99,7 @@ func count(n any, one, many string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return formatInt(v) + " " + plural(v, one, many), nil
+	return numfmt.Thousands(v) + " " + plural(v, one, many), nil
 }
 
 // noun is only the noun of count, for a number shown apart: {{noun n "character"
@@ -134,24 +135,6 @@ func integer(n any) (int64, error) {
 		return i, nil
 	}
 	return 0, fmt.Errorf("dashboard: count of a %T", n)
-}
-
-// formatInt writes n with thousands separators: 1234567 -> "1,234,567".
-func formatInt(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
 }
 
 // Overview.
@@ -201,9 +184,9 @@ func (h *Handler) overview(w http.ResponseWriter, r *http.Request, s *session) {
 	for _, b := range account.Bands() {
 		row := bandRow{Name: b.Name, Rate: account.FormatUSD(b.MicroUSDPerChar * 1000)[:5], Current: b.Name == current.Name}
 		if b.UpTo == 0 {
-			row.Range = "over " + formatInt(from)
+			row.Range = "over " + numfmt.Thousands(from)
 		} else {
-			row.Range = formatInt(from) + " to " + formatInt(b.UpTo)
+			row.Range = numfmt.Thousands(from) + " to " + numfmt.Thousands(b.UpTo)
 		}
 		from = b.UpTo
 		if row.Current {

@@ -4,14 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"net/http"
 	"strconv"
 	"strings"
 
-	"github.com/sluice-api/sluice/internal/account"
 	"github.com/sluice-api/sluice/internal/errcode"
 	"github.com/sluice-api/sluice/internal/metering"
 	"github.com/sluice-api/sluice/internal/pipeline"
@@ -173,7 +171,7 @@ func buildRun(text string, steps []stepForm, reg *services.Registry) (runRequest
 }
 
 // runPlayground runs the form's pipeline for the session's account: the same engine, rate
-// window, allowance and billing as POST /v1/run, through the metering package directly. The
+// window, allowance and billing as POST /v1/run, through the same use case (metering). The
 // text is neither logged nor stored: it goes into the run and back into this one response.
 func (h *Handler) runPlayground(w http.ResponseWriter, r *http.Request, s *session) {
 	f := r.PostForm
@@ -201,44 +199,22 @@ func (h *Handler) runPlayground(w http.ResponseWriter, r *http.Request, s *sessi
 	h.playgroundPage(w, r, s, d)
 }
 
-// execute runs body for acct as POST /v1/run would, minus HTTP: the rate window, the pipeline's
-// validation, the allowance, the steps and their charge.
+// execute runs body for acct as POST /v1/run would, minus HTTP: Enter (the region and the rate
+// window), then Run (the pipeline's validation, the allowance, the steps and their charge).
 func (h *Handler) execute(ctx context.Context, acct store.Account, body []byte, req runRequest) *playResult {
-	srv, start := h.cfg.API, h.cfg.Now()
-	traceID := account.NewID("sluice", start)
-	pr := &playResult{TraceID: traceID}
-	fail := func(err error) *playResult {
-		var e *errcode.Error
-		if !errors.As(err, &e) {
-			h.cfg.Log.ErrorContext(ctx, "playground run failed", "trace_id", traceID, "account_id", acct.ID, "error", err.Error())
-			e = errcode.New(errcode.ServiceUnavailable, "a dependency is unavailable; retry shortly")
-		}
-		pr.HTTPStatus, pr.Status, pr.Error = errcode.Status(e.Code), pipeline.StatusFailed, &errorView{Code: e.Code, Message: e.Message, Param: e.Param}
+	start := h.cfg.Now()
+	g, e := h.cfg.Runner.Enter(ctx, acct, start)
+	pr := &playResult{TraceID: g.TraceID}
+	pr.RateLimit, pr.Remaining, pr.Reset = strconv.FormatInt(g.Quota.Limit, 10), strconv.FormatInt(g.Quota.Remaining, 10), strconv.FormatInt(g.Quota.Reset, 10)
+	res := metering.Result{Err: e}
+	if e == nil {
+		res = g.Run(ctx, body, nil)
+	}
+	if res.Err != nil {
+		pr.HTTPStatus, pr.Status, pr.Error = errcode.Status(res.Err.Code), pipeline.StatusFailed, &errorView{Code: res.Err.Code, Message: res.Err.Message, Param: res.Err.Param}
 		return pr
 	}
-	g, err := srv.Meter().Enter(ctx, acct, start)
-	pr.RateLimit, pr.Remaining, pr.Reset = strconv.FormatInt(g.Quota.Limit, 10), strconv.FormatInt(g.Quota.Remaining, 10), strconv.FormatInt(g.Quota.Reset, 10)
-	if err != nil {
-		return fail(err)
-	}
-	plan, _, e := srv.Engine().Check(body)
-	if e != nil {
-		g.Close()
-		return fail(e)
-	}
-	adm, _, err := g.Admit(ctx, metering.Run{TraceID: traceID, InputChars: plan.InputChars})
-	if err != nil {
-		return fail(err)
-	}
-	stepCtx, cancel := adm.StepContext(ctx)
-	out := srv.Engine().Execute(stepCtx, plan, pipeline.Env{
-		TraceID: traceID, Account: acct.ID, Region: acct.Region, TokenKey: srv.TokenKey(), ReceivedAt: start, Budget: adm.Budget,
-	})
-	cancel()
-	if out, err = adm.Settle(ctx, out); err != nil {
-		return fail(err)
-	}
-	run := out.Render(plan.RequestID, h.cfg.Now().Sub(start))
+	run := res.Outcome.Render(res.RequestID, h.cfg.Now().Sub(start))
 	pr.HTTPStatus, pr.Status, pr.HaltReason = http.StatusOK, run.Status, run.HaltReason
 	if run.HaltedAt != nil {
 		pr.HaltedAt = *run.HaltedAt

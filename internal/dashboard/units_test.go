@@ -9,7 +9,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/sluice-api/sluice/internal/services"
 	"github.com/sluice-api/sluice/internal/store"
 )
 
@@ -59,14 +58,6 @@ func TestChart(t *testing.T) {
 	for in, want := range map[int64]string{950: "950", 20_000: "20k", 1_500: "1.5k", 2_000_000: "2M", 5_000_000_000: "5G"} {
 		if got := shortNum(in); got != want {
 			t.Errorf("shortNum(%d) = %q, want %q", in, got, want)
-		}
-	}
-}
-
-func TestFormatInt(t *testing.T) {
-	for in, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", 1234567: "1,234,567", -1234: "-1,234"} {
-		if got := formatInt(in); got != want {
-			t.Errorf("formatInt(%d) = %q, want %q", in, got, want)
 		}
 	}
 }
@@ -137,25 +128,4 @@ func FuzzPlaygroundForm(f *testing.F) {
 			t.Fatalf("curl quotes %q as something else", body)
 		}
 	})
-}
-
-func TestBounds(t *testing.T) {
-	one, two, lo, hi := 1, 200, 0.0, 1.0
-	for _, tc := range []struct {
-		p    services.Param
-		want string
-	}{
-		{services.Param{Type: services.ParamString, MinLength: &one}, "at least 1 character"},
-		{services.Param{Type: services.ParamString, MaxLength: &two}, "at most 200 characters"},
-		{services.Param{Type: services.ParamString, MinLength: &one, MaxLength: &one}, "1 to 1 character"},
-		{services.Param{Type: services.ParamArray, MaxLength: &one}, "at most 1 item"},
-		{services.Param{Type: services.ParamArray, MaxLength: &two, ItemMinLength: &one, ItemMaxLength: &two}, "at most 200 items; each item 1 to 200 characters"},
-		{services.Param{Type: services.ParamArray, ItemMaxLength: &one}, "each item at most 1 character"},
-		{services.Param{Type: services.ParamArray, ItemMinLength: &one}, "each item at least 1 character"},
-		{services.Param{Type: services.ParamNumber, Minimum: &lo, Maximum: &hi}, "0 to 1"},
-	} {
-		if got := bounds(tc.p); got != tc.want {
-			t.Errorf("bounds(%+v) = %q, want %q", tc.p, got, tc.want)
-		}
-	}
 }

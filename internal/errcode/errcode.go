@@ -35,7 +35,15 @@ const (
 	RateLimited           = "rate_limited"
 	Internal              = "internal_error"
 	ServiceUnavailable    = "service_unavailable"
+	// BillingUnconfirmed: the run ran and its charge may have been applied, but the store could
+	// not confirm it. Never "retry shortly": a retry under the same Idempotency-Key answers
+	// duplicate when the charge holds.
+	BillingUnconfirmed = "billing_unconfirmed"
 )
+
+// InvalidAPIKeyMessage is the message of every invalid_api_key answer, the local server's and
+// API Gateway's alike: it never says which of the reasons applies.
+const InvalidAPIKeyMessage = "the API key is missing, malformed or revoked; a key that worked before was probably rotated"
 
 // Codes inside a failed run (HTTP 200, status failed).
 const (
@@ -70,6 +78,7 @@ var statuses = map[string]int{
 	RateLimited:           http.StatusTooManyRequests,
 	Internal:              http.StatusInternalServerError,
 	ServiceUnavailable:    http.StatusServiceUnavailable,
+	BillingUnconfirmed:    http.StatusBadGateway,
 	StepFailed:            http.StatusOK,
 	StepTimeout:           http.StatusOK,
 	OutputInvalid:         http.StatusOK,

@@ -16,7 +16,7 @@ func TestStatus(t *testing.T) {
 		{InvalidStopIf, 400}, {ImpossibleChain, 400}, {InvalidIdempotencyKey, 400}, {InputTooLarge, 413},
 		{BodyTooLarge, 413}, {UnsupportedMediaType, 415}, {RequestTimeout, 408}, {ServiceNotFound, 404}, {NotFound, 404}, {MethodNotAllowed, 405},
 		{IdempotencyKeyInUse, 409}, {IdempotencyKeyReused, 422}, {AllowanceExhausted, 402},
-		{RateLimited, 429}, {Internal, 500}, {ServiceUnavailable, 503},
+		{RateLimited, 429}, {Internal, 500}, {ServiceUnavailable, 503}, {BillingUnconfirmed, 502},
 		{StepFailed, 200}, {StepTimeout, 200}, {OutputInvalid, 200}, {"no_such_code", 500},
 	} {
 		t.Run(tc.code, func(t *testing.T) {
@@ -25,7 +25,7 @@ func TestStatus(t *testing.T) {
 			}
 		})
 	}
-	if len(Codes()) != 28 {
+	if len(Codes()) != 29 {
 		t.Fatalf("Codes() has %d codes; update this test and the README table together", len(Codes()))
 	}
 }

@@ -31,25 +31,31 @@ const (
 	EnvIdempotency = "SLUICE_TABLE_IDEMPOTENCY"
 	EnvUsage       = "SLUICE_TABLE_USAGE"
 	EnvRateWindows = "SLUICE_TABLE_RATE_WINDOWS"
-	EnvSessions    = "SLUICE_TABLE_SESSIONS"    // the dashboard's sign-in links and sessions
-	EnvSecretID    = "SLUICE_SECRET_ID"         // ARN or name of the secret with the pepper and tokenization key
-	EnvNamespace   = "SLUICE_METRICS_NAMESPACE" // CloudWatch namespace, default "Sluice"
-	EnvFunction    = "AWS_LAMBDA_FUNCTION_NAME" // set by Lambda; a metrics dimension
+	EnvSessions    = "SLUICE_TABLE_SESSIONS" // the dashboard's sign-in links and sessions
+	EnvSecretID    = "SLUICE_SECRET_ID"      // ARN or name of the secret with the pepper and tokenization key
+	// EnvCopyKeySecretID names the secret with the copy key, which seals key items' copies of
+	// their account's settings (dynamo.WithCopyKey). Only the authorizer has it: without it a
+	// function's store trusts no copy and reads the account item too.
+	EnvCopyKeySecretID = "SLUICE_COPY_KEY_SECRET_ID"
+	EnvNamespace       = "SLUICE_METRICS_NAMESPACE" // CloudWatch namespace, default "Sluice"
+	EnvFunction        = "AWS_LAMBDA_FUNCTION_NAME" // set by Lambda; a metrics dimension
 )
 
 // Config is the functions' configuration.
 type Config struct {
-	Region    string
-	Tables    dynamo.Tables
-	SecretID  string
-	Namespace string
-	Function  string
+	Region   string
+	Tables   dynamo.Tables
+	SecretID string
+	// CopyKeySecretID is EnvCopyKeySecretID ("" for none).
+	CopyKeySecretID string
+	Namespace       string
+	Function        string
 }
 
 // FromEnv reads the configuration from getenv (os.Getenv in the functions).
 func FromEnv(getenv func(string) string) (Config, error) {
 	c := Config{
-		Region: getenv(EnvRegion), SecretID: getenv(EnvSecretID),
+		Region: getenv(EnvRegion), SecretID: getenv(EnvSecretID), CopyKeySecretID: getenv(EnvCopyKeySecretID),
 		Namespace: getenv(EnvNamespace), Function: getenv(EnvFunction),
 		Tables: dynamo.TablesWithPrefix(getenv(EnvTablePrefix)),
 	}
@@ -103,7 +109,15 @@ func New(ctx context.Context, cfg Config, logs io.Writer) (*Base, error) {
 	if err != nil {
 		return nil, fmt.Errorf("lambdaapp: %w", err)
 	}
-	st := dynamo.New(dynamodb.NewFromConfig(awsCfg), cfg.Tables)
+	var opts []dynamo.Option
+	if cfg.CopyKeySecretID != "" {
+		key, err := awssm.Key(ctx, secretsmanager.NewFromConfig(awsCfg), cfg.CopyKeySecretID)
+		if err != nil {
+			return nil, fmt.Errorf("lambdaapp: copy key: %w", err)
+		}
+		opts = append(opts, dynamo.WithCopyKey(key))
+	}
+	st := dynamo.New(dynamodb.NewFromConfig(awsCfg), cfg.Tables, opts...)
 	return &Base{
 		Config: cfg, Store: st, Secrets: sec, Log: slog.New(slog.NewJSONHandler(logs, nil)),
 		Accounts: account.NewManager(st, sec.Pepper, time.Now),

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -35,6 +36,19 @@ func withDashboard(api, dash http.Handler, timeout time.Duration) http.Handler {
 		}
 		dash.ServeHTTP(w, r)
 	})
+}
+
+// DashboardBase is the base URL the banner gives browsers for the dashboard of a server listening
+// on addr (host:port). On a loopback address it is http://sluice-PORT.localhost:PORT: browsers
+// resolve every *.localhost name to loopback themselves and keep cookies per host, not per port,
+// so a session cookie set there reaches this server only, never another service on
+// 127.0.0.1:<other port>. Elsewhere (an address others reach) it is http://addr.
+func DashboardBase(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if ip := net.ParseIP(host); err != nil || ip == nil || !ip.IsLoopback() {
+		return "http://" + addr
+	}
+	return "http://sluice-" + port + ".localhost:" + port
 }
 
 // dashboardAccounts returns the accounts to print sign-in links for: each seeded key's, else the

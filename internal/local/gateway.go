@@ -6,16 +6,17 @@ package local
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"os"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/sluice-api/sluice/internal/api"
 	"github.com/sluice-api/sluice/internal/pipeline"
+	"github.com/sluice-api/sluice/internal/routes"
 	"github.com/sluice-api/sluice/internal/store"
 )
 
@@ -34,20 +35,22 @@ func NewGateway(srv *api.Server, timeout time.Duration) *Gateway {
 	return &Gateway{api: srv, timeout: timeout, now: time.Now}
 }
 
-const servicesPrefix = "/v1/services/"
-
-// ServeHTTP routes like API Gateway: first the route (404/405), then the authorizer (401), then
-// the body, then the handler under its deadline.
+// ServeHTTP routes like API Gateway, by the API's route table: first the route (404/405), then
+// the authorizer (401), then the body, then the handler under its deadline.
 func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer func() {
 		if p := recover(); p != nil {
 			write(w, g.api.Internal(p))
 		}
 	}()
-	path := r.URL.Path
-	switch {
-	case path == "/v1/run":
-		g.route(w, r, http.MethodPost, func(a store.Account) api.Response {
+	rt, params, ok := routes.Match(r.URL.Path)
+	if !ok {
+		write(w, g.api.NotFound())
+		return
+	}
+	switch rt.ID {
+	case routes.Run:
+		g.route(w, r, rt.Method, func(a store.Account) api.Response {
 			body, err := io.ReadAll(io.LimitReader(r.Body, pipeline.MaxBodyBytes+1))
 			if timedOut(err) {
 				// The body did not arrive within the server's read timeout. net/http has
@@ -63,20 +66,18 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 			return g.api.Run(ctx, a, api.Request{Header: r.Header, Body: body})
 		})
-	case strings.HasPrefix(path, servicesPrefix) && len(path) > len(servicesPrefix) &&
-		!strings.Contains(path[len(servicesPrefix):], "/"):
-		name := path[len(servicesPrefix):]
-		g.route(w, r, http.MethodGet, g.read(r, func(ctx context.Context, a store.Account) api.Response {
-			return g.api.Service(ctx, a, name)
+	case routes.Service:
+		g.route(w, r, rt.Method, g.read(r, func(ctx context.Context, a store.Account) api.Response {
+			return g.api.Service(ctx, a, params["name"])
 		}))
-	case path == "/v1/services":
-		g.route(w, r, http.MethodGet, g.read(r, g.api.Services))
-	case path == "/v1/usage":
-		g.route(w, r, http.MethodGet, g.read(r, g.api.Usage))
-	case path == "/v1/openapi.json":
-		g.route(w, r, http.MethodGet, g.read(r, g.api.OpenAPI))
-	default:
-		write(w, g.api.NotFound())
+	case routes.Services:
+		g.route(w, r, rt.Method, g.read(r, g.api.Services))
+	case routes.Usage:
+		g.route(w, r, rt.Method, g.read(r, g.api.Usage))
+	case routes.OpenAPI:
+		g.route(w, r, rt.Method, g.read(r, g.api.OpenAPI))
+	default: // a route added to the table and not here
+		write(w, g.api.Internal(fmt.Errorf("local: no handler for route %s", rt.ID)))
 	}
 }
 

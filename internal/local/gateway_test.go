@@ -19,7 +19,9 @@ import (
 
 	"github.com/sluice-api/sluice/internal/account"
 	"github.com/sluice-api/sluice/internal/api"
+	"github.com/sluice-api/sluice/internal/metering"
 	"github.com/sluice-api/sluice/internal/pipeline"
+	"github.com/sluice-api/sluice/internal/routes"
 	"github.com/sluice-api/sluice/internal/services"
 	"github.com/sluice-api/sluice/internal/store/sqlite"
 )
@@ -84,7 +86,7 @@ func newTestGateway(t *testing.T, timeout time.Duration) (*Gateway, *syncBuffer)
 	if _, err := accounts.CreateWithKey(t.Context(), account.Settings{Region: "local", Tier: account.TierStandard, RateLimit: 100, Allowance: 1_000_000}, testKey); err != nil {
 		t.Fatal(err)
 	}
-	srv := api.NewServer(engine, st, accounts, []byte("tokenization-key-tokenization-key"), api.Config{Region: "local", Log: log})
+	srv := api.NewServer(metering.New(st, engine, metering.Config{Region: "local", TokenKey: []byte("tokenization-key-tokenization-key"), Log: log}), accounts, api.Config{Log: log})
 	return NewGateway(srv, timeout), logs
 }
 
@@ -226,6 +228,52 @@ func TestOneAuthorizationHeader(t *testing.T) {
 				if tc.status == 401 && !strings.Contains(rec.Body.String(), `"invalid_api_key"`) {
 					t.Fatalf("%s: %s", path, rec.Body)
 				}
+			}
+		})
+	}
+}
+
+// TestRoutesByTable: the gateway routes as API Gateway does, by the route table: each route
+// answers its own method (200 with the key), another method with 405 and Allow, and any other
+// path with 404, whose message lists the routes.
+func TestRoutesByTable(t *testing.T) {
+	g, _ := newTestGateway(t, time.Minute)
+	type call struct {
+		method, path string
+		status       int
+		code, allow  string
+	}
+	var calls []call
+	for _, r := range routes.All() {
+		path := strings.ReplaceAll(r.Path, "{name}", "test.deadline")
+		calls = append(calls, call{r.Method, path, 200, "", ""})
+		other := http.MethodGet
+		if r.Method == http.MethodGet {
+			other = http.MethodDelete
+		}
+		calls = append(calls, call{other, path, 405, "method_not_allowed", r.Method})
+	}
+	for _, path := range []string{"/", "/v1", "/v1/services/", "/v1/services/a/b", "/v1/run/", "/v2/run"} {
+		calls = append(calls, call{http.MethodGet, path, 404, "not_found", ""})
+	}
+	for _, c := range calls {
+		t.Run(c.method+" "+c.path, func(t *testing.T) {
+			req := httptest.NewRequest(c.method, c.path, strings.NewReader(runBody))
+			req.Header.Set("Authorization", "Bearer "+testKey)
+			req.Header.Set("Content-Type", "application/json")
+			rec := httptest.NewRecorder()
+			g.ServeHTTP(rec, req)
+			var m struct {
+				Error struct{ Code, Message string }
+			}
+			if err := json.Unmarshal(rec.Body.Bytes(), &m); err != nil {
+				t.Fatalf("body %q", rec.Body)
+			}
+			if rec.Code != c.status || m.Error.Code != c.code || rec.Header().Get("Allow") != c.allow {
+				t.Fatalf("%d %s (Allow %q), want %d %q (Allow %q)", rec.Code, rec.Body, rec.Header().Get("Allow"), c.status, c.code, c.allow)
+			}
+			if c.status == 404 && !strings.Contains(m.Error.Message, routes.Summary()) {
+				t.Fatalf("404 message %q does not list the routes", m.Error.Message)
 			}
 		})
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/sluice-api/sluice/internal/account"
 	"github.com/sluice-api/sluice/internal/api"
 	"github.com/sluice-api/sluice/internal/dashboard"
+	"github.com/sluice-api/sluice/internal/metering"
 	"github.com/sluice-api/sluice/internal/pipeline"
 	"github.com/sluice-api/sluice/internal/secrets"
 	"github.com/sluice-api/sluice/internal/services"
@@ -47,6 +48,9 @@ type Config struct {
 	Registry    *services.Registry
 	Out         io.Writer    // where the start-up banner goes (a demo key is printed once)
 	Log         *slog.Logger // JSON request logs; never any request text
+	// Flags are the command-line flags the server was started with, as name-value pairs
+	// ("-addr", "127.0.0.1:9090", ...): the commands the banner suggests repeat them.
+	Flags []string
 }
 
 // Files in the data directory.
@@ -75,7 +79,8 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	accounts := account.NewManager(st, sec.Pepper, time.Now)
 	defer accounts.WaitKeyUse() // before the store closes
-	srv := api.NewServer(engine, st, accounts, sec.TokenKey, api.Config{Region: cfg.Region, Log: cfg.Log})
+	runner := metering.New(st, engine, metering.Config{Region: cfg.Region, TokenKey: sec.TokenKey, Log: cfg.Log})
+	srv := api.NewServer(runner, accounts, api.Config{Log: cfg.Log})
 
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
@@ -84,7 +89,7 @@ func Run(ctx context.Context, cfg Config) error {
 	base := "http://" + ln.Addr().String()
 	_, port, _ := net.SplitHostPort(ln.Addr().String())
 	dash, err := dashboard.New(dashboard.Config{
-		Store: st, Accounts: accounts, API: srv, Registry: cfg.Registry, Pepper: sec.Pepper,
+		Store: st, Accounts: accounts, Runner: runner, Registry: cfg.Registry, Pepper: sec.Pepper,
 		Region: cfg.Region, Log: cfg.Log, CookieSuffix: port,
 	})
 	if err != nil {
@@ -99,7 +104,7 @@ func Run(ctx context.Context, cfg Config) error {
 	var dashText strings.Builder
 	ids, err := dashboardAccounts(ctx, cfg, st, sec.Pepper, seeded.demoKey)
 	if err == nil {
-		err = dashboardBanner(ctx, &dashText, st, sec.Pepper, base, ids, time.Now(), cfg)
+		err = dashboardBanner(ctx, &dashText, st, sec.Pepper, DashboardBase(ln.Addr().String()), ids, time.Now(), cfg)
 	}
 	if err != nil {
 		ln.Close()
@@ -269,7 +274,7 @@ func banner(w io.Writer, base string, seeded seeding, dash string, cfg Config) {
 				fmt.Fprintf(w, "\nThe key %s %s: calls with it answer 401 invalid_api_key, and it is not revived.\n"+
 					"To get a working key, open the dashboard link below and create one under Keys (then export\n"+
 					"SLUICE_KEY=<the new key>), or start from scratch with a new data directory and SLUICE_KEY unset:\n"+
-					"  unset SLUICE_KEY; make run ARGS=\"-data .data-new\"\n", maskKey(k), reason)
+					"  unset SLUICE_KEY; %s\n", maskKey(k), reason, freshStart(cfg.Flags, cfg.DataDir))
 			}
 		}
 	default:
@@ -289,6 +294,39 @@ Try it:
   curl -s %s/v1/services -H "Authorization: Bearer %s"
 
 `, base, key, base, key)
+}
+
+// freshStart is the make run command that starts again on a new data directory: the flags the
+// server was started with (flags, name-value pairs), but -data DIR-new, which .gitignore's
+// /.data*/ ignores for the default .data. It is quoted for a POSIX shell, then for make.
+func freshStart(flags []string, dataDir string) string {
+	var words []string
+	for i := 0; i+1 < len(flags); i += 2 {
+		if flags[i] != "-data" {
+			words = append(words, flags[i], shellWord(flags[i+1]))
+		}
+	}
+	words = append(words, "-data", shellWord(filepath.Clean(dataDir)+"-new"))
+	// make expands $ in ARGS; the user's shell reads ARGS inside double quotes.
+	args := strings.ReplaceAll(strings.Join(words, " "), "$", "$$")
+	args = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "$", `\$`, "`", "\\`").Replace(args)
+	return `make run ARGS="` + args + `"`
+}
+
+// shellWord quotes s as one word for a POSIX shell when it holds anything but letters, digits
+// and -_./:=,@+%.
+func shellWord(s string) string {
+	safe := s != ""
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=,@+%", r)) {
+			safe = false
+			break
+		}
+	}
+	if safe {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // maskKey shows a key as its prefix and last four characters, as keyctl lists keys.

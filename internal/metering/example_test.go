@@ -27,9 +27,9 @@ func (upper) Run(_ context.Context, r services.Request) (services.Result, error)
 	return services.Result{Payload: r.Payload}, nil
 }
 
-// A run goes through the meter in three calls: Enter before anything else (the rate window),
-// Admit once the request is valid (idempotency and allowance), and Settle after the steps (the
-// charge, once).
+// A run is two calls: Enter before anything else (the region and the rate window; a request
+// that runs nothing closes its gate), and Run (the body's checks, the Idempotency-Key,
+// the allowance, the steps and their charge, once).
 func Example() {
 	dir, _ := os.MkdirTemp("", "metering-example")
 	defer os.RemoveAll(dir)
@@ -40,30 +40,19 @@ func Example() {
 
 	ctx, now := context.Background(), time.Date(2026, 11, 28, 9, 0, 0, 0, time.UTC)
 	acct := store.Account{ID: "acct_example", Region: "eu-west-1", RateLimit: 600, Allowance: 1_000}
-	meter := metering.New(st, metering.Config{})
+	runner := metering.New(st, engine, metering.Config{Region: "eu-west-1"})
 
-	gate, err := meter.Enter(ctx, acct, now)
-	if err != nil {
-		fmt.Println(err) // rate_limited, or the store is down
+	gate, e := runner.Enter(ctx, acct, now)
+	if e != nil {
+		fmt.Println(e) // wrong_region, rate_limited, or the store is down
 		return
 	}
-	plan, _, perr := engine.Check([]byte(`{"input":{"type":"text","value":"hello"},"pipeline":[{"id":"a","service":"example.upper"},{"id":"b","service":"example.upper"}]}`))
-	if perr != nil {
-		gate.Close()
-		return
-	}
-	adm, _, err := gate.Admit(ctx, metering.Run{TraceID: "sluice_example", InputChars: plan.InputChars})
-	if err != nil {
-		fmt.Println(err) // allowance_exhausted, or an idempotency answer
-		return
-	}
-	out := engine.Execute(ctx, plan, pipeline.Env{TraceID: "sluice_example", Account: acct.ID, ReceivedAt: now, Budget: adm.Budget})
-	out, err = adm.Settle(ctx, out)
-	if err != nil {
-		fmt.Println(err)
+	res := gate.Run(ctx, []byte(`{"input":{"type":"text","value":"hello"},"pipeline":[{"id":"a","service":"example.upper"},{"id":"b","service":"example.upper"}]}`), nil)
+	if res.Err != nil {
+		fmt.Println(res.Err) // invalid_request, allowance_exhausted, an idempotency answer, ...
 		return
 	}
 	u, _ := st.Usage(ctx, acct.ID, "2026-11")
-	fmt.Printf("%s, billed %d characters; the month: %d characters in %d run\n", out.Status, out.Characters(), u.Characters, u.Runs)
+	fmt.Printf("%s, billed %d characters; the month: %d characters in %d run\n", res.Outcome.Status, res.Outcome.Characters(), u.Characters, u.Runs)
 	// Output: completed, billed 10 characters; the month: 10 characters in 1 run
 }

@@ -119,10 +119,9 @@ func (f fakeSvc) Run(_ context.Context, r services.Request) (services.Result, er
 	return f.fn(r)
 }
 
-// runner runs pipelines for one account through a meter, as internal/api does.
+// runner runs pipelines for one account through a metering.Runner, as internal/api does.
 type runner struct {
-	m    *metering.Meter
-	e    *pipeline.Engine
+	m    *metering.Runner
 	st   store.Store
 	acct store.Account
 	now  time.Time
@@ -130,7 +129,7 @@ type runner struct {
 
 func newRunner(t *testing.T, st store.Store, allowance, rate int64) *runner {
 	return &runner{
-		m: metering.New(st, metering.Config{}), e: engine(t), st: st, now: now0,
+		m: metering.New(st, engine(t), metering.Config{Region: "eu-west-1"}), st: st, now: now0,
 		acct: store.Account{ID: "acct-1", Region: "eu-west-1", Tier: "standard", RateLimit: rate, Allowance: allowance},
 	}
 }
@@ -138,7 +137,7 @@ func newRunner(t *testing.T, st store.Store, allowance, rate int64) *runner {
 // result is what one run came to.
 type result struct {
 	out *pipeline.Outcome
-	dup *metering.Duplicate
+	dup bool
 	err error
 }
 
@@ -148,28 +147,20 @@ func (r *runner) run(ctx context.Context, text, key string, svcs ...string) resu
 	for i, s := range svcs {
 		steps[i] = fmt.Sprintf(`{"id":"s%d","service":%q}`, i+1, s)
 	}
-	plan, _, e := r.e.Check([]byte(`{"input":{"type":"text","value":"` + text + `"},"pipeline":[` + strings.Join(steps, ",") + `]}`))
+	body := []byte(`{"input":{"type":"text","value":"` + text + `"},"pipeline":[` + strings.Join(steps, ",") + `]}`)
+	g, e := r.m.Enter(ctx, r.acct, r.now)
 	if e != nil {
 		return result{err: e}
 	}
-	traceID := account.NewID("sluice", r.now)
-	g, err := r.m.Enter(ctx, r.acct, r.now)
-	if err != nil {
-		return result{err: err}
-	}
-	want := metering.Run{TraceID: traceID, IdempotencyKey: key, InputChars: plan.InputChars}
+	var keys []string
 	if key != "" {
-		if want.Fingerprint, err = plan.Fingerprint(); err != nil {
-			return result{err: err}
-		}
+		keys = []string{key}
 	}
-	a, dup, err := g.Admit(ctx, want)
-	if err != nil || dup != nil {
-		return result{dup: dup, err: err}
+	res := g.Run(ctx, body, keys)
+	if res.Err != nil {
+		return result{err: res.Err}
 	}
-	out := r.e.Execute(ctx, plan, pipeline.Env{TraceID: traceID, Account: r.acct.ID, Region: r.acct.Region, ReceivedAt: r.now, Budget: a.Budget})
-	out, err = a.Settle(ctx, out)
-	return result{out: out, err: err}
+	return result{out: res.Outcome, dup: res.Duplicate}
 }
 
 func (r *runner) usage(t *testing.T) store.Usage {
@@ -193,19 +184,19 @@ func TestRateWindow(t *testing.T) {
 	each(t, func(t *testing.T, st store.Store) {
 		r := newRunner(t, st, 1_000_000, 2)
 		for i, want := range []account.Quota{{Limit: 2, Remaining: 1, Reset: 55, Admitted: true}, {Limit: 2, Remaining: 0, Reset: 55, Admitted: true}, {Limit: 2, Remaining: 0, Reset: 55}} {
-			g, err := r.m.Enter(t.Context(), r.acct, r.now)
+			g, e := r.m.Enter(t.Context(), r.acct, r.now)
 			if g.Quota != want {
 				t.Fatalf("request %d: quota %+v, want %+v", i, g.Quota, want)
 			}
-			if want.Admitted != (err == nil) || (!want.Admitted && code(err) != errcode.RateLimited) {
-				t.Fatalf("request %d: err %v", i, err)
+			if want.Admitted != (e == nil) || (!want.Admitted && e.Code != errcode.RateLimited) {
+				t.Fatalf("request %d: err %v", i, e)
 			}
 			g.Close()
 			g.Close() // harmless
 		}
 		r.now = r.now.Add(time.Minute)
-		if g, err := r.m.Enter(t.Context(), r.acct, r.now); err != nil || g.Quota.Remaining != 1 {
-			t.Fatalf("next window: %+v, %v", g.Quota, err)
+		if g, e := r.m.Enter(t.Context(), r.acct, r.now); e != nil || g.Quota.Remaining != 1 {
+			t.Fatalf("next window: %+v, %v", g.Quota, e)
 		} else {
 			g.Close()
 		}
@@ -247,7 +238,7 @@ func TestBillingRules(t *testing.T) {
 					t.Fatalf("usage %+v -> %+v, want +%d characters in %d runs", before, after, tc.billed, runs)
 				}
 				again := r.run(ctx, "abc", key, tc.svcs...)
-				if kept := again.dup != nil; kept != tc.keyKept {
+				if kept := again.dup; kept != tc.keyKept {
 					t.Fatalf("repeat: duplicate %v, want %v (%+v)", kept, tc.keyKept, again)
 				}
 				if tc.keyKept && r.usage(t) != after {
@@ -341,14 +332,93 @@ func TestLostAnswers(t *testing.T) {
 	if after.Characters-before.Characters != 60*10 || after.Runs-before.Runs != 60 {
 		t.Fatalf("usage %+v -> %+v, want +600 characters in 60 runs", before, after)
 	}
-	g, err := r.m.Enter(t.Context(), r.acct, r.now)
-	if err != nil || g.Quota.Remaining != 200-61 {
-		t.Fatalf("the window counted %d requests, want 61 (%v)", 200-g.Quota.Remaining, err)
+	g, e := r.m.Enter(t.Context(), r.acct, r.now)
+	if e != nil || g.Quota.Remaining != 200-61 {
+		t.Fatalf("the window counted %d requests, want 61 (%v)", 200-g.Quota.Remaining, e)
 	}
 	g.Close()
 	if s := p.Stats(); s.Dropped == 0 {
 		t.Fatal("the proxy lost no answer: the test proves nothing")
 	} else {
 		t.Logf("%d answers lost of %d writes", s.Dropped, s.Writes)
+	}
+}
+
+// chargesStore is a store that answers metering.Charges with holds, and counts the calls.
+type chargesStore struct {
+	store.Store
+	holds bool
+	calls atomic.Int64
+}
+
+func (s *chargesStore) Charged(_ context.Context, rec store.IdemRecord) (bool, error) {
+	s.calls.Add(1)
+	return s.holds && rec.State == store.IdemInFlight, nil
+}
+
+// TestRetryInsideLease: a repeat of a key whose run is in flight asks the store once whether
+// that run's charge holds (metering.Charges) and is a duplicate of it when it does, else
+// idempotency_key_in_use; no other path asks.
+func TestRetryInsideLease(t *testing.T) {
+	body := func(text string) []byte {
+		return []byte(`{"input":{"type":"text","value":"` + text + `"},"pipeline":[{"id":"s1","service":"test.echo"}]}`)
+	}
+	for _, tc := range []struct {
+		name     string
+		inFlight string // the body text of an in-flight record under the key; "" for none
+		done     bool   // a completed run under the key first
+		holds    bool
+		code     string // the repeat's error code; "" for a run or a duplicate
+		dup      bool
+		calls    int64
+	}{
+		{name: "Fresh"},
+		{name: "Completed", done: true, dup: true},
+		{name: "InFlightNotCharged", inFlight: "abc", code: errcode.IdempotencyKeyInUse, calls: 1},
+		{name: "InFlightCharged", inFlight: "abc", holds: true, dup: true, calls: 1},
+		{name: "InFlightOtherBody", inFlight: "xyz", holds: true, code: errcode.IdempotencyKeyReused},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sq, err := sqlite.Open(filepath.Join(t.TempDir(), "lease.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { sq.Close() })
+			st := &chargesStore{Store: sq, holds: tc.holds}
+			r := &runner{m: metering.New(st, engine(t), metering.Config{Region: "eu-west-1"}), st: st, now: now0,
+				acct: store.Account{ID: "acct-1", Region: "eu-west-1", RateLimit: 100, Allowance: 1000}}
+			ctx := t.Context()
+			if tc.done {
+				if res := r.run(ctx, "abc", "k", "test.echo"); res.err != nil {
+					t.Fatal(res.err)
+				}
+			}
+			if tc.inFlight != "" {
+				plan, _, e := engine(t).Check(body(tc.inFlight))
+				if e != nil {
+					t.Fatal(e)
+				}
+				fp, err := plan.Fingerprint()
+				if err != nil {
+					t.Fatal(err)
+				}
+				p, err := st.Enter(ctx, store.Entry{Account: "acct-1", Month: account.Month(now0), Window: now0.Truncate(time.Minute), Limit: 100})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := st.Claim(ctx, store.Claim{Account: "acct-1", Key: "k", Fingerprint: fp, Lease: "lease-first", TraceID: "sluice_first",
+					Now: now0, TTL: time.Hour, LeaseTTL: time.Minute, Pass: p}); err != nil {
+					t.Fatal(err)
+				}
+				st.Leave(p)
+			}
+			res := r.run(ctx, "abc", "k", "test.echo")
+			if code(res.err) != tc.code || res.dup != tc.dup || (tc.code == "" && !tc.dup && res.out == nil) {
+				t.Fatalf("repeat = %+v, want code %q, duplicate %v", res, tc.code, tc.dup)
+			}
+			if got := st.calls.Load(); got != tc.calls {
+				t.Fatalf("Charged asked %d times, want %d", got, tc.calls)
+			}
+		})
 	}
 }

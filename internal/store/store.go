@@ -167,6 +167,10 @@ type IdemRecord struct {
 	TraceID      string // the run's trace id
 	LeaseExpires time.Time
 	Expires      time.Time // the record is absent from this time on
+	// Ref is the adapter's reference of where the record's run charges (the DynamoDB store:
+	// the meter item's month, the writer slot and the run's admission value), for Charged;
+	// callers pass it back unchanged. "" for adapters that need none.
+	Ref string
 }
 
 // Claim asks to start a run under an idempotency key.
@@ -194,6 +198,13 @@ type Idempotency interface {
 	// Release deletes an in-flight record held by lease, so the key can be used again. Releasing
 	// a record held by another lease, or a done record, changes nothing.
 	Release(ctx context.Context, account, key, lease string) error
+	// Charged reports whether the run holding rec, an in-flight record that Claim returned,
+	// has been charged although its record is not complete yet (its Settle returned
+	// ErrCharged, or it stopped between its charge and the record's completion). A retry under
+	// the same key within the lease may then answer as a duplicate of that run instead of
+	// "in use". It costs one read (the DynamoDB store), and is false for a done record and in
+	// adapters that charge and complete in one transaction.
+	Charged(ctx context.Context, rec IdemRecord) (bool, error)
 }
 
 // Settlement is the end of a run: its characters are charged and its idempotency record is

@@ -42,9 +42,10 @@ func TestBounds(t *testing.T) {
 		{services.Param{Type: services.ParamString, MaxLength: &two}, "at most 200 characters"},
 		{services.Param{Type: services.ParamArray, MaxLength: &one}, "at most 1 item"},
 		{services.Param{Type: services.ParamArray, MaxLength: &two, ItemMinLength: &one, ItemMaxLength: &two},
-			"at most 200 items; each item at least 1 character; each item at most 200 characters"},
+			"at most 200 items; each item 1 to 200 characters"},
 		{services.Param{Type: services.ParamArray, ItemMaxLength: &one}, "each item at most 1 character"},
-		{services.Param{Type: services.ParamNumber, Minimum: &lo, Maximum: &hi}, "≥ 0; ≤ 1"},
+		{services.Param{Type: services.ParamNumber, Minimum: &lo, Maximum: &hi}, "0 to 1"},
+		{services.Param{Type: services.ParamString, Allowed: []string{"a"}, MaxLength: &two}, "one of `a`; at most 200 characters"},
 		{services.Param{Type: services.ParamString, Allowed: []string{"a", "b"}}, "one of `a`, `b`"},
 		{services.Param{Type: services.ParamString}, "any"},
 	} {

@@ -80,11 +80,7 @@ func Render(reg *services.Registry) []byte {
 			sort.Strings(params)
 			for _, p := range params {
 				spec := d.Params[p]
-				typ := spec.Type
-				if spec.Type == services.ParamArray {
-					typ = "array of " + spec.Items
-				}
-				fmt.Fprintf(&b, "| `%s` | %s | `%s` | %s | %s |\n", p, typ, jsonText(spec.Default), bounds(spec),
+				fmt.Fprintf(&b, "| `%s` | %s | `%s` | %s | %s |\n", p, spec.TypeText(), jsonText(spec.Default), bounds(spec),
 					strings.ReplaceAll(spec.Description, "|", "\\|"))
 			}
 		}
@@ -124,43 +120,18 @@ func jsonText(v any) string {
 	return string(b)
 }
 
+// bounds is the catalog's "allowed values and bounds" cell: the allowed values, then the
+// bounds the dashboard shows too (services.Param.BoundsText), or "any".
 func bounds(p services.Param) string {
 	var parts []string
 	if len(p.Allowed) > 0 {
 		parts = append(parts, "one of "+codeList(p.Allowed))
 	}
-	if p.Minimum != nil {
-		parts = append(parts, fmt.Sprintf("≥ %g", *p.Minimum))
-	}
-	if p.Maximum != nil {
-		parts = append(parts, fmt.Sprintf("≤ %g", *p.Maximum))
-	}
-	one, many := "character", "characters"
-	if p.Type == services.ParamArray {
-		one, many = "item", "items"
-	}
-	if p.MinLength != nil {
-		parts = append(parts, "at least "+count(*p.MinLength, one, many))
-	}
-	if p.MaxLength != nil {
-		parts = append(parts, "at most "+count(*p.MaxLength, one, many))
-	}
-	if p.ItemMinLength != nil {
-		parts = append(parts, "each item at least "+count(*p.ItemMinLength, "character", "characters"))
-	}
-	if p.ItemMaxLength != nil {
-		parts = append(parts, "each item at most "+count(*p.ItemMaxLength, "character", "characters"))
+	if b := p.BoundsText(); b != "" {
+		parts = append(parts, b)
 	}
 	if len(parts) == 0 {
 		return "any"
 	}
 	return strings.Join(parts, "; ")
-}
-
-// count writes n with its noun: "1 character", "64 items".
-func count(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }

@@ -29,7 +29,8 @@ const usageText = `usage: sluice [-url URL] COMMAND [flags] [args]
 
 Commands:
   run [flags] [TEXT]   run TEXT (or standard input, when TEXT is absent or "-") through a
-                       pipeline and print the answer as JSON
+                       pipeline and print the answer as JSON; for a duplicate (a repeated
+                       --idempotency-key) that is trace_id, status and request_id
   services [NAME]      list the services, or print NAME's descriptor as JSON
   usage                print the account's month to date as JSON
 
@@ -48,6 +49,8 @@ run flags:
   --request-id ID        your correlation id, echoed in the answer
   --idempotency-key KEY  send the run under KEY (default: a random key, so a retry after a
                          lost answer is never billed twice)
+  --exact                send standard input as it is; without it, one trailing newline
+                         ("\n" or "\r\n", as echo and editors add) is dropped first
 
 Exit status: 0 when the run completed or halted, 1 when it failed or Sluice answered an error
 (the message is on standard error), 2 for a wrong command line.
@@ -115,6 +118,7 @@ func runCommand(ctx context.Context, c *client.Client, args []string, stdin io.R
 	var req client.RunRequest
 	fs.StringVar(&req.RequestID, "request-id", "", "")
 	fs.StringVar(&req.IdempotencyKey, "idempotency-key", "", "")
+	exact := fs.Bool("exact", false, "")
 	if err := fs.Parse(args); err != nil {
 		return usageError(stderr, err)
 	}
@@ -137,7 +141,7 @@ func runCommand(ctx context.Context, c *client.Client, args []string, stdin io.R
 	default:
 		return usageError(stderr, errors.New("run needs a pipeline: --step SERVICE (repeatable) or --pipeline FILE"))
 	}
-	text, err := inputText(fs.Args(), stdin)
+	text, err := inputText(fs.Args(), stdin, *exact)
 	if err != nil {
 		return usageError(stderr, err)
 	}
@@ -145,7 +149,11 @@ func runCommand(ctx context.Context, c *client.Client, args []string, stdin io.R
 
 	resp, err := c.Run(ctx, req)
 	if resp != nil {
-		if code := printJSON(stdout, stderr, resp); code != exitOK {
+		var answer any = resp
+		if resp.Status == client.StatusDuplicate {
+			answer = duplicateAnswer{RequestID: resp.RequestID, TraceID: resp.TraceID, Status: resp.Status}
+		}
+		if code := printJSON(stdout, stderr, answer); code != exitOK {
 			return code
 		}
 	}
@@ -155,8 +163,20 @@ func runCommand(ctx context.Context, c *client.Client, args []string, stdin io.R
 	return exitOK
 }
 
-// inputText is the text argument, or standard input when there is none or it is "-".
-func inputText(args []string, stdin io.Reader) (string, error) {
+// duplicateAnswer is what Sluice answers for a duplicate (DuplicateResponse in the OpenAPI
+// document). Nothing ran, so there is no output, result, usage or audit to print, and printing
+// the whole RunResponse would show zero values that Sluice never sent.
+type duplicateAnswer struct {
+	RequestID string `json:"request_id,omitempty"`
+	TraceID   string `json:"trace_id"`
+	Status    string `json:"status"`
+}
+
+// inputText is the text argument, or standard input when there is none or it is "-". Unless
+// exact is set, standard input loses one trailing newline ("\n" or "\r\n"): the one echo, a
+// here-string or an editor ends the text with, which would otherwise be billed and kept in
+// the output. A TEXT argument is always sent as given.
+func inputText(args []string, stdin io.Reader, exact bool) (string, error) {
 	switch {
 	case len(args) > 1:
 		return "", errors.New("run takes one TEXT argument (quote it), or reads standard input")
@@ -170,7 +190,19 @@ func inputText(args []string, stdin io.Reader) (string, error) {
 	if !utf8.Valid(b) {
 		return "", errors.New("standard input is not UTF-8 text")
 	}
+	if !exact {
+		b = trimNewline(b)
+	}
 	return string(b), nil
+}
+
+// trimNewline drops one trailing "\n" or "\r\n" from b.
+func trimNewline(b []byte) []byte {
+	if b, ok := bytes.CutSuffix(b, []byte("\n")); ok {
+		b, _ = bytes.CutSuffix(b, []byte("\r"))
+		return b
+	}
+	return b
 }
 
 // parsePipeline reads a pipeline file: an array of steps, or an object with one in "pipeline".

@@ -53,6 +53,32 @@ func TestParseStep(t *testing.T) {
 	}
 }
 
+func TestInputText(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		stdin string
+		exact bool
+		want  string
+	}{
+		{name: "StdinNewline", stdin: "hello\n", want: "hello"},
+		{name: "StdinCRLF", args: []string{"-"}, stdin: "hello\r\n", want: "hello"},
+		{name: "StdinOnlyOne", stdin: "hello\n\n", want: "hello\n"},
+		{name: "StdinLoneCR", stdin: "hello\r", want: "hello\r"},
+		{name: "StdinNone", stdin: "hello", want: "hello"},
+		{name: "StdinEmptyLine", stdin: "\n", want: ""},
+		{name: "StdinExact", stdin: "hello\r\n", exact: true, want: "hello\r\n"},
+		{name: "ArgumentAsGiven", args: []string{"hello\n"}, stdin: "ignored\n", want: "hello\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := inputText(tc.args, strings.NewReader(tc.stdin), tc.exact)
+			if err != nil || got != tc.want {
+				t.Fatalf("inputText = %q, %v; want %q", got, err, tc.want)
+			}
+		})
+	}
+}
+
 func TestStepIDs(t *testing.T) {
 	steps, err := parseSteps([]string{"governance.pii.redact", "x=routing.language.detect", "governance.pii.redact", "security.toxicity.flag"})
 	if err != nil {
@@ -98,6 +124,28 @@ func TestCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := map[string]string{"SLUICE_KEY": key, "SLUICE_URL": s.Base}
+	traces := map[string]string{} // idempotency key -> the trace id of the run made under it
+	firstRun := func(key string) func(*testing.T, []byte) {
+		return func(t *testing.T, out []byte) {
+			var r client.RunResponse
+			if err := json.Unmarshal(out, &r); err != nil || r.Status != client.StatusCompleted || r.TraceID == "" {
+				t.Fatalf("answer %s (%v)", out, err)
+			}
+			traces[key] = r.TraceID
+		}
+	}
+	duplicate := func(key, requestID string) func(*testing.T, []byte) {
+		return func(t *testing.T, out []byte) {
+			want := map[string]any{"trace_id": traces[key], "status": "duplicate"}
+			if requestID != "" {
+				want["request_id"] = requestID
+			}
+			var got map[string]any
+			if err := json.Unmarshal(out, &got); err != nil || traces[key] == "" || !reflect.DeepEqual(got, want) {
+				t.Fatalf("answer %s (%v); want %v", out, err, want)
+			}
+		}
+	}
 	for _, tc := range []struct {
 		name    string
 		args    []string
@@ -123,20 +171,44 @@ func TestCommands(t *testing.T) {
 					t.Fatalf("answer %s (%v)", out, err)
 				}
 			}},
+		// One trailing newline of standard input (echo's) is not sent, billed or printed back;
+		// --exact keeps it.
+		{name: "RunStdinNewline", args: []string{"run", "--step", "governance.pii.redact"}, stdin: "mail jane@example.com\n",
+			checkFn: func(t *testing.T, out []byte) {
+				var r client.RunResponse
+				if err := json.Unmarshal(out, &r); err != nil || r.Output == nil || r.Output.Value != "mail [REDACTED]" || r.Usage.Characters() != 21 {
+					t.Fatalf("answer %s (%v)", out, err)
+				}
+			}},
+		{name: "RunStdinExact", args: []string{"run", "--exact", "--step", "governance.pii.redact"}, stdin: "mail jane@example.com\n",
+			checkFn: func(t *testing.T, out []byte) {
+				var r client.RunResponse
+				if err := json.Unmarshal(out, &r); err != nil || r.Output == nil || r.Output.Value != "mail [REDACTED]\n" || r.Usage.Characters() != 22 {
+					t.Fatalf("answer %s (%v)", out, err)
+				}
+			}},
 		{name: "RunHalted", args: []string{"run", "--step", `g=security.toxicity.flag:stop_if={"score_gte":0}`, "--step", "governance.pii.redact", "-"}, stdin: "hello",
 			stdout: []string{`"status": "halted"`, `"halted_at": "g"`}},
 		{name: "RunRejected", args: []string{"run", "--step", `governance.pii.redact:entities=["ssn"]`, "x"}, code: exitError,
 			stderr: "400 invalid_params"},
-		{name: "RunDuplicate", args: []string{"run", "--idempotency-key", "cli-dup", "--step", "routing.language.detect", "hello"}},
-		{name: "RunDuplicateAgain", args: []string{"run", "--idempotency-key", "cli-dup", "--step", "routing.language.detect", "hello"}, code: exitError,
-			stdout: []string{`"status": "duplicate"`}, stderr: "use a new --idempotency-key"},
+		// A duplicate prints what Sluice sent for it (the first run's trace id, the status and
+		// the request id when there was one), not a RunResponse's zero values.
+		{name: "RunDuplicate", args: []string{"run", "--request-id", "cli-2", "--idempotency-key", "cli-dup", "--step", "routing.language.detect", "hello"},
+			checkFn: firstRun("cli-dup")},
+		{name: "RunDuplicateAgain", args: []string{"run", "--request-id", "cli-2", "--idempotency-key", "cli-dup", "--step", "routing.language.detect", "hello"},
+			code: exitError, stderr: "use a new --idempotency-key", checkFn: duplicate("cli-dup", "cli-2")},
+		{name: "RunDuplicateNoRequestID", args: []string{"run", "--idempotency-key", "cli-dup-3", "--step", "routing.language.detect", "hello"},
+			checkFn: firstRun("cli-dup-3")},
+		{name: "RunDuplicateNoRequestIDAgain", args: []string{"run", "--idempotency-key", "cli-dup-3", "--step", "routing.language.detect", "hello"},
+			code: exitError, stderr: "use a new --idempotency-key", checkFn: duplicate("cli-dup-3", "")},
 		{name: "Services", args: []string{"services"}, stdout: []string{"governance.pii.redact", "transform", "allow, deny, entities, mask"}},
 		{name: "Service", args: []string{"services", "security.toxicity.flag"}, stdout: []string{`"kind": "classify"`, `"labels"`}},
 		{name: "UnknownService", args: []string{"services", "nope"}, code: exitError, stderr: "404 service_not_found"},
-		{name: "Usage", args: []string{"usage"}, stdout: []string{`"runs": 4`, `"rate_limit": 600`}},
-		// The mask makes each "a" 63 characters: the text would pass 100,000 characters, so the
-		// run fails; the language step before it is billed and its result printed.
-		{name: "RunFailed", args: []string{"run", "--step", "routing.language.detect", "--step", `governance.pii.redact:deny=["a"],mask="` + strings.Repeat("a ", 31) + `a"`, strings.Repeat("a ", 2000)},
+		{name: "Usage", args: []string{"usage"}, stdout: []string{`"runs": 7`, `"rate_limit": 600`}},
+		// The mask makes each "a" 15 characters (the longest mask): the text would pass 100,000
+		// characters, so the run fails; the language step before it is billed and its result
+		// printed.
+		{name: "RunFailed", args: []string{"run", "--step", "routing.language.detect", "--step", `governance.pii.redact:deny=["a"],mask="` + strings.Repeat("a ", 7) + `a"`, strings.Repeat("a ", 7000)},
 			code: exitError, stdout: []string{`"status": "failed"`, `"code": "output_too_large"`, `"detect": {`}, stderr: "run failed: output_too_large"},
 		{name: "BadKey", args: []string{"usage"}, env: map[string]string{"SLUICE_KEY": "sluice_live_BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB", "SLUICE_URL": s.Base},
 			code: exitError, stderr: "401 invalid_api_key"},
@@ -144,7 +216,7 @@ func TestCommands(t *testing.T) {
 		{name: "NoPipeline", args: []string{"run", "x"}, code: exitUsage, stderr: "run needs a pipeline"},
 		{name: "BadStep", args: []string{"run", "--step", "governance.pii.redact:mask=#", "x"}, code: exitUsage, stderr: "strings need their quotes"},
 		{name: "UnknownCommand", args: []string{"walk"}, code: exitUsage, stderr: `unknown command "walk"`},
-		{name: "Help", args: []string{"-h"}, env: map[string]string{}, stdout: []string{"usage: sluice"}},
+		{name: "Help", args: []string{"-h"}, env: map[string]string{}, stdout: []string{"usage: sluice", "--exact"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := env

@@ -1,6 +1,7 @@
-// Package apiapp builds the api.Server of the Lambda functions that run services (run, services):
-// the engine over the registry the main passes in, loaded once per container, and the metrics
-// observer. The authorizer does not import it, so it links no engine, model or service code.
+// Package apiapp builds the api.Server of the Lambda functions that run services (run, services),
+// and the metering runner under it that the dashboard's playground uses too: the engine over the
+// registry the main passes in, loaded once per container, and the metrics observer. The
+// authorizer does not import it, so it links no engine, model or service code.
 package apiapp
 
 import (
@@ -10,23 +11,35 @@ import (
 
 	"github.com/sluice-api/sluice/internal/api"
 	"github.com/sluice-api/sluice/internal/lambdaapp"
+	"github.com/sluice-api/sluice/internal/metering"
 	"github.com/sluice-api/sluice/internal/metrics"
 	"github.com/sluice-api/sluice/internal/pipeline"
 	"github.com/sluice-api/sluice/internal/services"
 	"github.com/sluice-api/sluice/internal/timing"
 )
 
-// New builds the api.Server over base with the services of reg; metricsOut receives EMF lines
-// (stdout on Lambda).
-func New(base *lambdaapp.Base, reg *services.Registry, metricsOut io.Writer) (*api.Server, error) {
+// NewRunner builds the metering use case over base with the services of reg: the run
+// function's and the dashboard playground's. Its settle reserve is timing.SettleReserve, the one
+// the run function's timeout is computed with.
+func NewRunner(base *lambdaapp.Base, reg *services.Registry) (*metering.Runner, error) {
 	engine, err := pipeline.New(reg, pipeline.WithLogger(base.Log))
 	if err != nil {
 		return nil, fmt.Errorf("apiapp: %w", err)
 	}
-	rec := metrics.New(metricsOut, base.Config.Namespace, map[string]string{"Function": base.Config.Function})
-	return api.NewServer(engine, base.Store, base.Accounts, base.Secrets.TokenKey, api.Config{
-		Region: base.Config.Region, Log: base.Log, Observe: Observer(rec), SettleReserve: timing.SettleReserve,
+	return metering.New(base.Store, engine, metering.Config{
+		Region: base.Config.Region, TokenKey: base.Secrets.TokenKey, SettleReserve: timing.SettleReserve, Log: base.Log,
 	}), nil
+}
+
+// New builds the api.Server over base with the services of reg; metricsOut receives EMF lines
+// (stdout on Lambda).
+func New(base *lambdaapp.Base, reg *services.Registry, metricsOut io.Writer) (*api.Server, error) {
+	runner, err := NewRunner(base, reg)
+	if err != nil {
+		return nil, err
+	}
+	rec := metrics.New(metricsOut, base.Config.Namespace, map[string]string{"Function": base.Config.Function})
+	return api.NewServer(runner, base.Accounts, api.Config{Log: base.Log, Observe: Observer(rec)}), nil
 }
 
 // MustNew builds the base from the environment and the server over the registry that build

@@ -1,14 +1,12 @@
 // Package dashapp builds the account dashboard of the dashboard Lambda function: the base
-// (store, secrets, accounts), the api.Server that runs the playground's pipelines (package
+// (store, secrets, accounts), the metering runner that runs the playground's pipelines (package
 // apiapp, over the registry the main passes in) and the dashboard handler on top, served only
 // over HTTPS through API Gateway.
 package dashapp
 
 import (
 	"fmt"
-	"io"
 	"net/http"
-	"os"
 
 	"github.com/sluice-api/sluice/internal/dashboard"
 	"github.com/sluice-api/sluice/internal/lambdaapp"
@@ -16,18 +14,17 @@ import (
 	"github.com/sluice-api/sluice/internal/services"
 )
 
-// New builds the dashboard over base with the services of reg; metricsOut receives the
-// playground runs' EMF lines (stdout on Lambda).
-func New(base *lambdaapp.Base, reg *services.Registry, metricsOut io.Writer) (http.Handler, error) {
+// New builds the dashboard over base with the services of reg.
+func New(base *lambdaapp.Base, reg *services.Registry) (http.Handler, error) {
 	if base.Config.Tables.Sessions == "" {
 		return nil, fmt.Errorf("dashapp: the dashboard needs its sessions table (%s or %s)", lambdaapp.EnvTablePrefix, lambdaapp.EnvSessions)
 	}
-	srv, err := apiapp.New(base, reg, metricsOut)
+	runner, err := apiapp.NewRunner(base, reg)
 	if err != nil {
 		return nil, err
 	}
 	h, err := dashboard.New(dashboard.Config{
-		Store: base.Store, Accounts: base.Accounts, API: srv, Registry: reg, Pepper: base.Secrets.Pepper,
+		Store: base.Store, Accounts: base.Accounts, Runner: runner, Registry: reg, Pepper: base.Secrets.Pepper,
 		// API Gateway serves it over HTTPS only: __Host- cookies, Secure.
 		Region: base.Config.Region, Secure: true, Log: base.Log,
 	})
@@ -45,7 +42,7 @@ func MustNew(build func() (*services.Registry, error)) http.Handler {
 	if err != nil {
 		lambdaapp.Fail(fmt.Errorf("dashapp: %w", err))
 	}
-	h, err := New(base, reg, os.Stdout)
+	h, err := New(base, reg)
 	if err != nil {
 		lambdaapp.Fail(err)
 	}

@@ -175,3 +175,27 @@ func redact(err error) error {
 	}
 	return err
 }
+
+// Key reads the secret secretID (a name or ARN) as one key: the bytes of its SecretString as
+// they are, at least secrets.MinKeyBytes (Secrets Manager's generated strings, such as the
+// copy key's). Errors wrap ErrNotFound, ErrUnavailable or ErrMalformed as Load's do, and never
+// quote the secret.
+func Key(ctx context.Context, client *secretsmanager.Client, secretID string) ([]byte, error) {
+	return loadKey(ctx, client, secretID)
+}
+
+func loadKey(ctx context.Context, client getSecretValueAPI, secretID string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, fetchTimeout)
+	defer cancel()
+	out, err := client.GetSecretValue(ctx, &secretsmanager.GetSecretValueInput{SecretId: aws.String(secretID)})
+	if err != nil {
+		if kind := classify(err); kind != nil {
+			return nil, fmt.Errorf("%w: get secret %q: %w", kind, secretID, err)
+		}
+		return nil, fmt.Errorf("awssm: get secret %q: %w", secretID, err)
+	}
+	if out.SecretString == nil || len(*out.SecretString) < secrets.MinKeyBytes {
+		return nil, fmt.Errorf("%w: secret %q is not a key of at least %d bytes", ErrMalformed, secretID, secrets.MinKeyBytes)
+	}
+	return []byte(*out.SecretString), nil
+}

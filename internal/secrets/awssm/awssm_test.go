@@ -295,3 +295,31 @@ func TestLoadCallerCancelDoesNotAbortSharedFetch(t *testing.T) {
 		t.Fatalf("HTTP calls = %d, want 1: the cancelled caller's fetch is the one the next caller shares", c)
 	}
 }
+
+// TestKey: a key secret is its SecretString's bytes as they are; a short or missing one is
+// malformed (and the error does not quote it), a missing secret not found, a 5xx unavailable.
+func TestKey(t *testing.T) {
+	generated := "AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdefgh" // 44 letters and digits, as generated
+	for _, tc := range []struct {
+		name  string
+		reply reply
+		want  []byte
+		err   error
+	}{
+		{"Generated", ok(generated), []byte(generated), nil},
+		{"Short", ok("short-secret"), nil, ErrMalformed},
+		{"NotFound", fault(http.StatusBadRequest, "ResourceNotFoundException"), nil, ErrNotFound},
+		{"Unavailable", fault(http.StatusInternalServerError, "InternalServiceError"), nil, ErrUnavailable},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := newSource(t, &fakeSM{replies: []reply{tc.reply}})
+			got, err := loadKey(t.Context(), src.client, secretARN)
+			if !errors.Is(err, tc.err) || !bytes.Equal(got, tc.want) {
+				t.Fatalf("loadKey = %q, %v; want %q, %v", got, err, tc.want, tc.err)
+			}
+			if err != nil && strings.Contains(err.Error(), "short-secret") {
+				t.Fatalf("the error quotes the secret: %v", err)
+			}
+		})
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"hash"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/sluice-api/sluice/internal/services"
@@ -23,11 +24,14 @@ const (
 )
 
 const (
-	version      = 5
+	version      = 6
 	modelID      = names.ModelID
 	modelLicense = "Apache-2.0"
 	defaultMask  = "[REDACTED]"
-	maxMaskLen   = 64
+	// maxMaskLen bounds the mask, so that a short text of many spans cannot buy a long answer:
+	// each span of one character (and its space) becomes at most 16 characters, with the
+	// characters JSON spells in 6 bytes refused (see maskOK).
+	maxMaskLen = 16
 
 	maxAllow    = 100 // items of the allow param
 	maxAllowLen = 200 // code points of one allow item
@@ -243,7 +247,7 @@ func (*Redact) Descriptor() services.Descriptor {
 				Type:        services.ParamString,
 				Default:     defaultMask,
 				MaxLength:   services.Ptr(maxMaskLen),
-				Description: "Text that replaces each detected span (may be empty).",
+				Description: "Text that replaces each detected span (may be empty; no control characters or line or paragraph separators).",
 			},
 		})
 }
@@ -264,6 +268,9 @@ func (*Redact) Run(ctx context.Context, req services.Request) (services.Result, 
 	if utf8.RuneCountInString(mask) > maxMaskLen {
 		return services.Result{}, fmt.Errorf("pii: mask longer than %d characters", maxMaskLen)
 	}
+	if !maskOK(mask) {
+		return services.Result{}, errors.New("pii: the mask has a control character or a line or paragraph separator")
+	}
 	spans, err := find(ctx, req.Payload.Value, opts)
 	if err != nil {
 		return services.Result{}, fmt.Errorf("pii: redact: %w", err)
@@ -276,6 +283,14 @@ func (*Redact) Run(ctx context.Context, req services.Request) (services.Result, 
 		Payload: services.Payload{Type: services.TypeText, Value: out},
 		Changes: len(spans),
 	}, nil
+}
+
+// maskOK reports whether mask is free of the characters an answer's JSON spells as \uXXXX:
+// control characters, U+2028 and U+2029. Each would cost six bytes of answer per character.
+func maskOK(mask string) bool {
+	return !strings.ContainsFunc(mask, func(r rune) bool {
+		return unicode.IsControl(r) || r == '\u2028' || r == '\u2029'
+	})
 }
 
 // Tokenize is governance.pii.tokenize: it replaces every detected span with a typed token that

@@ -152,7 +152,11 @@ func TestRedactErrors(t *testing.T) {
 		name string
 		req  services.Request
 	}{
-		{"MaskTooLong", textReq("x", services.Params{"mask": strings.Repeat("é", 65)})},
+		{"MaskTooLong", textReq("x", services.Params{"mask": strings.Repeat("é", maxMaskLen+1)})},
+		{"MaskControl", textReq("x", services.Params{"mask": "[\x00]"})},
+		{"MaskDelete", textReq("x", services.Params{"mask": "[\x7f]"})},
+		{"MaskLineSeparator", textReq("x", services.Params{"mask": "[\u2028]"})},
+		{"MaskParagraphSeparator", textReq("x", services.Params{"mask": "[\u2029]"})},
 		{"UnknownEntity", textReq("x", services.Params{"entities": []string{"address"}})},
 		{"CustomIsNotAnEntity", textReq("x", services.Params{"entities": []string{"custom"}})},
 		{"TooManyDeny", textReq("x", services.Params{"deny": slices.Repeat([]string{"a"}, maxDeny+1)})},

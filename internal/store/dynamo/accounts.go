@@ -72,6 +72,8 @@ func (s *Store) CreateAccount(ctx context.Context, a store.Account, first store.
 	item[attrCreatedMS] = attrN(ms(a.CreatedAt))
 	item[attrKeyIDs] = &types.AttributeValueMemberSS{Value: []string{first.ID}}
 	item[attrVersion] = attrN(1)
+	mac := seal(s.copyKey, a, 1)
+	setS(item, attrCopyMAC, mac)
 	_, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName:           aws.String(s.t.Accounts),
 		Item:                item,
@@ -92,7 +94,7 @@ func (s *Store) CreateAccount(ctx context.Context, a store.Account, first store.
 	} else if err != nil {
 		return fmt.Errorf("dynamo: create account %q: %w", a.ID, err)
 	}
-	if err := s.putKey(ctx, first, accountCopy(a, 1)); err != nil {
+	if err := s.putKey(ctx, first, accountCopy(a, 1, mac)); err != nil {
 		// Undo the account so that a refused creation leaves nothing. Nobody else can have
 		// written it: ids are unique and accounts are never deleted otherwise.
 		if _, derr := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{
@@ -104,10 +106,10 @@ func (s *Store) CreateAccount(ctx context.Context, a store.Account, first store.
 		return fmt.Errorf("dynamo: create account %q: %w", a.ID, err)
 	}
 	// An UpdateAccount that came in between found no key item to copy to: copy it here.
-	if now, ver, err := s.readAccount(ctx, a.ID); err != nil {
+	if now, ver, mac, err := s.readAccount(ctx, a.ID); err != nil {
 		return fmt.Errorf("dynamo: create account %q: %w", a.ID, err)
 	} else if ver != 1 {
-		if err := s.copyToKey(ctx, first.Hash, now, ver); err != nil {
+		if err := s.copyToKey(ctx, first.Hash, now, ver, mac); err != nil {
 			return fmt.Errorf("dynamo: create account %q: %w", a.ID, err)
 		}
 	}
@@ -205,7 +207,11 @@ func (s *Store) UpdateAccount(ctx context.Context, a store.Account) error {
 	if err != nil {
 		return fmt.Errorf("dynamo: update account %q: %w", a.ID, err)
 	}
-	if err := s.copyToKeys(ctx, now, ver); err != nil {
+	mac, err := s.sealAccount(ctx, now, ver)
+	if err != nil {
+		return fmt.Errorf("dynamo: update account %q: %w", a.ID, err)
+	}
+	if err := s.copyToKeys(ctx, now, ver, mac); err != nil {
 		return fmt.Errorf("dynamo: update account %q: %w", a.ID, err)
 	}
 	return nil
@@ -279,12 +285,14 @@ func (s *Store) addKey(ctx context.Context, k store.Key) error {
 	if err != nil {
 		return fmt.Errorf("account %q: %w", k.Account, err)
 	}
-	if err := s.putKey(ctx, k, accountCopy(a, ver)); err != nil {
+	// The account's seal is copied as it is: whoever wrote the account sealed it (a store
+	// without the copy key, like the dashboard's, cannot seal, nor forge a seal).
+	if err := s.putKey(ctx, k, accountCopy(a, ver, macOf(out.Attributes, attrCopyMAC))); err != nil {
 		return err
 	}
 	// An UpdateAccount may have written the account after the read above and listed the keys
 	// before this key's item existed: then the key copies old settings. Revoke it instead.
-	_, now, err := s.readAccount(ctx, k.Account)
+	_, now, _, err := s.readAccount(ctx, k.Account)
 	if err != nil {
 		return err
 	}

@@ -34,14 +34,19 @@
 // authorizer never reads it: it reads the key item by hash, which carries what it needs.
 //
 // idempotency (regional), pk = account, sk = idempotency key: fp, state ("in_flight" or
-// "done"), lease, trace, lease_exp_ms, exp_ms, expires (TTL), month and slot (where the run of
-// the lease charges: the meter item of month and its writer slot). Records of the store before
-// the meter may also be "settling" with settle_trace, settle_month, settle_chars.
+// "done"), lease, trace, lease_exp_ms, exp_ms, expires (TTL), month, slot and adm (where the run
+// of the lease charges: the meter item of month, its writer slot, and the admission value its
+// Enter wrote there). Records of the store before the meter may also be "settling" with
+// settle_trace, settle_month, settle_chars. In a partition of its own, pk = "charged#" +
+// account, sk = a lease: the proof that the lease's run was charged (exp_ms, expires: a day
+// and an hour), written before another Store takes the writer slot that held the charge.
 //
 // usage (regional), pk = account, sk = month "YYYY-MM": the meter of the account in that month
-// (meter.go): characters, runs, d01 to d31 (characters per UTC day), the rate window (win_ms,
-// win_count) and one writer slot attribute "w:<slot>" per request writing it lately. No TTL:
-// usage is billing data. Items of the store before the meter may hold "pending:<id>" markers.
+// (meter.go): characters, runs, d01 to d31 (characters per UTC day), the rate window's counter
+// "n:<minute, base 36>" (the current window's and the one before), and writer slots "w:<name>"
+// (four random characters), about as many as requests were in flight at once. No TTL: usage is
+// billing data. Items of older stores may hold "pending:<id>" markers, win_ms and win_count
+// (removed by Settle), and writer slots with longer names (never taken, removed when stale).
 //
 // rate_windows (regional), pk = a key of the caller's (the dashboard: a client address's HMAC),
 // sk = window start (N, Unix milliseconds): count, expires (TTL, five minutes after the start).
@@ -101,12 +106,13 @@
 //     they are.
 //   - Hit: the marker "hit:<random token>" is the hit's identity; a second write removes it.
 //   - The meter (Enter, Settle): every write sets the request's writer slot to a value no other
-//     request writes, under the condition that the slot does not hold it yet (Enter) or still
-//     holds the request's admission (Settle): a write sent again finds its own value (see
-//     meter.go).
+//     request writes, under the condition that the slot still holds the value the writer saw
+//     there (Enter) or its own admission (Settle): a write sent again finds its own value (see
+//     meter.go). The proof written before a slot is taken is a plain PutItem of a fixed item.
 //   - Claim: the lease is the identity. A refused PutItem whose record is in flight under the
-//     claimer's own lease was written by an earlier attempt: the claim is won. The fence of a
-//     takeover is refused only by the charge it fences against.
+//     claimer's own lease was written by an earlier attempt: the claim is won. A fence sent
+//     again is refused by its own fence, which (like any value but the charge, with no proof)
+//     means that the run was not charged.
 //   - Release, the completion of a record and the clean-ups accept a refused condition as done.
 //
 // The store's client retries up to MaxAttempts times with a short full-jitter backoff
@@ -119,23 +125,42 @@
 // request's writer slot S to an admission value A; Settle ADDs the run's characters, one run
 // and the day's characters and sets S to the charge C, under S = A and the allowance. With an
 // Idempotency-Key the run also writes its record twice: Claim (a PutItem, after Enter, recording
-// the meter's month and S) and, after the charge, its completion (state done, trace, under its
-// lease). A request holds S from Enter to Leave; slots are pooled per Store (one per request in
-// flight), so the item holds a handful and stays under 1 KB; a slot whose last write is older
-// than five minutes (a day and an hour for a keyed charge) is removed by a later Settle in the
-// same write.
+// the meter's month, S and A) and, after the charge, its completion (state done, trace, under
+// its lease).
+//
+// Writer slots are shared by every Store (every Lambda container); a request holds S from Enter
+// to Leave. A Store owns the slots it wrote last and writes them again under the condition that
+// they still hold its last value, so its requests cost nothing more. A Store that owns no free
+// slot of the item (its first request for the account in the month) reads the item and takes
+// a slot whose value was written two windows or more before by the writer's clock, judged on
+// its own (no request still writes it: its deadline ends well inside two windows), at random
+// among those, abandoned ones (five minutes) first, or makes a new name when there is none; the
+// write is conditional on the value it saw (or on the name not existing), so two Stores never
+// take one slot. A slot holding a keyed charge is taken only after the charge's proof item is
+// written (putProof): the charge may belong to a record that was never completed; a Store whose
+// role may not write the idempotency table (the services and dashboard functions') never takes
+// one (it learns so from one AccessDeniedException) and makes a new name instead. So the item
+// holds about as many slots as requests were in flight at once (more only while several
+// containers took turns within two minutes), not one per container that ever served the
+// account; a slot whose last write is older than five minutes (a day and an hour for a keyed
+// charge) is also removed by a later Settle in the same write.
 //
 // Claim takes a record over when it is absent or expired (one conditional PutItem), and when
 // it is in flight with an expired lease L: its run stopped (or stalled past its lease) before
 // completing it, and may or may not have charged. Claim then writes a fence F into the run's
-// slot S on the meter item of the record's month, under the condition that S does not hold the
-// keyed charge of L; exactly one of that write and the run's charge (which needs S = A) wins,
-// because both are conditional writes on the one item:
+// slot S on the meter item of the record's month, under the condition that S holds A (a fence
+// on the run's own value, never on the slot's name, so it cannot overwrite a request that took
+// S since); exactly one of that write and the run's charge (which needs S = A) wins, because
+// both are conditional writes on the one item:
 //
-//   - The fence won (S held A, or nothing): L never charged and never will (its charge needs
-//     S = A). Claim takes the record over with a PutItem under state = in_flight AND lease = L.
-//   - S holds L's charge: L was charged. Claim marks the record done under the same condition
-//     and returns it: the retry is a duplicate.
+//   - The fence won (S held A): L never charged and never will (its charge needs S = A).
+//     Claim takes the record over with a PutItem under state = in_flight AND lease = L.
+//   - S holds L's charge, or S holds anything else and L's proof item exists (S was taken
+//     after the proof was written): L was charged. Claim marks the record done under the same
+//     condition and returns it: the retry is a duplicate.
+//   - S holds anything else and there is no proof: S went from A to a fence, or was removed
+//     or taken as stale, never through L's charge (a charge's slot is taken only after its
+//     proof); L never charged and never will. Claim takes the record over.
 //
 // Crash (or stall past the lease) at each point, with what happens to the run, the bill and the
 // record:
@@ -144,19 +169,23 @@
 //     over, and runs. If the old run wakes up, its charge finds the fence: ErrLeaseLost, no
 //     charge. Billed once, by the retry.
 //   - After the charge, before the completion: charged, record in flight, S holds the charge.
-//     Within the lease a retry gets idempotency_key_in_use; after it, Claim finds the charge,
+//     Within the lease a retry finds the record in flight, and Charged (one read of S) tells
+//     that its charge holds, so the retry may answer as a duplicate; after it, Claim finds the charge,
 //     marks the record done, and the retry is a duplicate. If the old run wakes up, its
 //     completion finds the record done: nothing changes. Billed once, counted once.
-//   - The completion failed (an error, not a crash): Settle returns ErrCharged and retires S
-//     (it is never handed out again, so the charge's proof stays until a Claim reads it, or a
-//     day and an hour); the caller leaves the record alone, and the next Claim after the lease
-//     completes it as above.
-//   - After the completion: done and charged; S is reused by the Store's next request.
+//   - The completion failed (an error, not a crash): Settle returns ErrCharged and the Store
+//     gives S up (S keeps the charge until a Claim reads it, or another Store takes S after
+//     writing the proof); the caller leaves the record alone, and the next Claim after the
+//     lease completes it as above.
+//   - After the completion: done and charged; S is reused by the Store's next request, or
+//     taken by another Store (with a proof that nobody will need) if this one stopped.
 //
-// No run is billed twice: a charge needs S = A, and S changes from A only to the charge itself
-// or to a fence; a slot is never handed to another request while it may hold a charge whose
-// record is not complete (a completed run's slot is free again, and a crashed process's slots
-// die with it); and a record taken over was fenced first. No run is billed without being
+// No run is billed twice: a charge needs S = A, A is written once and never again (a random
+// token), and S leaves A only for the charge itself, a fence, or (two windows after A, when the
+// run is over) another request's value or nothing; a charge of a record that may be
+// incomplete leaves S only by the owner's next request after the completion, or after its
+// proof was written; and a record taken over was fenced first or found S without A, its charge
+// and its proof. No run is billed without being
 // counted: characters, runs and the day change in the charge's one write. A record stuck in
 // flight past its 24 h expiry is simply absent, like any expired record.
 //
@@ -212,13 +241,31 @@ type Store struct {
 	db    *dynamodb.Client
 	t     Tables
 	slots *slots // the writer slots of the meter item (meter.go)
+	// copyKey seals and checks key items' copies of account settings (accountcopy.go); nil:
+	// this store seals nothing and trusts no copy.
+	copyKey []byte
+}
+
+// Option configures a Store.
+type Option func(*Store)
+
+// WithCopyKey gives the store the key that seals key items' copies of their account's settings
+// (at least 32 bytes). With it the store seals what it writes for accounts and trusts a copy
+// only under a valid seal; without it, it seals nothing and KeyAccount always reads the account
+// item too. The authorizer and keyctl have it; the dashboard never does.
+func WithCopyKey(key []byte) Option {
+	return func(s *Store) { s.copyKey = append([]byte(nil), key...) }
 }
 
 // New returns a Store on the tables t, which must exist (see CreateTables). The store uses a
 // copy of client with its own retry policy (NewRetryer): its writes are safe to retry, and it
 // relies on enough attempts to outlast a few lost answers.
-func New(client *dynamodb.Client, t Tables) *Store {
-	return &Store{db: withRetryPolicy(client), t: t, slots: newSlots()}
+func New(client *dynamodb.Client, t Tables, opts ...Option) *Store {
+	s := &Store{db: withRetryPolicy(client), t: t, slots: newSlots()}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
 }
 
 // Close does nothing: the client has nothing to release.
@@ -454,4 +501,9 @@ func (d *decoder) time(name string) time.Time {
 		return time.Time{}
 	}
 	return fromMS(d.num(name))
+}
+
+// itemKey is the key of an item with a partition and a sort key.
+func itemKey(pk string, sk types.AttributeValue) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{attrPK: attrS(pk), attrSK: sk}
 }

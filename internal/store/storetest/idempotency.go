@@ -54,6 +54,7 @@ func wantRecord(t *testing.T, s store.Store, c store.Claim, from store.Claim, st
 	sameTime(t, "Expires", got.Expires, from.Now.Add(from.TTL))
 	g := *got
 	g.LeaseExpires, g.Expires = time.Time{}, time.Time{}
+	g.Ref = "" // the adapter's own
 	if g != want {
 		t.Errorf("existing = %+v, want %+v", g, want)
 	}
@@ -74,6 +75,30 @@ func runIdempotency(t *testing.T, open func(t *testing.T) store.Store) {
 		if err != nil || !ok {
 			t.Fatalf("Settle by the first lease = %v, %v; want admitted", ok, err)
 		}
+	})
+
+	t.Run("ChargedOnlyWhenCharged", func(t *testing.T) {
+		s := open(t)
+		first := mustClaim(t, s, claim("acct-1", "idem-1", "lease-1"))
+		again := claim("acct-1", "idem-1", "lease-2")
+		again.Now = t0.Add(30 * time.Second) // within the first lease
+		charged := func(want bool) {
+			t.Helper()
+			again.Pass = enter(t, s, "acct-1", "2026-11")
+			rec, err := s.Claim(t.Context(), again)
+			if err != nil || rec == nil {
+				t.Fatalf("Claim within the lease = %+v, %v; want the record of lease-1", rec, err)
+			}
+			got, err := s.Charged(t.Context(), *rec)
+			if err != nil || got != want {
+				t.Fatalf("Charged(%s record) = %v, %v; want %v", rec.State, got, err, want)
+			}
+		}
+		// In flight, its run not charged: a retry is "in use".
+		charged(false)
+		// Settled: the record is done, and Charged is false for a done record.
+		settle(t, s, first, "sluice_trace-done")
+		charged(false)
 	})
 
 	t.Run("ClaimRace", func(t *testing.T) {

@@ -5,6 +5,11 @@
 // sees when a response is lost on the way back. The SDK retries such a call, and the retry
 // meets the effect of the first attempt.
 //
+// A second mode (FailWrite) answers one chosen write with a 500 InternalServerError after
+// forwarding it, and every retry of it (the same operation and body) with a 500 without
+// forwarding it: a write that was applied, whose every answer the client sees fail, as when a
+// server errs after the write took effect.
+//
 // Writes are recognised by their X-Amz-Target (PutItem, UpdateItem, DeleteItem, and the batch
 // and transaction writes); only answers that report success (HTTP 200) are lost, because only
 // those mean the server applied the write. Reads, table management and refused writes always
@@ -17,11 +22,13 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"math/rand/v2"
 	"net"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -51,6 +58,8 @@ type Stats struct {
 	// Lost lists the successful writes whose answer was lost, by their 0-based place among
 	// the successful writes the proxy saw: the proxy's own record of its draws.
 	Lost []int64
+	// Failed counts the 500 answers of FailWrite: the chosen write's and its retries'.
+	Failed int64
 }
 
 // Proxy is a running proxy.
@@ -60,16 +69,19 @@ type Proxy struct {
 	share    float64
 	client   *http.Client
 
-	mu     sync.Mutex // guards rng, script, byOp, lost and conns
+	mu     sync.Mutex // guards rng, script, byOp, lost, conns, failMatch and failed
 	rng    *rand.Rand
 	script []bool
 	byOp   map[string]int64
 	lost   []int64
 	conns  map[net.Conn]struct{}
+	// failMatch chooses the write FailWrite fails; failed is its operation and body once chosen.
+	failMatch func(op string, body []byte) bool
+	failed    []byte
 
-	requests, writes atomic.Int64
-	closed           atomic.Bool
-	wg               sync.WaitGroup
+	requests, writes, fails atomic.Int64
+	closed                  atomic.Bool
+	wg                      sync.WaitGroup
 }
 
 // Start listens on a free loopback port and forwards to upstream (http://host:port).
@@ -118,7 +130,7 @@ func (p *Proxy) Stats() Stats {
 	}
 	lost := slices.Clone(p.lost)
 	p.mu.Unlock()
-	return Stats{Requests: p.requests.Load(), Writes: p.writes.Load(), Dropped: int64(len(lost)), ByOp: by, Lost: lost}
+	return Stats{Requests: p.requests.Load(), Writes: p.writes.Load(), Dropped: int64(len(lost)), ByOp: by, Lost: lost, Failed: p.fails.Load()}
 }
 
 // Close stops listening, closes every client connection and waits for the handlers.
@@ -177,13 +189,27 @@ func (p *Proxy) serve(c net.Conn) {
 		if err != nil {
 			return
 		}
+		op := operation(req.Header.Get("X-Amz-Target"))
+		if p.isRetryOfFailed(op, body) {
+			p.requests.Add(1)
+			if err := p.answer500(c, req); err != nil || req.Close {
+				return
+			}
+			continue
+		}
 		resp, respBody, err := p.forward(req, body)
 		if err != nil {
 			// The upstream is gone: the client sees a lost connection, as it would.
 			return
 		}
 		p.requests.Add(1)
-		op := operation(req.Header.Get("X-Amz-Target"))
+		if writeOps[op] && resp.StatusCode == http.StatusOK && p.chooseFailed(op, body) {
+			p.writes.Add(1)
+			if err := p.answer500(c, req); err != nil || req.Close {
+				return
+			}
+			continue
+		}
 		if writeOps[op] && resp.StatusCode == http.StatusOK {
 			if p.lose(op, p.writes.Add(1)-1) {
 				return // applied upstream, never answered: the deferred Close drops the connection
@@ -226,6 +252,52 @@ func (p *Proxy) Script(lose ...bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.script = append(p.script, lose...)
+}
+
+// FailWrite arms the proxy: the next successful write for which match(operation, body) is
+// true ("UpdateItem", the request's JSON) is applied upstream and answered with a 500
+// InternalServerError, and so is, without reaching the upstream, every later request with the
+// same operation and body: the SDK's retries of it. Only one write is failed per call.
+func (p *Proxy) FailWrite(match func(op string, body []byte) bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.failMatch, p.failed = match, nil
+}
+
+// chooseFailed reports whether the applied write op with body is the one FailWrite fails, and
+// records it.
+func (p *Proxy) chooseFailed(op string, body []byte) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.failMatch == nil || !p.failMatch(op, body) {
+		return false
+	}
+	p.failMatch, p.failed = nil, append([]byte(op+"\n"), body...)
+	return true
+}
+
+// isRetryOfFailed reports whether op with body repeats the write FailWrite failed.
+func (p *Proxy) isRetryOfFailed(op string, body []byte) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.failed != nil && bytes.Equal(p.failed, append([]byte(op+"\n"), body...))
+}
+
+// answer500 writes DynamoDB's 500 InternalServerError answer to c.
+func (p *Proxy) answer500(c net.Conn, req *http.Request) error {
+	p.fails.Add(1)
+	body := []byte(`{"__type":"com.amazonaws.dynamodb.v20120810#InternalServerError","message":"injected by faultproxy"}`)
+	resp := &http.Response{
+		StatusCode: http.StatusInternalServerError, ProtoMajor: 1, ProtoMinor: 1,
+		Header: http.Header{
+			"Content-Type": {"application/x-amz-json-1.0"},
+			"X-Amz-Crc32":  {strconv.FormatUint(uint64(crc32.ChecksumIEEE(body)), 10)}, // as DynamoDB sends
+		},
+		Body:          io.NopCloser(bytes.NewReader(body)),
+		ContentLength: int64(len(body)),
+		Close:         req.Close,
+	}
+	return resp.Write(c)
 }
 
 // lose decides whether the answer of a successful write of op, the proxy's nth, is lost.

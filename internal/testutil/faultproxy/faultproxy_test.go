@@ -1,6 +1,7 @@
 package faultproxy
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
 
 	"github.com/sluice-api/sluice/internal/testutil/dynalite"
 )
@@ -205,5 +207,52 @@ func TestScript(t *testing.T) {
 	}
 	if s := p.Stats(); fmt.Sprint(s.Lost) != "[1 3]" {
 		t.Fatalf("the proxy's record of lost answers is %v, want [1 3]", s.Lost)
+	}
+}
+
+// TestFailWrite: the chosen write is applied and answered 500, and so are the SDK's retries of
+// it (without reaching the upstream); other writes and later writes pass.
+func TestFailWrite(t *testing.T) {
+	endpoint := dynalite.StartT(t)
+	direct, err := dynalite.Client(t.Context(), endpoint, noRetries)
+	if err != nil {
+		t.Fatal(err)
+	}
+	table(t, direct, "fails")
+	for _, tc := range []struct {
+		name     string
+		attempts int // the SDK's attempts per call
+	}{
+		{"NoRetries", 1},
+		{"SDKRetries", 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := StartT(t, endpoint, Config{})
+			db, err := dynalite.Client(t.Context(), p.URL(), func(o *dynamodb.Options) { o.RetryMaxAttempts = tc.attempts })
+			if err != nil {
+				t.Fatal(err)
+			}
+			victim := "victim-" + tc.name
+			p.FailWrite(func(op string, body []byte) bool {
+				return op == "PutItem" && bytes.Contains(body, []byte(victim))
+			})
+			if err := put(t.Context(), db, "fails", "before-"+tc.name); err != nil {
+				t.Fatalf("a write the proxy did not choose: %v", err)
+			}
+			err = put(t.Context(), db, "fails", victim)
+			var apiErr smithy.APIError
+			if !errors.As(err, &apiErr) || apiErr.ErrorCode() != "InternalServerError" {
+				t.Fatalf("the chosen write answered %v, want InternalServerError", err)
+			}
+			if !exists(t, direct, "fails", victim) {
+				t.Fatal("the chosen write was not applied")
+			}
+			if s := p.Stats(); s.Failed != int64(tc.attempts) {
+				t.Fatalf("%d answers of 500, want one per attempt (%d)", s.Failed, tc.attempts)
+			}
+			if err := put(t.Context(), db, "fails", "after-"+tc.name); err != nil || !exists(t, direct, "fails", "after-"+tc.name) {
+				t.Fatalf("a later write: %v", err)
+			}
+		})
 	}
 }

@@ -2,8 +2,10 @@
 // driven by playwright-core, which never downloads a browser. browser_test.go starts the local
 // server and runs this script with:
 //
-//   SLUICE_BASE     the server's base URL (http://127.0.0.1:PORT)
-//   SLUICE_LINK     a sign-in link of the demo account, printed by the server
+//   SLUICE_BASE     the server's base URL (http://127.0.0.1:PORT), where the API is called
+//   SLUICE_LINK     a sign-in link of the demo account, printed by the server on the
+//                   dashboard's own host (http://sluice-PORT.localhost:PORT), where the
+//                   browser goes
 //   SLUICE_CHROMIUM the browser executable
 //   SLUICE_SHOTS    a directory for screenshots
 //
@@ -13,11 +15,15 @@ import { chromium } from 'playwright-core';
 import { strict as assert } from 'node:assert';
 import { join } from 'node:path';
 
-const base = process.env.SLUICE_BASE;
+const apiBase = process.env.SLUICE_BASE;
 const link = process.env.SLUICE_LINK;
+const base = new URL(link).origin; // the dashboard's host; Chromium resolves *.localhost itself
 const shots = process.env.SLUICE_SHOTS;
 const text = 'Hi, I am Jane Doe, mail me at jane@example.com';
 const checks = [];
+// The desktop widths the layout is checked at: 801 px is the first above the narrow layout of
+// cards (800 px and below).
+const widths = [801, 1280, 1920];
 const figures = { pages: {} };
 
 function check(name, ok, detail = '') {
@@ -26,7 +32,7 @@ function check(name, ok, detail = '') {
 }
 
 async function api(key, value = 'Call me at home, Jane Doe.') {
-  const res = await fetch(`${base}/v1/run`, {
+  const res = await fetch(`${apiBase}/v1/run`, {
     method: 'POST',
     headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
     body: JSON.stringify({ input: { type: 'text', value }, pipeline: [{ id: 'pii', service: 'governance.pii.redact' }] }),
@@ -99,18 +105,22 @@ try {
   const errors = [];
   watch(page, errors);
 
-  // Sign in: the link shows a confirmation; the button uses the link up.
+  // Sign in: the link, on the server's own host, shows a confirmation; the button uses the link up.
+  const port = new URL(apiBase).port;
+  check('the link is on the host sluice-PORT.localhost', new URL(link).host === `sluice-${port}.localhost:${port}`, link);
   await page.goto(link);
   check('sign-in page names the account', await page.getByText(/signs you in to the Sluice dashboard of account acct_/).isVisible());
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.waitForURL(`${base}/dashboard/`);
   check('signed in to the overview', await page.getByRole('heading', { level: 1, name: 'Overview' }).isVisible());
   const cookies = await context.cookies();
-  // Locally the cookie is named after the server's port: a browser sends 127.0.0.1's cookies to
-  // every port.
-  const session = cookies.find((c) => c.name === `sluice_session_${new URL(base).port}`);
+  // Locally the cookie is named after the server's port and kept by the port's own host, so no
+  // other port of 127.0.0.1 receives it.
+  const session = cookies.find((c) => c.name === `sluice_session_${port}`);
   check('session cookie is HttpOnly and SameSite=Strict', session && session.httpOnly && session.sameSite === 'Strict',
     JSON.stringify(cookies));
+  check('session cookie belongs to sluice-PORT.localhost only', session.domain === `sluice-${port}.localhost` &&
+    (await context.cookies(`http://127.0.0.1:${port}/dashboard/`)).length === 0, JSON.stringify(cookies));
   await shot(page, '01-overview-empty');
 
   // Create a key: shown once, with a copy button and a warning, focus on it.
@@ -181,10 +191,16 @@ try {
   await dialog.getByRole('button', { name: 'Revoke key' }).click();
   await page.getByText(/was revoked: requests with it now get 401/).waitFor();
   check('the key list counts its keys', /^5 keys, 3 active/.test(await page.locator('table.keys caption').innerText()));
-  for (const width of [810, 1280, 1920]) { // 810: just above the narrow layout of cards
+  for (const width of widths) {
     await page.setViewportSize({ width, height: 900 });
     await page.goto(`${base}/dashboard/keys`);
     const fit = await page.getByRole('region', { name: 'Keys', exact: true }).evaluate((box) => {
+      // The lines an element's text is laid out on: the distinct tops of its text's boxes.
+      const lines = (el) => {
+        const range = document.createRange();
+        range.selectNodeContents(el);
+        return new Set([...range.getClientRects()].map((q) => Math.round(q.top))).size;
+      };
       const buttons = [...box.querySelectorAll('td.actions button')].map((el) => {
         // Scrolled into view vertically only (scrolling sideways would hide the fault).
         window.scrollTo(0, window.scrollY + el.getBoundingClientRect().top - window.innerHeight / 2);
@@ -193,7 +209,7 @@ try {
         // Fully visible: inside the container and the window, and on top at its left and right
         // edges (mid-height: hit testing follows the rounded corners).
         const top = (x) => el.contains(document.elementFromPoint(x, (r.top + r.bottom) / 2));
-        return { name: el.textContent.trim(), visible: r.width > 0 && r.left >= b.left && r.right <= b.right && r.right <= window.innerWidth &&
+        return { name: el.textContent.trim(), lines: lines(el), visible: r.width > 0 && r.left >= b.left && r.right <= b.right && r.right <= window.innerWidth &&
           top(r.left + 1) && top(r.right - 1) };
       });
       return { scroll: box.scrollWidth, client: box.clientWidth, buttons };
@@ -203,7 +219,28 @@ try {
     check(`every Rotate key and Revoke key button is fully visible at ${width} px`,
       names.filter((n) => n === 'Rotate key').length === 3 && names.filter((n) => n === 'Revoke key').length === 3 &&
       fit.buttons.every((x) => x.visible), JSON.stringify(fit.buttons));
+    check(`no Rotate key or Revoke key label wraps at ${width} px`, fit.buttons.every((x) => x.lines === 1), JSON.stringify(fit.buttons));
     await shot(page, `04b-keys-${width}px`);
+
+    // The overview's chart fills its column.
+    await page.goto(`${base}/dashboard/`);
+    const chart = await page.locator('figure.chart').evaluate((fig) => ({
+      svg: fig.querySelector('svg').getBoundingClientRect().width,
+      figure: fig.getBoundingClientRect().width,
+      column: fig.closest('section').getBoundingClientRect().width,
+    }));
+    check(`the overview's chart fills its column at ${width} px`,
+      Math.abs(chart.svg - chart.column) <= 1 && Math.abs(chart.figure - chart.column) <= 1, JSON.stringify(chart));
+
+    // A service's model and licence read as a paragraph, not a column a few words wide.
+    await page.goto(`${base}/dashboard/services`);
+    const model = await page.locator('#svc-routing-intent-map dl.facts > div')
+      .filter({ has: page.getByRole('term').getByText('Model', { exact: true }) }).locator('dd')
+      .evaluate((dd) => ({ height: dd.getBoundingClientRect().height, width: dd.getBoundingClientRect().width,
+        line: parseFloat(getComputedStyle(dd).lineHeight) }));
+    check(`the intent.map card's model and licence take at most 3 lines at ${width} px`,
+      model.height <= 3.5 * model.line, JSON.stringify(model));
+    await page.locator('#svc-routing-intent-map').screenshot({ path: join(shots, `05b-services-intent-map-${width}px.png`) });
   }
   await page.setViewportSize({ width: 1280, height: 900 });
 

@@ -28,7 +28,7 @@ const (
 // AccountCopy are the attributes of a key item that copy its account's settings, so that the
 // authorizer reads one item per request; CopyVersion is the account's version they copy.
 func AccountCopy() []string {
-	return []string{CopyRegion, CopyTier, CopyRateLimit, CopyAllowance, CopyDisabled, CopyUsagePlanKey, CopyCreatedMS, CopyVersion}
+	return []string{CopyRegion, CopyTier, CopyRateLimit, CopyAllowance, CopyDisabled, CopyUsagePlanKey, CopyCreatedMS, CopyVersion, CopyMAC}
 }
 
 // The key item's copies of its account's settings.
@@ -41,6 +41,9 @@ const (
 	CopyUsagePlanKey = "a_usage_plan_key"
 	CopyCreatedMS    = "a_created_ms"
 	CopyVersion      = "a_ver"
+	// CopyMAC seals the copy: an HMAC, under a key the dashboard cannot read, of the account id,
+	// the version and the settings (the account item's copy_mac, copied as it is).
+	CopyMAC = "a_mac"
 )
 
 // Write is one kind of write a function makes to the accounts table: an action on items whose
@@ -56,8 +59,15 @@ type Write struct {
 // it limits what each write can touch: an account item only in its set of key ids (AddKey), key
 // and key-id items put whole (putKey), a key item updated only in its revocation (RevokeKey), a
 // key-id item deleted (a reservation released). No write can change an account's allowance,
-// limits or state, nor a key item's copy of them (a key whose account changed while it was
-// written is revoked, and the dashboard makes another).
+// limits or state. A key item put whole may carry any copy of account settings, but the
+// authorizer trusts a copy only under a valid CopyMAC, which needs a key in a secret the
+// dashboard's role cannot read; any other copy costs the authorizer a read of the account item,
+// whose settings the dashboard cannot write. So a dashboard compromise still allows: adding,
+// revoking and rotating keys of any account (working keys, with the account's own settings),
+// reading every account's settings and usage, and putting onto a key item of an account a copy
+// sealed for that same account at an earlier version, if it kept one from before a change (an
+// operator who fears that rotates the copy key: docs/aws.md). It cannot raise an account's
+// allowance or rate limit, nor enable a disabled account, beyond what it once saw sealed.
 func DashboardWrites() []Write {
 	return []Write{
 		{"AccountKeyIDs", "dynamodb:UpdateItem", PrefixAccount, []string{PK, KeyIDs}},

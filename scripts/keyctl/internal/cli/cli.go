@@ -73,6 +73,7 @@ type options struct {
 	endpoint      string
 	tablePrefix   string
 	secretID      string
+	copyKeyID     string
 	usagePlans    string
 	apigwEndpoint string
 	timeout       time.Duration
@@ -113,11 +114,13 @@ Commands:
   key list ACCOUNT               key ids, first characters and last four; never a whole key
   usage ACCOUNT [-month YYYY-MM] characters, price band, cost, allowance left, runs
   migrate                        bring the store's layout up to date (DynamoDB: copy every account's
-                                 settings onto its keys; safe to repeat, see docs/aws.md)
+                                 settings onto its keys, sealed with -copy-key-secret-id's key;
+                                 safe to repeat, see docs/aws.md)
   dashboard-link ACCOUNT [-base-url URL]
                                  a single-use sign-in link to the account's dashboard, valid
                                  15 minutes; URL is the server's base URL (default
-                                 http://127.0.0.1:8080; on AWS the API's URL with its stage)
+                                 http://sluice-8080.localhost:8080, the local server's; on AWS
+                                 the API's URL with its stage)
 
 Global flags (before COMMAND; -json may also follow it):
   -data DIR                  data directory of the embedded store and the local secrets (default .data)
@@ -126,6 +129,10 @@ Global flags (before COMMAND; -json may also follow it):
   -table-prefix P            DynamoDB table name prefix (default $SLUICE_TABLE_PREFIX or sluice_)
   -secret-id ID              Secrets Manager secret holding the pepper (default $SLUICE_SECRET_ID);
                              without it the pepper is DIR/secrets.json
+  -copy-key-secret-id ID     Secrets Manager secret holding the copy key (default
+                             $SLUICE_COPY_KEY_SECRET_ID; the stack's sluice/<stage>/copy-key):
+                             account create and update, key rotate and migrate seal the
+                             settings copied onto keys, so the authorizer reads one item
   -usage-plans free=ID,standard=ID,enterprise=ID
                              API Gateway usage plans: account create, key rotate and a tier change
                              provision the account's API Gateway key (DynamoDB only)
@@ -175,6 +182,7 @@ func parseGlobal(args []string, env Env) (options, []string, error) {
 	}
 	fs.StringVar(&o.tablePrefix, "table-prefix", prefix, "")
 	fs.StringVar(&o.secretID, "secret-id", env.getenv("SLUICE_SECRET_ID"), "")
+	fs.StringVar(&o.copyKeyID, "copy-key-secret-id", env.getenv("SLUICE_COPY_KEY_SECRET_ID"), "")
 	fs.StringVar(&o.usagePlans, "usage-plans", "", "")
 	fs.StringVar(&o.apigwEndpoint, "apigateway-endpoint", "", "")
 	fs.DurationVar(&o.timeout, "timeout", DefaultTimeout, "")
@@ -189,8 +197,8 @@ func parseGlobal(args []string, env Env) (options, []string, error) {
 		return o, nil, usagef("-timeout must be positive")
 	case o.store == StoreSQLite && o.usagePlans != "":
 		return o, nil, usagef("-usage-plans needs -store dynamodb (usage plans exist only on AWS)")
-	case o.store == StoreSQLite && (o.endpoint != "" || o.secretID != ""):
-		return o, nil, usagef("-dynamodb-endpoint and -secret-id need -store dynamodb")
+	case o.store == StoreSQLite && (o.endpoint != "" || o.secretID != "" || o.copyKeyID != ""):
+		return o, nil, usagef("-dynamodb-endpoint, -secret-id and -copy-key-secret-id need -store dynamodb")
 	case o.data == "":
 		return o, nil, usagef("-data must not be empty")
 	}

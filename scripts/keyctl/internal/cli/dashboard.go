@@ -8,8 +8,10 @@ import (
 	"github.com/sluice-api/sluice/internal/dashboard"
 )
 
-// DefaultBaseURL is the local server's address, the default of dashboard-link's -base-url.
-const DefaultBaseURL = "http://127.0.0.1:8080"
+// DefaultBaseURL is the dashboard's address on the local server at its default port (the host
+// its banner prints, internal/local.DashboardBase: the session cookie stays with that port), the
+// default of dashboard-link's -base-url.
+const DefaultBaseURL = "http://sluice-8080.localhost:8080"
 
 // dashboardLink prints a single-use sign-in link to the account's dashboard, valid for 15
 // minutes. The link's token is printed once; the store keeps only its HMAC.

@@ -61,7 +61,15 @@ func (c *command) open(ctx context.Context, n need) error {
 			return &failure{ExitFailure, fmt.Sprintf("store unreachable: %v", err)}
 		}
 		c.aws = &cfg
-		c.st = dynamo.New(dynamo.ClientFromConfig(cfg, c.opts.endpoint), dynamo.TablesWithPrefix(c.opts.tablePrefix))
+		var opts []dynamo.Option
+		if c.opts.copyKeyID != "" {
+			key, err := awssm.Key(ctx, secretsmanager.NewFromConfig(cfg), c.opts.copyKeyID)
+			if err != nil {
+				return &failure{ExitFailure, fmt.Sprintf("read the copy key: %v", err)}
+			}
+			opts = append(opts, dynamo.WithCopyKey(key))
+		}
+		c.st = dynamo.New(dynamo.ClientFromConfig(cfg, c.opts.endpoint), dynamo.TablesWithPrefix(c.opts.tablePrefix), opts...)
 		if c.opts.plans != nil {
 			client := apigateway.NewFromConfig(cfg, func(o *apigateway.Options) {
 				if c.opts.apigwEndpoint != "" {

@@ -4,12 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strconv"
-	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/sluice-api/sluice/internal/account"
+	"github.com/sluice-api/sluice/internal/numfmt"
 	"github.com/sluice-api/sluice/internal/store"
 )
 
@@ -106,7 +105,7 @@ func (c *command) printSettings(w io.Writer, a store.Account) {
 		usagePlanKey = "API Gateway key set"
 	}
 	fmt.Fprintf(w, "  region      %s\n  tier        %s\n  rate limit  %s requests per minute\n  allowance   %s characters per month\n  disabled    %s\n  usage plan  %s\n  created     %s\n",
-		a.Region, a.Tier, thousands(a.RateLimit), thousands(a.Allowance), yesNo(a.Disabled), usagePlanKey, stamp(a.CreatedAt))
+		a.Region, a.Tier, numfmt.Thousands(a.RateLimit), numfmt.Thousands(a.Allowance), yesNo(a.Disabled), usagePlanKey, stamp(a.CreatedAt))
 }
 
 func (c *command) printAccount(a store.Account, keys []store.Key) {
@@ -172,8 +171,8 @@ func (c *command) printUsage(r account.UsageReport) {
 	band := account.PriceBand(r.Characters)
 	fmt.Fprintf(c.out, "Usage of account %s in %s\n", r.Account, r.Month)
 	fmt.Fprintf(c.out, "  characters  %s\n  runs        %s\n  price tier  %s (%s USD per 1,000 characters)\n  cost        %s USD\n  allowance   %s characters, %s left\n",
-		thousands(r.Characters), thousands(r.Runs), r.PriceTier, perThousand(band.MicroUSDPerChar),
-		r.CostUSD, thousands(r.Allowance), thousands(r.AllowanceLeft))
+		numfmt.Thousands(r.Characters), numfmt.Thousands(r.Runs), r.PriceTier, perThousand(band.MicroUSDPerChar),
+		r.CostUSD, numfmt.Thousands(r.Allowance), numfmt.Thousands(r.AllowanceLeft))
 }
 
 // perThousand renders a price per character in micro-dollars as USD per 1,000 characters
@@ -194,22 +193,4 @@ func yesNo(b bool) string {
 		return "yes"
 	}
 	return "no"
-}
-
-// thousands renders n with comma separators: 10000000 -> "10,000,000".
-func thousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, r := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
 }
