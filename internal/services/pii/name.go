@@ -8,13 +8,16 @@ import (
 )
 
 // findNames runs the name tagger (package names) over text. m is the tagger; nil means the
-// embedded one.
-func findNames(ctx context.Context, text string, m *names.Model) ([]cand, error) {
+// embedded one. highRecall raises its bias of B by names.HighRecallBias.
+func findNames(ctx context.Context, text string, m *names.Model, highRecall bool) ([]cand, error) {
 	if m == nil {
 		var err error
 		if m, err = names.Default(); err != nil {
 			return nil, err
 		}
+	}
+	if highRecall {
+		m = m.WithBias(m.Bias() + names.HighRecallBias)
 	}
 	spans, err := m.Tag(ctx, text)
 	if err != nil {

@@ -98,6 +98,9 @@ type Options struct {
 	// Deny lists literal strings that are always reported as TypeCustom wherever they occur
 	// as whole words, compared case-insensitively.
 	Deny []string
+	// HighRecall runs the name tagger at its high-recall operating point (names.HighRecallBias
+	// added to its bias of B): more names found, more ordinary words reported.
+	HighRecall bool
 	// Names is the name tagger to run; nil means the embedded one (names.Default). Evaluations
 	// set it to score a candidate model the way the service would run it.
 	Names *names.Model
@@ -156,7 +159,7 @@ func find(ctx context.Context, text string, opts Options) ([]Span, error) {
 		cands = sc.cands
 	}
 	if types.has(kName) {
-		names, err := findNames(ctx, text, opts.Names)
+		names, err := findNames(ctx, text, opts.Names, opts.HighRecall)
 		if err != nil {
 			return nil, err
 		}

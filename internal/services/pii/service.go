@@ -24,7 +24,7 @@ const (
 )
 
 const (
-	version      = 4
+	version      = 6
 	modelID      = names.ModelID
 	modelLicense = "Apache-2.0"
 	defaultMask  = "[REDACTED]"
@@ -80,6 +80,23 @@ func allowParam() services.Param {
 		Description: fmt.Sprintf("Values never replaced: a detected value equal to an item, ignoring case "+
 			"and surrounding white space, stays in the text (the whole value must match). At most %d items "+
 			"of 1 to %d characters.", maxAllow, maxAllowLen),
+	}
+}
+
+// Values of the name_recall param.
+const (
+	recallStandard = "standard"
+	recallHigh     = "high"
+)
+
+func recallParam() services.Param {
+	return services.Param{
+		Type:    services.ParamString,
+		Default: recallStandard,
+		Allowed: []string{recallStandard, recallHigh},
+		Description: "How eagerly the name tagger reports names: standard (the operating point chosen for redaction, " +
+			"which already favours recall), or high (more of the names, at the cost of more ordinary words masked; " +
+			"the model card gives both points' precision and recall).",
 	}
 }
 
@@ -142,6 +159,13 @@ func options(p services.Params) (Options, error) {
 		}
 	}
 	o.Allow, o.Deny = p.Strings("allow"), p.Strings("deny")
+	switch r := p.String("name_recall"); r {
+	case "", recallStandard:
+	case recallHigh:
+		o.HighRecall = true
+	default:
+		return Options{}, fmt.Errorf("pii: unknown name_recall %q", r)
+	}
 	if err := checkItems("allow", o.Allow, maxAllow, maxAllowLen); err != nil {
 		return Options{}, err
 	}
@@ -215,9 +239,10 @@ func NewRedact() (*Redact, error) {
 func (*Redact) Descriptor() services.Descriptor {
 	return descriptor(RedactName, "Replaces personal data in the text with a mask; the result's changes counts the spans replaced.",
 		map[string]services.Param{
-			"entities": entitiesParam(),
-			"allow":    allowParam(),
-			"deny":     denyParam(),
+			"entities":    entitiesParam(),
+			"allow":       allowParam(),
+			"deny":        denyParam(),
+			"name_recall": recallParam(),
 			"mask": {
 				Type:        services.ParamString,
 				Default:     defaultMask,
@@ -287,7 +312,7 @@ func (*Tokenize) Descriptor() services.Descriptor {
 	return descriptor(TokenizeName, "Replaces personal data in the text with typed tokens such as [NAME_3f9a2c1b], "+
 		"deterministic per account (HMAC-SHA256 of account, entity type and normalised value); "+
 		"the result's map gives each token's original value.",
-		map[string]services.Param{"entities": entitiesParam(), "allow": allowParam(), "deny": denyParam()})
+		map[string]services.Param{"entities": entitiesParam(), "allow": allowParam(), "deny": denyParam(), "name_recall": recallParam()})
 }
 
 // ErrNoTokenKey is returned when a tokenize request carries no key.

@@ -51,8 +51,8 @@ func TestDescriptors(t *testing.T) {
 		svc    services.Service
 		params []string
 	}{
-		{RedactName, newRedact(t), []string{"allow", "deny", "entities", "mask"}},
-		{TokenizeName, newTokenize(t), []string{"allow", "deny", "entities"}},
+		{RedactName, newRedact(t), []string{"allow", "deny", "entities", "mask", "name_recall"}},
+		{TokenizeName, newTokenize(t), []string{"allow", "deny", "entities", "name_recall"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d := tc.svc.Descriptor()
@@ -130,6 +130,9 @@ func TestRedact(t *testing.T) {
 		{"Deny", "Project Falcon ships in May; ask falcon team.",
 			services.Params{"entities": []string{}, "deny": []string{"project falcon", "falcon team"}}, "[REDACTED] ships in May; ask [REDACTED].", 2},
 		{"Nothing", "Nothing personal here.", nil, "Nothing personal here.", 0},
+		// Greetings in other scripts are not names (the hostile mixed-script text of servicetest).
+		{"OtherScriptGreetings", "Hello Привет 你好 مرحبا שלום こんにちは Hello Привет",
+			services.Params{"entities": []string{"name"}}, "Hello Привет 你好 مرحبا שלום こんにちは Hello Привет", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res, err := r.Run(context.Background(), textReq(tc.text, tc.params))
@@ -454,4 +457,35 @@ func noneRemains(in string, spans []Span) error {
 		}
 	}
 	return nil
+}
+
+// TestNameRecall: name_recall high runs the tagger at its high-recall point: it masks a name that
+// is also a common word ("rose"), never fewer names than the standard point on the same texts,
+// works for tokenize too, and an unknown value is refused.
+func TestNameRecall(t *testing.T) {
+	r, tk := newRedact(t), newTokenize(t)
+	texts := []string{"met rose at the bar", "ask tomasz about it", "lunch with jenny and dave", "Nothing personal here."}
+	run := func(s services.Service, text, recall string) services.Result {
+		t.Helper()
+		res, err := s.Run(context.Background(), textReq(text, services.Params{"entities": []string{"name"}, "name_recall": recall}))
+		if err != nil {
+			t.Fatalf("%s %q: %v", recall, text, err)
+		}
+		return res
+	}
+	if got := run(r, texts[0], "high").Payload.Value; got != "met [REDACTED] at the bar" {
+		t.Fatalf("high recall: %q, want the name masked", got)
+	}
+	if got := run(tk, texts[0], "high"); got.Changes != 1 {
+		t.Fatalf("tokenize at high recall: %d changes, want 1", got.Changes)
+	}
+	for _, text := range texts {
+		std, high := run(r, text, "standard").Changes, run(r, text, "high").Changes
+		if high < std {
+			t.Fatalf("%q: %d names at high recall, %d at standard", text, high, std)
+		}
+	}
+	if _, err := r.Run(context.Background(), textReq(texts[0], services.Params{"name_recall": "max"})); err == nil {
+		t.Fatal("name_recall max: no error")
+	}
 }

@@ -67,6 +67,7 @@ func main() {
 	dev := flag.String("dev", "", "instead: score the name models in these directories (comma-separated; trained with -dev) on the development sets")
 	flag.Float64Var(&biasB, "bias-b", math.NaN(), "with -dev: score with this bias of the tagger's B score instead of the model's own (for choosing it)")
 	flag.StringVar(&without, "without", "", "switch off these rules after the tagger (comma-separated names; see names.RuleNames)")
+	showMisses := flag.Bool("misses", false, "print, for each set scored like the outside test splits, the kinds of names missed (lower case, first names alone, next to emoji or hashtags, common words, other scripts)")
 	flag.BoolVar(&ablate, "ablate", false, "with -dev: switch off each rule after the tagger in turn and print what it changes")
 	flag.Parse()
 	var err error
@@ -79,6 +80,13 @@ func main() {
 			log.Fatal("eval pii: ", err)
 		}
 	}
+	if *showMisses {
+		m, err := names.Default()
+		if err != nil {
+			log.Fatal("eval pii: ", err)
+		}
+		misses.gaz = m.Gazetteer()
+	}
 	if *dev != "" {
 		err = devNames(os.Stdout, *data, strings.Split(*dev, ","))
 	} else {
@@ -87,6 +95,7 @@ func main() {
 	if err != nil {
 		log.Fatal("eval pii: ", err)
 	}
+	printMisses(os.Stdout)
 }
 
 func run(w io.Writer, data string, seed uint64, only string) error {

@@ -68,6 +68,7 @@ func scoreTokens(set string, sents []nerdata.Sentence, tag tagger) tokenScore {
 				pred[e] = true
 			}
 		}
+		countMisses(set, s, gold, pred)
 		total.gold += len(gold)
 		total.pred += len(pred)
 		for e := range pred {

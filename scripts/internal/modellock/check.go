@@ -52,7 +52,7 @@ func CheckTree(root string, l *Lock) []error {
 			}
 		}
 		for _, in := range m.Inputs {
-			if in.Module != "" || strings.HasPrefix(in.Path, DataVar+"/") || in.Why == "generated" {
+			if in.Module != "" || in.Package != "" || strings.HasPrefix(in.Path, DataVar+"/") || in.Why == "generated" {
 				continue
 			}
 			if err := checkHash(root, in.Path, in.SHA256); err != nil {

@@ -16,6 +16,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -68,13 +69,16 @@ type File struct {
 }
 
 // Input is one thing a trainer read: a file (of the data directory when Path starts with
-// DataVar, of the repository otherwise) or a Go module.
+// DataVar, of the repository otherwise), a Go module, or an npm package's tarball.
 type Input struct {
 	Path   string `json:"path,omitempty"`
 	SHA256 string `json:"sha256,omitempty"`
 	// Module is path@version; Sum is its go.sum hash ("h1:...").
 	Module string `json:"module,omitempty"`
 	Sum    string `json:"sum,omitempty"`
+	// Package is an npm package, name@version, whose tarball (npm pack, kept in NPMDir) the
+	// trainer read; SHA256 is the tarball's.
+	Package string `json:"package,omitempty"`
 	// Why says how the input was found: "read" by the trainer, "generated" when it was read
 	// from one of GeneratedDirs (made by a make target, not in git), or "list" recorded by the
 	// model file (a word list served beside it).
@@ -246,4 +250,26 @@ func InputPath(root, data, p string) string {
 		return filepath.Join(data, filepath.FromSlash(rest))
 	}
 	return filepath.Join(root, filepath.FromSlash(p))
+}
+
+// NPMDir is where the training make targets put the tarballs of npm packages (npm pack), relative
+// to the repository root; it is not part of the repository (.gitignore).
+const NPMDir = ".data/npm"
+
+// tarballName matches npm pack's file name of an unscoped package: name-version.tgz.
+var tarballName = regexp.MustCompile(`^([a-z0-9][a-z0-9._-]*)-(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?)\.tgz$`)
+
+// PackageOfTarball returns name@version of an npm pack file name, false for another name.
+func PackageOfTarball(file string) (string, bool) {
+	m := tarballName.FindStringSubmatch(file)
+	if m == nil {
+		return "", false
+	}
+	return m[1] + "@" + m[2], true
+}
+
+// TarballPath returns where the tarball of the npm package name@version is under root.
+func TarballPath(root, pkg string) string {
+	name, version, _ := strings.Cut(pkg, "@")
+	return filepath.Join(root, filepath.FromSlash(NPMDir), name+"-"+version+".tgz")
 }

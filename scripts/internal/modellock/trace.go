@@ -85,7 +85,8 @@ type Places struct {
 var rootSkip = []string{"go.mod", "go.sum", "go.work", "go.work.sum"}
 
 // Classify turns opened paths into inputs: regular files of the data directory (as DataVar
-// paths) and of the repository (outside .git), and the Go modules of the module cache whose files
+// paths) and of the repository (outside .git), npm tarballs of NPMDir (as packages), and the Go
+// modules of the module cache whose files
 // were read (path@version, without a sum). Everything else (the system, the Go toolchain, the
 // trainer's own temporary files) is no input of the model.
 func Classify(paths []string, at Places) (files []Input, modules []string, err error) {
@@ -140,6 +141,18 @@ func Classify(paths []string, at Places) (files []Input, modules []string, err e
 		case data != "" && within(data, p):
 			rel, _ := filepath.Rel(data, p)
 			in.Path = DataVar + "/" + filepath.ToSlash(rel)
+		case within(filepath.Join(root, filepath.FromSlash(NPMDir)), p):
+			pkg, ok := PackageOfTarball(filepath.Base(p))
+			if !ok || seenFile["npm:"+pkg] {
+				continue
+			}
+			seenFile["npm:"+pkg] = true
+			sum, err := HashFile(p)
+			if err != nil {
+				return nil, nil, err
+			}
+			files = append(files, Input{Package: pkg, SHA256: sum, Why: "read"})
+			continue
 		case within(root, p):
 			rel, _ := filepath.Rel(root, p)
 			rel = filepath.ToSlash(rel)

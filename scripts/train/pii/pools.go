@@ -83,13 +83,42 @@ func fold(s string) string {
 	return b.String()
 }
 
+// casedOther reports whether every letter of s has case and none is Latin (Cyrillic, Greek,
+// Armenian names).
+func casedOther(s string) bool {
+	letters := 0
+	for _, r := range s {
+		if unicode.IsLetter(r) {
+			letters++
+			if unicode.Is(unicode.Latin, r) || !unicode.IsUpper(r) && !unicode.IsLower(r) {
+				return false
+			}
+		}
+	}
+	return letters > 0
+}
+
 type collector struct {
 	given, surname map[string]map[string]bool
+	// other: the names in cased scripts other than Latin, with their flags. They go into the
+	// gazetteer only (the templates are Latin-script languages): the tagger takes a capitalised
+	// word in such a script for a name only when the gazetteer knows it as one.
+	other map[string]uint8
 }
 
 func (c *collector) add(group string, given bool, name string) {
 	name = strings.TrimSpace(titleCase(strings.TrimSpace(name)))
-	if utf8.RuneCountInString(name) < 2 || !latin(name) || strings.ContainsAny(name, "0123456789()/,") {
+	if utf8.RuneCountInString(name) < 2 || strings.ContainsAny(name, "0123456789()/,") {
+		return
+	}
+	if !latin(name) {
+		if casedOther(name) {
+			flags := names.Surname
+			if given {
+				flags = names.Given
+			}
+			c.other[name] |= flags
+		}
 		return
 	}
 	m := c.surname
@@ -131,9 +160,10 @@ func (c *collector) walk(group string, given bool, v any) {
 }
 
 // loadPools reads every names/ source: faker, faker-js and mimesis person lists (given and
-// middle names, surnames) and the romanised names of popular-names-by-country.
+// middle names, surnames) and the romanised names of popular-names-by-country. Names in cased
+// scripts other than Latin go into the gazetteer only.
 func loadPools(data string) (*pools, error) {
-	c := &collector{given: map[string]map[string]bool{}, surname: map[string]map[string]bool{}}
+	c := &collector{given: map[string]map[string]bool{}, surname: map[string]map[string]bool{}, other: map[string]uint8{}}
 	dir, err := evalkit.Require(data, "names")
 	if err != nil {
 		return nil, err
@@ -210,6 +240,11 @@ func loadPools(data string) (*pools, error) {
 			}
 			slices.Sort(list)
 			kind.out[g] = list
+		}
+	}
+	for n, flags := range c.other {
+		for _, w := range strings.Fields(n) {
+			addWord(b, w, flags)
 		}
 	}
 	return p, nil

@@ -33,6 +33,11 @@ type tokInfo struct {
 	gaz   uint8
 	kind  Kind
 	runes uint8 // capped at 255
+	// otherScript: the word has a letter with case in a script other than Latin ("Привет",
+	// "Μαρία"). The tagger has seen no labelled text in such scripts, so a capital there is no
+	// sign of a name it has learned: like a word in lower case, the word is a candidate only
+	// when the gazetteer knows it as a name.
+	otherScript bool
 	// candidate: the tagger scores the token (a word on a line that is not a log line, with a
 	// capital or in the gazetteer, and not a function word unless it is also a name); other
 	// tokens are outside a name unless they follow one.
@@ -51,6 +56,10 @@ type tokInfo struct {
 	hasShape, hasCls, hasClus bool
 	// clus: the word's class + 1 at each level of the word clusters (0: none).
 	clus [MaxClusterLevels]uint16
+	// vec: the word's class + 1 at each level of the word-vector classes (0: none); hasVec
+	// says whether it has been looked up.
+	vec    [MaxClusterLevels]uint16
+	hasVec bool
 }
 
 var (
@@ -80,7 +89,7 @@ func analyse(text string, toks []Token, g *Gazetteer, scratch []byte) []tokInfo 
 		scratch = appendLower(scratch[:0], w)
 		ti.lw = fnvBytes(scratch)
 		var runes int
-		ti.caps, runes = capsOf(w)
+		ti.caps, runes, ti.otherScript = capsOf(w)
 		ti.runes = uint8(min(runes, 255))
 		ti.gaz = g.flagsFP(uint32(ti.lw >> (64 - fpBits)))
 		if ti.gaz == 0 {
@@ -101,10 +110,15 @@ func analyse(text string, toks []Token, g *Gazetteer, scratch []byte) []tokInfo 
 		ti := &info[i]
 		name := ti.gaz&(Given|Surname) != 0
 		ti.handle = ti.kind == Word && toks[i].Start > 0 && text[toks[i].Start-1] == '@'
-		ti.candidate = ti.kind == Word && !ti.log && !ti.handle && (ti.caps != capLower || name) && (name || ti.cls&ClsFunction == 0)
+		ti.candidate = ti.kind == Word && !ti.log && !ti.handle && (ti.caps != capLower && !ti.otherScript || name) && (name || ti.cls&ClsFunction == 0)
 	}
 	return info
 }
+
+// noBegin reports whether the token may not begin a name: a word in a cased script other than
+// Latin that is no candidate (the gazetteer does not know it as a name), which the decoder
+// scores only because it follows a candidate ("Hello Привет"). It may still continue a name.
+func (ti *tokInfo) noBegin() bool { return ti.otherScript && !ti.candidate }
 
 // markDocUse sets docLower and docCapMid from how each word is written across the text. Only
 // words written with a capital somewhere are tracked, so text without capitals costs nothing.
@@ -192,11 +206,14 @@ func markLogLines(text string, toks []Token, info []tokInfo) {
 	}
 }
 
-func capsOf(w string) (caps uint8, runes int) {
+// capsOf returns the capitalisation of w, its length in code points, and whether it has a letter
+// with case in a script other than Latin.
+func capsOf(w string) (caps uint8, runes int, otherScript bool) {
 	upper, lower, firstUpper, upperAfterLower := 0, 0, false, false
 	for i, r := range w {
 		runes++
 		c := classOf(r)
+		otherScript = otherScript || c&rcOtherCased != 0
 		switch {
 		case c&rcUpper != 0:
 			upper++
@@ -211,18 +228,19 @@ func capsOf(w string) (caps uint8, runes int) {
 	}
 	switch {
 	case upper == 0:
-		return capLower, runes
+		caps = capLower
 	case upper == 1 && runes == 1:
-		return capSingle, runes
+		caps = capSingle
 	case lower == 0:
-		return capAll, runes
+		caps = capAll
 	case !firstUpper:
-		return capMixed, runes
+		caps = capMixed
 	case upperAfterLower && !hyphenCapital(w):
-		return capCamel, runes
+		caps = capCamel
 	default:
-		return capInit, runes
+		caps = capInit
 	}
+	return caps, runes, otherScript
 }
 
 // hyphenCapital reports whether every capital after the first follows a joiner ("Jean-Pierre",
@@ -330,6 +348,11 @@ const (
 	fClusCaps  = fNextClus + 1
 	fClusPrevW = fClusCaps + 1
 	fClusNextW = fClusPrevW + 1
+	fVec       = fClusNextW + 1 // + level: the word's vector class at each level
+	fPrevVec   = fVec + MaxClusterLevels
+	fNextVec   = fPrevVec + 1
+	fVecCaps   = fNextVec + 1
+	fVecPrevW  = fVecCaps + 1
 )
 
 func mix(t uint64, v uint64) uint64 {
@@ -352,6 +375,7 @@ type featurizer struct {
 	lower []byte
 	gaz   *Gazetteer
 	clus  *Clusters
+	vec   *Clusters
 	off   map[string]bool // rules switched off (see Model.WithoutRules)
 }
 
@@ -414,6 +438,42 @@ func (f *featurizer) cluster(i, k int) uint64 {
 		}
 	}
 	return uint64(ti.clus[k])
+}
+
+// vector returns the word-vector class + 1 of token i at level k (0 for none, or outside the
+// text).
+func (f *featurizer) vector(i, k int) uint64 {
+	if i < 0 || i >= len(f.info) || f.vec == nil {
+		return 0
+	}
+	ti := &f.info[i]
+	if !ti.hasVec {
+		ti.hasVec = true
+		if ti.kind == Word {
+			if ids := f.vec.lookup(uint32(ti.lw >> (64 - fpBits))); ids != nil {
+				copy(ti.vec[:], ids)
+			}
+		}
+	}
+	return uint64(ti.vec[k])
+}
+
+// vectorFeatures emits the word-vector class features of token i: its class at every level,
+// the coarsest classes of its neighbours, the finest class with the capitalisation and gazetteer
+// flags, and the coarsest with the word before it. The classes are case-free, so they speak
+// where capitals are missing or misleading.
+func (f *featurizer) vectorFeatures(i int, gc uint64) {
+	levels := f.vec.Levels()
+	if levels == 0 {
+		return
+	}
+	for k := range levels {
+		f.emit(uint64(fVec+k), f.vector(i, k))
+	}
+	f.emit(fPrevVec, f.vector(i-1, 0))
+	f.emit(fNextVec, f.vector(i+1, 0))
+	f.emit(fVecCaps, f.vector(i, levels-1)|gc<<16)
+	f.emit(fVecPrevW, f.vector(i, 0)^f.word(i-1)*0x9E3779B97F4A7C15)
 }
 
 // clusterFeatures emits the word-class features of token i: its class at every level, the
@@ -493,6 +553,7 @@ func (f *featurizer) obsFeatures(i int) []uint32 {
 	f.emit(fDocUse, use)
 	f.emit(fDocUseCaps, use|gc<<2|uint64(ti.gap)<<12)
 	f.clusterFeatures(i, gc)
+	f.vectorFeatures(i, gc)
 	return f.buf
 }
 

@@ -323,3 +323,42 @@ func BenchmarkDecode(b *testing.B) {
 		}
 	}
 }
+
+// TestVectorClassesRoundTrip: the word-vector classes travel in their own section, are read back
+// with the model, change what the tagger scores, and a model without them has no such section.
+func TestVectorClassesRoundTrip(t *testing.T) {
+	vec, err := NewClusters([]int{2, 3}, map[string][]int{"anna": {1, 2}, "tomasz": {1, 2}, "ask": {0, 0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := tinyModel(t).WithVectorClasses(vec)
+	file := encode(t, m)
+	got, err := Decode(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.vec.Len() != 3 || got.vec.Levels() != 2 || !slices.Equal(got.vec.Classes("tomasz"), []int{1, 2}) {
+		t.Fatalf("decoded vector classes: %d words, %d levels, tomasz %v", got.vec.Len(), got.vec.Levels(), got.vec.Classes("tomasz"))
+	}
+	if !bytes.Equal(encode(t, got), file) {
+		t.Fatal("encoding the decoded model gives other bytes")
+	}
+	f, err := modelfile.Decode(encode(t, m.WithVectorClasses(nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Section(sectionVectors); err == nil {
+		t.Fatal("a model without vector classes has a vectors section")
+	}
+	text := "ask tomasz about it"
+	toks := Tokenize(text)
+	feats := func(v *Clusters) []uint32 {
+		fz := featurizer{text: text, toks: toks, bits: 10, gaz: m.gaz, clus: m.clus, vec: v}
+		fz.info = analyse(text, toks, m.gaz, nil)
+		return slices.Clone(fz.obsFeatures(1))
+	}
+	with, without := feats(vec), feats(nil)
+	if len(with) <= len(without) || !slices.Equal(with[:len(without)], without) {
+		t.Fatalf("features with vector classes %v, without %v: want the same plus the class features", with, without)
+	}
+}

@@ -35,6 +35,9 @@ type Model struct {
 	scale   float32 // weight = int16 / scale
 	gaz     *Gazetteer
 	clus    *Clusters
+	// vec: the classes of English words by their GloVe vectors (k-means; see MODEL.md), nil
+	// for a model without them.
+	vec *Clusters
 	// without names the rules switched off (see WithoutRules).
 	without map[string]bool
 	// biasB is added to the score of B (a name starts here) at every token, in the units of
@@ -69,6 +72,11 @@ func (m *Model) WithoutRules(names ...string) (*Model, error) {
 	return &cp, nil
 }
 
+// HighRecallBias is what the high-recall operating point (the name_recall param of the PII
+// services) adds to the model's bias of B, in weight units; MODEL.md gives the precision and
+// recall of both points on the development sets.
+const HighRecallBias = 32
+
 // WithBias returns a copy of m whose score of B is raised by b (see Model.biasB).
 func (m *Model) WithBias(b float64) *Model {
 	cp := *m
@@ -83,6 +91,16 @@ func (m *Model) Bias() float64 { return m.biasB }
 func (m *Model) WithClusters(c *Clusters) *Model {
 	cp := *m
 	cp.clus = c
+	return &cp
+}
+
+// Gazetteer is the gazetteer the model's features look words up in.
+func (m *Model) Gazetteer() *Gazetteer { return m.gaz }
+
+// WithVectorClasses returns a copy of m that reads the word-vector classes from c (nil: none).
+func (m *Model) WithVectorClasses(c *Clusters) *Model {
+	cp := *m
+	cp.vec = c
 	return &cp
 }
 
@@ -108,7 +126,7 @@ func (m *Model) Tag(ctx context.Context, text string) ([]Span, error) {
 
 // labels labels every token of text (see decode) and runs the rules after the tagger.
 func (m *Model) labels(ctx context.Context, text string, toks []Token) ([]uint8, error) {
-	f := featurizer{text: text, toks: toks, bits: m.bits, buf: make([]uint32, 0, 64), gaz: m.gaz, clus: m.clus, off: m.without}
+	f := featurizer{text: text, toks: toks, bits: m.bits, buf: make([]uint32, 0, 64), gaz: m.gaz, clus: m.clus, vec: m.vec, off: m.without}
 	f.info = analyse(text, toks, m.gaz, make([]byte, 0, 64))
 	labels, err := m.decode(&f, func(i int) error {
 		if i%checkEvery == checkEvery-1 {

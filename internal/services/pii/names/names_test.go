@@ -296,3 +296,109 @@ func checkRule(t *testing.T, g *Gazetteer, rule func(*featurizer, []uint8), case
 		})
 	}
 }
+
+// TestOtherScripts: greetings and common words in scripts the tagger has no labelled text in are
+// not names, even after a greeting and with a capital (the hostile mixed-script text of
+// servicetest redacted "Привет"); names the gazetteer knows in those scripts still are.
+func TestOtherScripts(t *testing.T) {
+	m, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		text string
+		want []string
+	}{
+		{strings.Repeat("Hello Привет 你好 مرحبا שלום こんにちは ", 3), nil},
+		{"Hola Привет", nil},
+		{"Hi, Привет! Как дела?", nil},
+		{"Hello Спасибо Пожалуйста", nil},
+		{"Hi Καλημέρα", nil},
+		{"Hello Anna", []string{"Anna"}},
+		{"Hello Владимир", []string{"Владимир"}},
+	} {
+		t.Run(tc.text, func(t *testing.T) {
+			spans, err := m.Tag(context.Background(), tc.text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, s := range spans {
+				got = append(got, tc.text[s.Start:s.End])
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Fatalf("names = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestOtherScriptCandidates: a capitalised word in a cased script other than Latin is a
+// candidate only when the gazetteer knows it as a name, as a word in lower case is; Latin words
+// keep their capitals as a sign.
+func TestOtherScriptCandidates(t *testing.T) {
+	b := NewGazetteerBuilder()
+	b.Add("Владимир", Given)
+	b.Add("anna", Given)
+	g := b.Build()
+	text := "Привет Владимир Μαρία Berg anna table"
+	toks := Tokenize(text)
+	info := analyse(text, toks, g, nil)
+	want := []bool{false, true, false, true, true, false}
+	for i, ti := range info {
+		if ti.candidate != want[i] {
+			t.Errorf("%q: candidate %v, want %v", text[toks[i].Start:toks[i].End], ti.candidate, want[i])
+		}
+	}
+	for _, tc := range []struct {
+		w     string
+		other bool
+	}{{"Привет", true}, {"Μαρία", true}, {"Zoë", false}, {"Nguyễn", false}, {"你好", false}, {"Łódź", false}} {
+		if _, _, got := capsOf(tc.w); got != tc.other {
+			t.Errorf("capsOf(%q): other script %v, want %v", tc.w, got, tc.other)
+		}
+	}
+}
+
+// TestOtherScriptNoBegin: the decoder never lets a word in another script that is scored only
+// because it follows a candidate begin a name, however its score favours B, and the gold labels
+// of training are projected the same way; a Latin word after a candidate still may.
+func TestOtherScriptNoBegin(t *testing.T) {
+	text := "Hello Привет Berg"
+	toks := Tokenize(text)
+	info := analyse(text, toks, nil, nil)
+	markScored(info)
+	if !info[0].candidate || info[1].candidate || !info[1].scored || !info[2].candidate {
+		t.Fatalf("setup: candidates %v %v %v, scored %v", info[0].candidate, info[1].candidate, info[2].candidate, info[1].scored)
+	}
+	f := featurizer{text: text, toks: toks, info: info}
+	bp := make([][numLabels]uint8, len(toks))
+	// Every token's score favours B strongly; I after B is free; no transition costs.
+	obs := func(i int) [numLabels]float64 { return [numLabels]float64{0, 10, 1} }
+	trans := func(i, y1 int) [numLabels]float64 { return [numLabels]float64{} }
+	got, err := viterbi(&f, bp, obs, trans, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got[1] == B {
+		t.Fatalf("labels = %v: the non-candidate begins a name", got)
+	}
+	if want := []uint8{B, I, B}; !slices.Equal(got, want) {
+		t.Fatalf("labels = %v, want %v", got, want)
+	}
+	if gold := projectGold(info, []uint8{O, B, I}); !slices.Equal(gold, []uint8{O, O, B}) {
+		t.Fatalf("projectGold = %v, want [0 0 1]: the name's first candidate begins it", gold)
+	}
+	latin := "Hello de Berg"
+	ltoks := Tokenize(latin)
+	linfo := analyse(latin, ltoks, nil, nil)
+	markScored(linfo)
+	lf := featurizer{text: latin, toks: ltoks, info: linfo}
+	got, err = viterbi(&lf, make([][numLabels]uint8, len(ltoks)), obs, trans, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if linfo[1].candidate || got[1] != B {
+		t.Fatalf("labels of %q = %v: a Latin word after a candidate may begin a name", latin, got)
+	}
+}

@@ -15,6 +15,10 @@ const (
 	rcLower                       // a lower-case letter
 	rcDigit                       // a decimal digit
 	rcFolds                       // unicode.ToLower changes it
+	// rcOtherCased: a letter with case in a script other than Latin (Cyrillic, Greek,
+	// Armenian, ...): its capital is the only sign of a name the tagger could read, and it has
+	// seen no labelled text in those scripts (see analyse).
+	rcOtherCased
 )
 
 // bmpClasses holds the class of every code point of the Basic Multilingual Plane, built once
@@ -44,6 +48,9 @@ func slowClass(r rune) runeClass {
 	}
 	if unicode.ToLower(r) != r {
 		c |= rcFolds
+	}
+	if (unicode.IsUpper(r) || unicode.IsLower(r)) && !unicode.Is(unicode.Latin, r) {
+		c |= rcOtherCased
 	}
 	return c
 }

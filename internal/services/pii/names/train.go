@@ -22,6 +22,8 @@ type TrainConfig struct {
 	Gazetteer *Gazetteer
 	// Clusters are the word classes the features read; nil leaves the class features out.
 	Clusters *Clusters
+	// Vectors are the word-vector classes the features read; nil leaves them out.
+	Vectors *Clusters
 	// GazDropout is the share of words whose given-name and surname flags are hidden in each
 	// epoch (drawn anew every epoch), so the tagger also learns names the gazetteer lacks from
 	// their context and shape.
@@ -107,7 +109,7 @@ func Train(examples []Example, cfg TrainConfig) *Model {
 					d.info[i].gaz &^= Given | Surname
 				}
 			}
-			f := featurizer{text: d.text, toks: d.toks, info: d.info, bits: cfg.Bits, gaz: cfg.Gazetteer, clus: cfg.Clusters}
+			f := featurizer{text: d.text, toks: d.toks, info: d.info, bits: cfg.Bits, gaz: cfg.Gazetteer, clus: cfg.Clusters, vec: cfg.Vectors}
 			sum := func(feats []uint32) [numLabels]float64 {
 				var s [numLabels]float64
 				for _, b := range feats {
@@ -174,20 +176,22 @@ func Train(examples []Example, cfg TrainConfig) *Model {
 	for j, v := range avg {
 		q[j] = int16(math.Round(v * scale))
 	}
-	m := &Model{bits: cfg.Bits, weights: q, scale: float32(scale), gaz: cfg.Gazetteer, clus: cfg.Clusters}
+	m := &Model{bits: cfg.Bits, weights: q, scale: float32(scale), gaz: cfg.Gazetteer, clus: cfg.Clusters, vec: cfg.Vectors}
 	m.recordLists()
 	return m
 }
 
 // projectGold returns the gold labels as the decoder can give them: O on the tokens it does not
-// score, and B where a name's first scored word follows an O.
+// score, B where a name's first scored word follows an O, and O where that word may not begin a
+// name (see tokInfo.noBegin).
 func projectGold(info []tokInfo, gold []uint8) []uint8 {
 	out := make([]uint8, len(gold))
 	for i, g := range gold {
+		if g == I && (i == 0 || out[i-1] == O) {
+			g = B
+		}
 		switch {
-		case !info[i].scored:
-		case g == I && (i == 0 || out[i-1] == O):
-			out[i] = B
+		case !info[i].scored, g == B && info[i].noBegin():
 		default:
 			out[i] = g
 		}
@@ -227,7 +231,7 @@ func Average(models []*Model) (*Model, error) {
 	for j, v := range avg {
 		q[j] = int16(math.Round(v * scale))
 	}
-	m := &Model{bits: models[0].bits, weights: q, scale: float32(scale), gaz: models[0].gaz, clus: models[0].clus}
+	m := &Model{bits: models[0].bits, weights: q, scale: float32(scale), gaz: models[0].gaz, clus: models[0].clus, vec: models[0].vec}
 	m.recordLists()
 	return m, nil
 }

@@ -34,7 +34,8 @@ type number interface{ int64 | float64 }
 // viterbi returns the best labels of the tokens of f under the first-order model whose scores
 // obs and trans give: obs(i) scores each label of token i from what the token and its
 // neighbours look like, trans(i, y1) each label of token i after label y1. I may only follow B
-// or I; tokens that are not scored are O. bp is scratch space of one entry per token.
+// or I; a word in another script that is no candidate may not be B (see tokInfo.noBegin); tokens
+// that are not scored are O. bp is scratch space of one entry per token.
 func viterbi[T number](f *featurizer, bp [][numLabels]uint8, obs func(i int) [numLabels]T,
 	trans func(i, y1 int) [numLabels]T, check func(i int) error) ([]uint8, error) {
 	n := len(f.info)
@@ -68,7 +69,7 @@ func viterbi[T number](f *featurizer, bp [][numLabels]uint8, obs func(i int) [nu
 			}
 			t := trans(i, y1)
 			for y := range numLabels {
-				if y == I && y1 == O {
+				if y == I && y1 == O || y == B && f.info[i].noBegin() {
 					continue
 				}
 				if v := prev[y1] + o[y] + t[y]; v > cur[y] {
