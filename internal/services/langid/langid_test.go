@@ -300,6 +300,28 @@ func TestHeldOut(t *testing.T) {
 	}
 }
 
+// TestWholeWords pins everyday words that the n-grams alone gave to a language sharing their
+// spelling (v2: "hello" -> tl, "salve" -> et, "dobranoc" -> sk); model v3's whole-word values
+// decide them. ("hola" stays st: Spanish's n-grams already predict it as often as Tatoeba's
+// Spanish uses it, see MODEL.md.)
+func TestWholeWords(t *testing.T) {
+	s := newService(t)
+	for _, tc := range []struct{ want, text string }{
+		{"en", "hello"}, {"en", "Hello!"}, {"it", "salve"}, {"pl", "dobranoc"},
+	} {
+		d, err := detect(s, tc.text, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Language != tc.want {
+			t.Errorf("%q: got %+v, want %s", tc.text, d, tc.want)
+		}
+		if err := checkDetection(s, d, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // TestCommonWords keeps the service's answers on single common words (testdata/words.tsv:
 // greetings, thanks and the most frequent words of de, en, es, fr, it, nl, pl and pt) from
 // falling: at least minCommonWords of them right, and each kind at least minCommonKind. The

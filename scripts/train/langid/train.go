@@ -39,6 +39,11 @@ type config struct {
 	// KeepWords is how many of the most frequent words of a language's Tatoeba sentences keep
 	// every n-gram of their padded form whatever the budget (0: none).
 	KeepWords int
+	// WordWeight scales the whole-word values (words.go), 0 for none; WordMin is the fewest
+	// times a word must occur in a language's Tatoeba training lines to get one.
+	WordWeight float64
+	WordMin    int
+	WordShort  bool // whole-word values for words of up to MaxOrder-2 letters too
 }
 
 // load reads lang's lingua tables and derives its padded counts (nil for Chinese and Japanese,
@@ -83,7 +88,7 @@ func load(dir, lang, cache string) (linguaTables, map[string]float64, error) {
 }
 
 func defaultConfig() config {
-	return config{Budget: 30000, HanBudget: 12000, Backoff: -1, Unseen: -12, Calibration: [4]float64{1.1, 0.1, 2.5, 3}, Step: 0.1, MinOrder: 1, ChatWeight: 0.01}
+	return config{Budget: 30000, HanBudget: 12000, Backoff: -1, Unseen: -12, Calibration: [4]float64{1.1, 0.1, 2.5, 3}, Step: 0.1, MinOrder: 1, ChatWeight: 0.01, WordWeight: 1, WordMin: 3}
 }
 
 // Scripts of the languages lingua-go has n-gram models for; every other is Latin.
@@ -165,13 +170,14 @@ func train(dir string, cfgs []config) ([]*trained, error) {
 		}
 		var everyday map[string]float64 // the Tatoeba sentences' counts, when a configuration wants them
 		var frequent []string           // their words, most frequent first
+		var words []string              // their words, in order
 		if needTatoeba(cfgs) {
 			train, heldOut, ok, err := readTatoeba(base.Data, lang)
 			if err != nil {
 				return nil, err
 			}
 			if ok {
-				words := chatWords(train)
+				words = chatWords(train)
 				everyday = wordCounts(words)
 				frequent = byFrequency(words)
 				if base.Dev {
@@ -200,9 +206,17 @@ func train(dir string, cfgs []config) ([]*trained, error) {
 				}
 				kept = prune(c, conditional(c), cfg, keepGrams(frequent[:min(cfg.KeepWords, len(frequent))]))
 			}
-			for g, v := range additive(kept, cfg, lang == "zh" || lang == "ja") {
+			values := additive(kept, cfg, lang == "zh" || lang == "ja")
+			ww := wholeWords(words, kept, cfg)
+			for g, v := range ww {
+				values[g] += v // a short word's padded form may be a kept n-gram already
+			}
+			for g, v := range values {
 				q := int8(min(max(math.Round(v/cfg.Step), -128), 127))
 				grams[i][g] = append(grams[i][g], model.Posting{Lang: uint8(li), Score: uint8(q)})
+			}
+			if i == 0 && len(ww) > 0 {
+				log.Printf("%s: %d whole words", lang, len(ww))
 			}
 			if i == 0 {
 				log.Printf("%s: %d n-grams kept", lang, len(kept))
@@ -242,7 +256,7 @@ func (tr *trained) encode(w io.Writer) error {
 // sentences.
 func needTatoeba(cfgs []config) bool {
 	for _, c := range cfgs {
-		if c.TatoebaWeight > 0 || c.KeepWords > 0 || c.Dev {
+		if c.TatoebaWeight > 0 || c.KeepWords > 0 || c.WordWeight > 0 || c.Dev {
 			return true
 		}
 	}
@@ -438,6 +452,12 @@ func (c *config) set(spec string) error {
 			c.TatoebaWeight = f
 		case "keep":
 			c.KeepWords = int(f)
+		case "word":
+			c.WordWeight = f
+		case "wordmin":
+			c.WordMin = int(f)
+		case "short":
+			c.WordShort = f != 0
 		default:
 			return fmt.Errorf("unknown key %q", k)
 		}

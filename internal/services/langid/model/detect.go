@@ -463,6 +463,14 @@ func (sc *scorer) word(w []rune) {
 	if len(w) == 1 && ScriptOf(w[0]).SingleCharWords() {
 		last, minN, maxN = 1, 1, 1 // single-character words are scored on the character alone
 	}
+	if len(w)+2 > MaxOrder && !ScriptOf(w[0]).SingleCharWords() {
+		// The whole padded word, longer than any n-gram: its postings say how much more often
+		// a language uses the word than its n-grams predict (scripts/train/langid, words.go).
+		post := sc.m.Lookup(Hash(b))
+		for k := 0; k+1 < len(post); k += 2 {
+			sc.sum[post[k]&(maxLangs-1)] += int32(int8(post[k+1]))
+		}
+	}
 	for s := 0; s <= last; s++ {
 		h := uint64(14695981039346656037)
 		for e := s; e <= min(s+maxN-1, last); e++ {
