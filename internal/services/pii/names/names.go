@@ -35,9 +35,6 @@ type Model struct {
 	scale   float32 // weight = int16 / scale
 	gaz     *Gazetteer
 	clus    *Clusters
-	// vec: the classes of English words by their GloVe vectors (k-means; see MODEL.md), nil
-	// for a model without them.
-	vec *Clusters
 	// without names the rules switched off (see WithoutRules).
 	without map[string]bool
 	// biasB is added to the score of B (a name starts here) at every token, in the units of
@@ -97,13 +94,6 @@ func (m *Model) WithClusters(c *Clusters) *Model {
 // Gazetteer is the gazetteer the model's features look words up in.
 func (m *Model) Gazetteer() *Gazetteer { return m.gaz }
 
-// WithVectorClasses returns a copy of m that reads the word-vector classes from c (nil: none).
-func (m *Model) WithVectorClasses(c *Clusters) *Model {
-	cp := *m
-	cp.vec = c
-	return &cp
-}
-
 // WithGazetteer returns a copy of m that looks words up in g.
 func (m *Model) WithGazetteer(g *Gazetteer) *Model {
 	c := *m
@@ -126,7 +116,7 @@ func (m *Model) Tag(ctx context.Context, text string) ([]Span, error) {
 
 // labels labels every token of text (see decode) and runs the rules after the tagger.
 func (m *Model) labels(ctx context.Context, text string, toks []Token) ([]uint8, error) {
-	f := featurizer{text: text, toks: toks, bits: m.bits, buf: make([]uint32, 0, 64), gaz: m.gaz, clus: m.clus, vec: m.vec, off: m.without}
+	f := featurizer{text: text, toks: toks, bits: m.bits, buf: make([]uint32, 0, 64), gaz: m.gaz, clus: m.clus, off: m.without}
 	f.info = analyse(text, toks, m.gaz, make([]byte, 0, 64))
 	labels, err := m.decode(&f, func(i int) error {
 		if i%checkEvery == checkEvery-1 {

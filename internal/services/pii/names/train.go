@@ -22,8 +22,6 @@ type TrainConfig struct {
 	Gazetteer *Gazetteer
 	// Clusters are the word classes the features read; nil leaves the class features out.
 	Clusters *Clusters
-	// Vectors are the word-vector classes the features read; nil leaves them out.
-	Vectors *Clusters
 	// GazDropout is the share of words whose given-name and surname flags are hidden in each
 	// epoch (drawn anew every epoch), so the tagger also learns names the gazetteer lacks from
 	// their context and shape.
@@ -109,7 +107,7 @@ func Train(examples []Example, cfg TrainConfig) *Model {
 					d.info[i].gaz &^= Given | Surname
 				}
 			}
-			f := featurizer{text: d.text, toks: d.toks, info: d.info, bits: cfg.Bits, gaz: cfg.Gazetteer, clus: cfg.Clusters, vec: cfg.Vectors}
+			f := featurizer{text: d.text, toks: d.toks, info: d.info, bits: cfg.Bits, gaz: cfg.Gazetteer, clus: cfg.Clusters}
 			sum := func(feats []uint32) [numLabels]float64 {
 				var s [numLabels]float64
 				for _, b := range feats {
@@ -176,7 +174,7 @@ func Train(examples []Example, cfg TrainConfig) *Model {
 	for j, v := range avg {
 		q[j] = int16(math.Round(v * scale))
 	}
-	m := &Model{bits: cfg.Bits, weights: q, scale: float32(scale), gaz: cfg.Gazetteer, clus: cfg.Clusters, vec: cfg.Vectors}
+	m := &Model{bits: cfg.Bits, weights: q, scale: float32(scale), gaz: cfg.Gazetteer, clus: cfg.Clusters}
 	m.recordLists()
 	return m
 }
@@ -231,7 +229,7 @@ func Average(models []*Model) (*Model, error) {
 	for j, v := range avg {
 		q[j] = int16(math.Round(v * scale))
 	}
-	m := &Model{bits: models[0].bits, weights: q, scale: float32(scale), gaz: models[0].gaz, clus: models[0].clus, vec: models[0].vec}
+	m := &Model{bits: models[0].bits, weights: q, scale: float32(scale), gaz: models[0].gaz, clus: models[0].clus}
 	m.recordLists()
 	return m, nil
 }
