@@ -26,10 +26,10 @@ import (
 const Name = "routing.language.detect"
 
 // ModelID names the backend in descriptors and audit traces.
-const ModelID = "sluice-langid-ngram-v3"
+const ModelID = "sluice-langid-ngram-v4"
 
 // Version is the service version in descriptors and audit traces.
-const Version = 3
+const Version = 4
 
 // Result constants, documented in the descriptor.
 const (

@@ -180,7 +180,7 @@ func devEval(file []byte, tr *trained, data, dump string) error {
 	for _, set := range []struct {
 		name    string
 		samples []sample
-	}{{"synthetic", tr.synth}, {"real", real}, {"Tatoeba held-out", tr.tatoeba}} {
+	}{{"synthetic", tr.synth}, {"real", real}, {"Tatoeba held-out", tr.tatoeba}, {"Tatoeba held-out one-word lines", tr.oneWord}} {
 		type tally struct{ n, ok int }
 		by := map[string]*tally{}
 		perLang := map[string]map[string]*tally{}

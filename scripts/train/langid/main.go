@@ -46,14 +46,17 @@ func main() {
 	dev := flag.Bool("dev", false, "after training, print accuracy on the synthetic and real development sets")
 	flag.Float64Var(&cfg.ChatWeight, "chat-weight", cfg.ChatWeight, "share of a language's letters its hand-written chat phrases stand for (0: none)")
 	flag.BoolVar(&cfg.NoPrior, "no-prior", false, "give every language the same prior")
+	flag.Float64Var(&cfg.PriorScale, "prior-scale", cfg.PriorScale, "multiplies every language's log prior (prior.go)")
 	flag.IntVar(&cfg.KeepWords, "keep-words", cfg.KeepWords, "how many of the most frequent words of a language's Tatoeba sentences keep all their n-grams whatever -budget (0: none)")
 	flag.Float64Var(&cfg.TatoebaWeight, "tatoeba-weight", cfg.TatoebaWeight, "share of a language's letters its Tatoeba sentences from -data stand for (0: none; de en es fr it nl pl pt)")
 	flag.Float64Var(&cfg.WordWeight, "word-weight", cfg.WordWeight, "scale of the whole-word values learned from -data's Tatoeba sentences (0: none; see words.go)")
 	flag.IntVar(&cfg.WordMin, "word-min", cfg.WordMin, "fewest occurrences in a language's Tatoeba training lines for a whole-word value")
 	flag.BoolVar(&cfg.WordShort, "word-short", cfg.WordShort, "whole-word values for words of up to three letters too (their padded form is an n-gram)")
+	flag.Float64Var(&cfg.OneWeight, "one-weight", cfg.OneWeight, "scale of the one-word-message values learned from -data's one-word Tatoeba lines (0: none; see oneword.go)")
+	flag.Float64Var(&cfg.OneDiscount, "one-discount", cfg.OneDiscount, "taken off each word's count of one-word lines before its share is computed")
 	dump := flag.String("dump", "", "with -dev, write every development result to this file (for calibration)")
 	data := evalkit.DataFlag() // -dev's real-text set
-	grid := flag.String("grid", "", "tuning: train several models in one pass, \"name:key=value,...;...\" (keys: budget, backoff, unseen, chat, minorder, prior, tatoeba, keep, word, wordmin, short); each goes to -out with _name before .bin")
+	grid := flag.String("grid", "", "tuning: train several models in one pass, \"name:key=value,...;...\" (keys: budget, backoff, unseen, chat, minorder, prior, priorscale, tatoeba, keep, word, wordmin, short, one, onedisc); each goes to -out with _name before .bin")
 	evalkit.ParseFlags()
 	cfg.Dev = *dev
 	cfg.Data = *data

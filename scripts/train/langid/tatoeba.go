@@ -162,3 +162,16 @@ func keepGrams(words []string) map[string]bool {
 	}
 	return keep
 }
+
+// oneWordLines returns the held-out lines of lang that are one word ("Hola.", "¡Gracias!"): what
+// people write when a single word is the whole message.
+func oneWordLines(lang string, heldOut []string) []sample {
+	var out []sample
+	for _, t := range heldOut {
+		ws := strings.FieldsFunc(t, func(r rune) bool { return model.ScriptOf(r) == model.NoScript })
+		if len(ws) == 1 {
+			out = append(out, sample{lang, "single-words", t})
+		}
+	}
+	return out
+}

@@ -32,6 +32,7 @@ type config struct {
 	Cache       string     // directory caching the derived counts between runs (tuning only)
 	ChatWeight  float64    // share of a language's letters that its chat phrases stand for
 	NoPrior     bool       // give every language the same prior
+	PriorScale  float64    // multiplies every language's log prior (prior.go)
 	// TatoebaWeight is the share of a language's letters that its Tatoeba sentences (tatoeba.go)
 	// stand for, 0 for none; Data is the data directory they are read from.
 	TatoebaWeight float64
@@ -44,6 +45,10 @@ type config struct {
 	WordWeight float64
 	WordMin    int
 	WordShort  bool // whole-word values for words of up to MaxOrder-2 letters too
+	// OneWeight scales the one-word values (oneword.go), 0 for none; OneDiscount is taken off
+	// each word's count of one-word lines.
+	OneWeight   float64
+	OneDiscount float64
 }
 
 // load reads lang's lingua tables and derives its padded counts (nil for Chinese and Japanese,
@@ -88,7 +93,7 @@ func load(dir, lang, cache string) (linguaTables, map[string]float64, error) {
 }
 
 func defaultConfig() config {
-	return config{Budget: 30000, HanBudget: 12000, Backoff: -1, Unseen: -12, Calibration: [4]float64{1.1, 0.1, 2.5, 3}, Step: 0.1, MinOrder: 1, ChatWeight: 0.01, WordWeight: 1, WordMin: 3}
+	return config{Budget: 30000, HanBudget: 12000, Backoff: -1, Unseen: -12, Calibration: [4]float64{1.1, 0.1, 2.5, 3}, Step: 0.1, MinOrder: 1, ChatWeight: 0.01, PriorScale: 1, WordWeight: 1, WordMin: 3, WordShort: true, OneWeight: 1}
 }
 
 // Scripts of the languages lingua-go has n-gram models for; every other is Latin.
@@ -130,6 +135,8 @@ type trained struct {
 	synth []sample
 	// tatoeba is the development set cut from the held-out Tatoeba lines.
 	tatoeba []sample
+	// oneWord is the held-out Tatoeba lines of a single word ("Hola.", "Danke!").
+	oneWord []sample
 }
 
 // candidate is one n-gram of one language with its conditional log probability and the
@@ -171,6 +178,8 @@ func train(dir string, cfgs []config) ([]*trained, error) {
 		var everyday map[string]float64 // the Tatoeba sentences' counts, when a configuration wants them
 		var frequent []string           // their words, most frequent first
 		var words []string              // their words, in order
+		var alone map[string]int        // their one-word lines, by word
+		var aloneTotal int
 		if needTatoeba(cfgs) {
 			train, heldOut, ok, err := readTatoeba(base.Data, lang)
 			if err != nil {
@@ -178,10 +187,12 @@ func train(dir string, cfgs []config) ([]*trained, error) {
 			}
 			if ok {
 				words = chatWords(train)
+				alone, aloneTotal = oneWordCounts(train)
 				everyday = wordCounts(words)
 				frequent = byFrequency(words)
 				if base.Dev {
 					trs[0].tatoeba = append(trs[0].tatoeba, tatoebaDev(lang, heldOut)...)
+					trs[0].oneWord = append(trs[0].oneWord, oneWordLines(lang, heldOut)...)
 				}
 			}
 		}
@@ -211,12 +222,16 @@ func train(dir string, cfgs []config) ([]*trained, error) {
 			for g, v := range ww {
 				values[g] += v // a short word's padded form may be a kept n-gram already
 			}
+			ow := oneWords(alone, aloneTotal, ww, kept, cfg)
+			for g, v := range ow {
+				values[g] = v
+			}
 			for g, v := range values {
 				q := int8(min(max(math.Round(v/cfg.Step), -128), 127))
 				grams[i][g] = append(grams[i][g], model.Posting{Lang: uint8(li), Score: uint8(q)})
 			}
 			if i == 0 && len(ww) > 0 {
-				log.Printf("%s: %d whole words", lang, len(ww))
+				log.Printf("%s: %d whole words, %d one-word messages", lang, len(ww), len(ow))
 			}
 			if i == 0 {
 				log.Printf("%s: %d n-grams kept", lang, len(kept))
@@ -230,7 +245,7 @@ func train(dir string, cfgs []config) ([]*trained, error) {
 		}
 		slices.Sort(keys)
 		tr.entries, tr.postings = dedupe(keys, grams[i])
-		tr.synth, tr.tatoeba = trs[0].synth, trs[0].tatoeba
+		tr.synth, tr.tatoeba, tr.oneWord = trs[0].synth, trs[0].tatoeba, trs[0].oneWord
 	}
 	return trs, nil
 }
@@ -246,7 +261,7 @@ func (tr *trained) encode(w io.Writer) error {
 	prior := make([]float32, len(tr.langs))
 	if !tr.cfg.NoPrior {
 		for i, l := range tr.langs {
-			prior[i] = float32(priorOf(l))
+			prior[i] = float32(tr.cfg.PriorScale * priorOf(l))
 		}
 	}
 	return model.Encode(w, tr.langs, tr.scripts, prior, p, tr.entries)
@@ -256,7 +271,7 @@ func (tr *trained) encode(w io.Writer) error {
 // sentences.
 func needTatoeba(cfgs []config) bool {
 	for _, c := range cfgs {
-		if c.TatoebaWeight > 0 || c.KeepWords > 0 || c.WordWeight > 0 || c.Dev {
+		if c.TatoebaWeight > 0 || c.KeepWords > 0 || c.WordWeight > 0 || c.OneWeight > 0 || c.Dev {
 			return true
 		}
 	}
@@ -456,6 +471,12 @@ func (c *config) set(spec string) error {
 			c.WordWeight = f
 		case "wordmin":
 			c.WordMin = int(f)
+		case "priorscale":
+			c.PriorScale = f
+		case "one":
+			c.OneWeight = f
+		case "onedisc":
+			c.OneDiscount = f
 		case "short":
 			c.WordShort = f != 0
 		default:

@@ -47,7 +47,7 @@ func lpOf(kept []candidate) map[string]float64 {
 // whose letters are rare gains more than one whose letters are common.
 func TestWholeWords(t *testing.T) {
 	cfg := defaultConfig()
-	cfg.WordWeight, cfg.WordMin = 1, 2
+	cfg.WordWeight, cfg.WordMin, cfg.WordShort = 1, 2, false
 	kept := []candidate{{gram: " ", lp: -1}, {gram: "a", lp: -0.1}, {gram: "b", lp: -5}}
 	words := []string{"bbbb", "bbbb", "bbbb", "aaaa", "aaaa", "abab", "ab", "ab", "ab"}
 	got := wholeWords(words, kept, cfg)
@@ -61,5 +61,10 @@ func TestWholeWords(t *testing.T) {
 		if utf8.RuneCountInString(g) <= model.MaxOrder {
 			t.Errorf("%q is no longer than an n-gram", g)
 		}
+	}
+	// With WordShort (the default since v4), short words get one too.
+	cfg.WordShort = true
+	if got := wholeWords(words, kept, cfg); got[" ab "] <= 0 || len(got) != 3 {
+		t.Errorf("WordShort: got %v, want \" ab \" valued too", got)
 	}
 }

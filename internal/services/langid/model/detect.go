@@ -219,6 +219,9 @@ type scorer struct {
 	// longest, so they are counted first and added once per distinct character.
 	uni  [uniSlots]uniCount
 	nUni int
+	// words counts the words scored; alone is the hash of the first's one-word key (oneWordHash).
+	words int
+	alone uint64
 }
 
 // uniCount is a single character's hash and how often it occurred.
@@ -320,6 +323,15 @@ func (d *Detector) score(ctx context.Context, text string, script Script, letter
 		return Result{}, nil
 	}
 	p := d.m.Params
+	// A message of one word is scored as one: the words people send alone ("hola", "danke")
+	// are not the ones running text uses most, so the one-word values of the languages that
+	// have them are added (scripts/train/langid, oneword.go).
+	if sc.words == 1 && len(text) <= SampleAbove && !script.SingleCharWords() {
+		post := sc.m.Lookup(sc.alone)
+		for k := 0; k+1 < len(post); k += 2 {
+			sc.sum[post[k]&(maxLangs-1)] += int32(int8(post[k+1]))
+		}
+	}
 	var ranked []Scored
 	var logp [maxLangs]float32
 	best := float32(math.Inf(-1))
@@ -455,6 +467,9 @@ func (sc *scorer) word(w []rune) {
 		return
 	}
 	sc.letters += len(w)
+	if sc.words++; sc.words == 1 {
+		sc.alone = oneWordHash(b)
+	}
 	// Every n-gram of up to MaxOrder characters of the padded word that ends at a letter or at
 	// the final boundary (the start boundary alone predicts nothing). Each is hashed once,
 	// extending FNV-1a from its first character, and its postings are added up.
@@ -491,6 +506,22 @@ func (sc *scorer) word(w []rune) {
 			}
 		}
 	}
+}
+
+// OneWordMark begins the key of a word written as a whole message: the mark, then the padded
+// word (" hola "). No n-gram or whole word has it, since those hold only letters and boundaries.
+const OneWordMark = 0x01
+
+// oneWordHash is Hash of OneWordMark followed by the padded word b.
+func oneWordHash(b []byte) uint64 {
+	h := uint64(14695981039346656037)
+	h ^= OneWordMark
+	h *= 1099511628211
+	for _, c := range b {
+		h ^= uint64(c)
+		h *= 1099511628211
+	}
+	return mix(h)
 }
 
 // temperature is the softmax temperature for a text of the given number of scored letters:

@@ -284,3 +284,29 @@ func FuzzLoad(f *testing.F) {
 		}
 	})
 }
+
+// TestOneWordMessage: the one-word key of a word counts when the word is the whole message, and
+// only then.
+func TestOneWordMessage(t *testing.T) {
+	entries := append(testEntries(), Entry{string(rune(OneWordMark)) + " aa ", []Posting{{0, 50}}})
+	slices.SortFunc(entries, func(a, b Entry) int { return strings.Compare(a.Gram, b.Gram) })
+	m, err := Load(encode(t, entries))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := NewDetector(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ text, want string }{
+		{"aa", "en"}, {" Aa! ", "en"}, {"aa aa", "de"}, {"aaa", "de"}, {"aa щ", "en"},
+	} {
+		r, err := d.Detect(context.Background(), tc.text, d.All())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := d.Codes()[r.Ranked[0].Lang]; got != tc.want {
+			t.Errorf("Detect(%q) = %s (%+v), want %s", tc.text, got, r.Ranked, tc.want)
+		}
+	}
+}

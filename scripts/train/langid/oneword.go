@@ -1,0 +1,71 @@
+package main
+
+import (
+	"math"
+	"strings"
+
+	"github.com/sluice-api/sluice/internal/services/langid/model"
+)
+
+// One-word messages. When a whole message is one word, the word is rarely what running text
+// would predict: people write "hola", "danke", "merci", "help", not the content words that news
+// and even Tatoeba's sentences use most. A Sesotho word spelt "hola" is frequent in Sesotho text,
+// and no amount of Spanish running text makes Spanish's n-grams or whole words outscore it; what
+// does is that "hola" is something Spanish speakers write on its own. The detector therefore
+// looks up a message of exactly one word once more, under a key of its own (model.OneWordMark +
+// " hola "), and adds that key's values. For each of the eight Tatoeba languages the trainer
+// values a word by how much more likely it is as a one-word line of the language's Tatoeba
+// training sentences ("Hola.", "¡Gracias!") than the language's other values already make it:
+//
+//	value(w) = OneWeight × (log P_one(w) − (log P_ngram(w) + whole-word value(w))), when positive
+//
+// P_one(w) = (lines(w) − OneDiscount) / lines, where lines(w) counts the distinct one-word
+// training lines that are w with any punctuation or case ("Hola." and "¡Hola!" are two) and
+// lines all one-word training lines. The held-out tenth is never counted: its one-word lines are
+// the development set that chose the settings.
+
+// oneWordCounts returns, for the lines that are a single word, how many are each (lower-cased)
+// word, and how many there are in all.
+func oneWordCounts(lines []string) (map[string]int, int) {
+	n := map[string]int{}
+	total := 0
+	for _, t := range lines {
+		ws := chatWords([]string{t})
+		if len(ws) != 1 {
+			continue
+		}
+		n[ws[0]]++
+		total++
+	}
+	return n, total
+}
+
+// oneWords returns the one-word values of a language, keyed by the model.OneWordMark key of the
+// padded word; whole holds the language's whole-word values (wholeWords).
+func oneWords(counts map[string]int, total int, whole map[string]float64, kept []candidate, cfg config) map[string]float64 {
+	if cfg.OneWeight <= 0 || total == 0 {
+		return nil
+	}
+	lp := make(map[string]float64, len(kept))
+	for _, c := range kept {
+		lp[c.gram] = c.lp
+	}
+	out := map[string]float64{}
+	for w, c := range counts {
+		p := (float64(c) - cfg.OneDiscount) / float64(total)
+		if p <= 0 {
+			continue
+		}
+		base := ngramLogProb(w, lp, cfg) + whole[" "+w+" "]
+		v := cfg.OneWeight * (math.Log(p) - base)
+		if v > 0 {
+			out[oneWordKey(w)] = v
+		}
+	}
+	return out
+}
+
+// oneWordKey is the key of w written as a whole message.
+func oneWordKey(w string) string {
+	return string(rune(model.OneWordMark)) + " " + strings.ToLower(w) + " "
+}

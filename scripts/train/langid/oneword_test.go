@@ -1,0 +1,48 @@
+package main
+
+import (
+	"math"
+	"testing"
+)
+
+func TestOneWordCounts(t *testing.T) {
+	n, total := oneWordCounts([]string{"Hola.", "¡Hola!", "Hola, Tom.", "Gracias.", "¿Qué?", "Buenos días.", "123"})
+	if total != 4 || n["hola"] != 2 || n["gracias"] != 1 || n["qué"] != 1 || len(n) != 3 {
+		t.Fatalf("got %v, %d; want hola 2, gracias 1, qué 1 of 4 lines", n, total)
+	}
+}
+
+// TestOneWords: a word gets the difference between its share of one-word lines and what the
+// language's other values give it, only when positive, under its own key; a word whose
+// running-text score is already higher gets nothing.
+func TestOneWords(t *testing.T) {
+	cfg := defaultConfig()
+	cfg.OneWeight, cfg.OneDiscount = 1, 0
+	kept := []candidate{{gram: " ", lp: -1}, {gram: "a", lp: -0.1}, {gram: "b", lp: -5}}
+	lp := lpOf(kept)
+	counts := map[string]int{"bbbb": 3, "aa": 1}
+	// bbbb: 3 of 4 lines, against its n-grams and its whole-word value of 2.
+	got := oneWords(counts, 4, map[string]float64{" bbbb ": 2}, kept, cfg)
+	want := math.Log(3.0/4) - (ngramLogProb("bbbb", lp, cfg) + 2)
+	if v, ok := got[oneWordKey("bbbb")]; !ok || math.Abs(v-want) > 1e-9 {
+		t.Errorf("bbbb: got %v (%v), want %v", v, ok, want)
+	}
+	if v, ok := got[oneWordKey("aa")]; !ok || v <= 0 {
+		t.Errorf("aa, a quarter of the one-word lines: got %v (%v), want a value", v, ok)
+	}
+	// One line in 100,000 is rarer than running text makes "aa" (about e^-7.2).
+	if v, ok := oneWords(counts, 100000, nil, kept, cfg)[oneWordKey("aa")]; ok {
+		t.Errorf("aa is likelier in running text than alone, got %v", v)
+	}
+	if len(oneWordKey("x")) == len(" x ") || oneWordKey("X") != oneWordKey("x") {
+		t.Errorf("oneWordKey(%q) = %q", "x", oneWordKey("x"))
+	}
+	cfg.OneDiscount = 1
+	if v := oneWords(map[string]int{"bbbb": 1}, 4, nil, kept, cfg); len(v) != 0 {
+		t.Errorf("a discount of 1 leaves single lines nothing, got %v", v)
+	}
+	cfg.OneWeight = 0
+	if v := oneWords(counts, 4, nil, kept, cfg); v != nil {
+		t.Errorf("weight 0: got %v", v)
+	}
+}
