@@ -321,11 +321,13 @@ func TestWholeWords(t *testing.T) {
 
 // TestOneWordMessages: a message of one word is scored as what people write alone (model v4's
 // one-word values), so greetings that another language uses often in running text come back in
-// the language that writes them alone. Every case failed on v3 (hola -> st, bye -> lg, hey -> so,
-// oi -> und, salut -> ca).
+// the language that writes them alone, also when stretched. All but "holaaaa" and "byeee" failed
+// on v3 (hola -> st, bye -> lg, hey -> so, oi -> und, salut -> ca, looooool -> so).
 func TestOneWordMessages(t *testing.T) {
 	expectLanguages(t, []want{
 		{"es", "hola"}, {"es", "¡Hola!"}, {"en", "bye"}, {"en", "Hey!"}, {"pt", "oi"}, {"fr", "Salut !"},
+		// Stretched: a letter written three times or more reads as one.
+		{"es", "holaaaa"}, {"en", "byeee"}, {"pt", "oiii"}, {"en", "looooool"}, {"en", "Faaaaakeeee"},
 	})
 }
 

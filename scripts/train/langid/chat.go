@@ -34,14 +34,15 @@ func chatPhrases(lang string) []string {
 	return out
 }
 
-// chatWords cuts phrases into lower-cased words as the detector does (runs of letters).
+// chatWords cuts phrases into lower-cased words as the detector does (runs of letters, a letter
+// stretched to three or more read as one).
 func chatWords(phrases []string) []string {
 	var words []string
 	for _, p := range phrases {
 		var w []rune
 		flush := func() {
 			if len(w) > 0 {
-				words = append(words, string(w))
+				words = append(words, model.Destretch(string(w))) // as the detector reads it
 			}
 			w = w[:0]
 		}

@@ -7,10 +7,12 @@ import (
 	"math/rand/v2"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/sluice-api/sluice/internal/services/langid/model"
+	"github.com/sluice-api/sluice/scripts/internal/devset"
 	"github.com/sluice-api/sluice/scripts/internal/evalkit"
 )
 
@@ -153,6 +155,51 @@ func realText(data string) ([]sample, error) {
 	return out, nil
 }
 
+// socialOneWordFile holds hand labels of the one-word lines of unlabeled/social-media.
+const socialOneWordFile = "scripts/train/langid/social-oneword.tsv"
+
+// socialOneWord reads the labelled one-word messages (socialOneWordFile) from the data
+// directory, checking each line's hash; lines labelled skip are left out.
+func socialOneWord(data string) ([]sample, error) {
+	rows, err := evalkit.ReadLines(socialOneWordFile)
+	if err != nil {
+		return nil, err
+	}
+	files := map[string][][]byte{}
+	var out []sample
+	for _, r := range rows {
+		if strings.HasPrefix(r, "#") {
+			continue
+		}
+		f := strings.Split(r, "\t")
+		if len(f) != 4 {
+			return nil, fmt.Errorf("%s: bad row %q", socialOneWordFile, r)
+		}
+		if f[3] == "skip" {
+			continue
+		}
+		lines, ok := files[f[0]]
+		if !ok {
+			path, err := evalkit.Require(data, devset.Dir, f[0])
+			if err != nil {
+				return nil, err
+			}
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return nil, err
+			}
+			lines = devset.Lines(b)
+			files[f[0]] = lines
+		}
+		n, err := strconv.Atoi(f[1])
+		if err != nil || n < 1 || n > len(lines) || devset.Hash(lines[n-1]) != f[2] {
+			return nil, fmt.Errorf("%s: %s line %s is not the labelled line (%v)", socialOneWordFile, f[0], f[1], err)
+		}
+		out = append(out, sample{f[3], "single-words", strings.TrimSpace(string(lines[n-1]))})
+	}
+	return out, nil
+}
+
 // devEval prints accuracy on the synthetic and the real development sets.
 func devEval(file []byte, tr *trained, data, dump string) error {
 	m, err := model.Load(file)
@@ -170,6 +217,10 @@ func devEval(file []byte, tr *trained, data, dump string) error {
 	if err != nil {
 		return err
 	}
+	social, err := socialOneWord(data)
+	if err != nil {
+		return err
+	}
 	var dw *os.File
 	if dump != "" {
 		if dw, err = os.Create(dump); err != nil {
@@ -180,7 +231,7 @@ func devEval(file []byte, tr *trained, data, dump string) error {
 	for _, set := range []struct {
 		name    string
 		samples []sample
-	}{{"synthetic", tr.synth}, {"real", real}, {"Tatoeba held-out", tr.tatoeba}, {"Tatoeba held-out one-word lines", tr.oneWord}} {
+	}{{"synthetic", tr.synth}, {"real", real}, {"Tatoeba held-out", tr.tatoeba}, {"Tatoeba held-out one-word lines", tr.oneWord}, {"social-media one-word messages (labelled by hand)", social}} {
 		type tally struct{ n, ok int }
 		by := map[string]*tally{}
 		perLang := map[string]map[string]*tally{}

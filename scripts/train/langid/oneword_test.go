@@ -2,7 +2,12 @@ package main
 
 import (
 	"math"
+	"os"
+	"path/filepath"
 	"testing"
+
+	"github.com/sluice-api/sluice/scripts/internal/devset"
+	"github.com/sluice-api/sluice/scripts/internal/evalkit"
 )
 
 func TestOneWordCounts(t *testing.T) {
@@ -44,5 +49,29 @@ func TestOneWords(t *testing.T) {
 	cfg.OneWeight = 0
 	if v := oneWords(counts, 4, nil, kept, cfg); v != nil {
 		t.Errorf("weight 0: got %v", v)
+	}
+}
+
+// TestSocialOneWord: the hand labels re-read the labelled lines from the data directory and
+// every hash matches; skipped when the shared data is not beside the repository.
+func TestSocialOneWord(t *testing.T) {
+	data := evalkit.DefaultDataDir()
+	if _, err := os.Stat(filepath.Join(data, devset.Dir)); err != nil {
+		t.Skipf("no shared data at %s", data)
+	}
+	t.Chdir("../../..") // the labels' path is relative to the repository root
+	got, err := socialOneWord(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := map[string]int{}
+	for _, s := range got {
+		n[s.lang]++
+		if len(chatWords([]string{s.text})) != 1 {
+			t.Errorf("a labelled line is not one word")
+		}
+	}
+	if len(got) != 209 || n["en"] != 188 || n["pt"] != 10 {
+		t.Errorf("%d labelled lines %v, want 209 (en 188, pt 10)", len(got), n)
 	}
 }

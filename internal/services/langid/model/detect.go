@@ -408,11 +408,13 @@ func forWords(text string, script Script, fn func(word []rune)) {
 	var w [MaxWordRunes]rune
 	n := 0
 	skipping := false // inside a run of letters longer than MaxWordRunes
+	var st stretch    // the run of the last letter, to read stretched letters as one
 	flush := func() {
 		if n > 0 {
 			fn(w[:n])
 		}
 		n = 0
+		st = stretch{}
 		skipping = false
 	}
 	single := script.SingleCharWords()
@@ -443,10 +445,69 @@ func forWords(text string, script Script, fn func(word []rune)) {
 			skipping = true
 			continue
 		}
-		w[n] = Lower(r)
+		lr := Lower(r)
+		switch st.next(lr) {
+		case drop:
+			continue
+		case dropBoth:
+			n--
+			continue
+		}
+		w[n] = lr
 		n++
 	}
 	flush()
+}
+
+// Stretched letters. A letter written three times or more in a row is stretched ("holaaa",
+// "sooo", "hiiii"): no supported language spells so (bar rare compounds such as German
+// "Schifffahrt"), and the n-grams of the stretch would score a language that doubles the
+// letter (Somali for "oo", "aa"). Such a run is read as one letter; a double letter stays.
+type stretch struct {
+	last rune
+	run  int
+}
+
+// What to do with a letter.
+const (
+	keep     = iota
+	drop     // the letter continues a stretch already cut to one
+	dropBoth // the letter makes a run of three: drop it and the second one kept before it
+)
+
+// next says what to do with the next letter r (lower-cased) of a word.
+func (s *stretch) next(r rune) int {
+	if r == s.last {
+		s.run++
+	} else {
+		s.last, s.run = r, 1
+	}
+	switch {
+	case s.run == 3:
+		return dropBoth
+	case s.run > 3:
+		return drop
+	}
+	return keep
+}
+
+// Destretch returns the letters of word (lower-cased, as the detector reads a word) with every
+// run of three or more of one letter read as one: what the detector scores. The trainer keys its
+// whole-word and one-word values by it.
+func Destretch(word string) string {
+	var st stretch
+	out := make([]rune, 0, len(word))
+	for _, r := range word {
+		switch st.next(r) {
+		case drop:
+			continue
+		case dropBoth:
+			out = out[:len(out)-1]
+			continue
+		}
+		out = append(out, r)
+	}
+	return string(out)
 }
 
 // word scores one word padded with boundaries: every character and the final boundary is

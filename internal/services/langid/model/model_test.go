@@ -151,7 +151,7 @@ func TestScriptOf(t *testing.T) {
 }
 
 func TestForWords(t *testing.T) {
-	long := strings.Repeat("x", MaxWordRunes+10)
+	long := strings.Repeat("xy", MaxWordRunes/2+5)
 	for _, tc := range []struct {
 		name, text string
 		script     Script
@@ -164,6 +164,10 @@ func TestForWords(t *testing.T) {
 		{"HanSingle", "中文ok字", Han, []string{"中", "文", "字"}},
 		{"HanWithKana", "日本語です", Han, []string{"日", "本", "語", "で", "す"}},
 		{"Empty", "", Latin, nil},
+		// Three or more of one letter read as one; two stay two ("gooood" reads "god" and
+		// "Schifffahrt" "schifahrt", the cost).
+		{"Stretched", "Holaaaa HIIII sooo cool gooood Schifffahrt", Latin, []string{"hola", "hi", "so", "cool", "god", "schifahrt"}},
+		{"StretchedLong", strings.Repeat("a", 10*MaxWordRunes) + "h", Latin, []string{"ah"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var got []string
@@ -307,6 +311,18 @@ func TestOneWordMessage(t *testing.T) {
 		}
 		if got := d.Codes()[r.Ranked[0].Lang]; got != tc.want {
 			t.Errorf("Detect(%q) = %s (%+v), want %s", tc.text, got, r.Ranked, tc.want)
+		}
+	}
+}
+
+// TestDestretch: the trainer's reading of a word is the detector's.
+func TestDestretch(t *testing.T) {
+	for _, w := range []string{"holaaaa", "hiiii", "sooo", "cool", "gooood", "schifffahrt", "aaaaaaah", "aabbbcc", "", "a"} {
+		var got []string
+		forWords(w, Latin, func(r []rune) { got = append(got, string(r)) })
+		want := strings.Join(got, "")
+		if d := Destretch(w); d != want {
+			t.Errorf("Destretch(%q) = %q, forWords reads %q", w, d, want)
 		}
 	}
 }
