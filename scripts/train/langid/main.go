@@ -54,9 +54,10 @@ func main() {
 	flag.BoolVar(&cfg.WordShort, "word-short", cfg.WordShort, "whole-word values for words of up to three letters too (their padded form is an n-gram)")
 	flag.Float64Var(&cfg.OneWeight, "one-weight", cfg.OneWeight, "scale of the one-word-message values learned from -data's one-word Tatoeba lines (0: none; see oneword.go)")
 	flag.Float64Var(&cfg.OneDiscount, "one-discount", cfg.OneDiscount, "taken off each word's count of one-word lines before its share is computed")
+	flag.BoolVar(&cfg.OneChat, "one-chat", cfg.OneChat, "add the one-word turns users typed to chatbots (ConvAbuse's training split in -data, English) to English's one-word lines")
 	dump := flag.String("dump", "", "with -dev, write every development result to this file (for calibration)")
 	data := evalkit.DataFlag() // -dev's real-text set
-	grid := flag.String("grid", "", "tuning: train several models in one pass, \"name:key=value,...;...\" (keys: budget, backoff, unseen, chat, minorder, prior, priorscale, tatoeba, keep, word, wordmin, short, one, onedisc); each goes to -out with _name before .bin")
+	grid := flag.String("grid", "", "tuning: train several models in one pass, \"name:key=value,...;...\" (keys: budget, backoff, unseen, chat, minorder, prior, priorscale, tatoeba, keep, word, wordmin, short, one, onedisc, chat1); each goes to -out with _name before .bin")
 	evalkit.ParseFlags()
 	cfg.Dev = *dev
 	cfg.Data = *data

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"maps"
 	"math"
 	"strings"
 
 	"github.com/sluice-api/sluice/internal/services/langid/model"
+	"github.com/sluice-api/sluice/scripts/internal/evalkit"
 )
 
 // One-word messages. When a whole message is one word, the word is rarely what running text
@@ -68,4 +70,36 @@ func oneWords(counts map[string]int, total int, whole map[string]float64, kept [
 // oneWordKey is the key of w written as a whole message.
 func oneWordKey(w string) string {
 	return string(rune(model.OneWordMark)) + " " + strings.ToLower(w) + " "
+}
+
+// chatbotTurns returns the one-word turns of ConvAbuse's training split (toxicity/convabuse in
+// the data directory, CC BY 4.0): what users typed to two chatbots, in English, counted as often
+// as typed (Tatoeba's lines are deduplicated, so they cannot say that "hi" is common).
+func chatbotTurns(data string) (map[string]int, int, error) {
+	path, err := evalkit.Require(data, "toxicity", "convabuse", "ConvAbuseEMNLPtrain.csv")
+	if err != nil {
+		return nil, 0, err
+	}
+	rows, err := evalkit.ReadCSV(path, ',')
+	if err != nil {
+		return nil, 0, err
+	}
+	turns := make([]string, 0, len(rows))
+	for _, r := range rows {
+		turns = append(turns, r["user"])
+	}
+	n, total := oneWordCounts(turns)
+	return n, total, nil
+}
+
+// addCounts returns the sum of two word counts.
+func addCounts(a, b map[string]int) map[string]int {
+	out := maps.Clone(a)
+	if out == nil {
+		out = map[string]int{}
+	}
+	for w, c := range b {
+		out[w] += c
+	}
+	return out
 }

@@ -75,3 +75,23 @@ func TestSocialOneWord(t *testing.T) {
 		t.Errorf("%d labelled lines %v, want 209 (en 188, pt 10)", len(got), n)
 	}
 }
+
+// TestChatbotTurns: ConvAbuse's training split gives English its one-word turns, counted as
+// typed; skipped without the shared data.
+func TestChatbotTurns(t *testing.T) {
+	data := evalkit.DefaultDataDir()
+	if _, err := os.Stat(filepath.Join(data, "toxicity", "convabuse")); err != nil {
+		t.Skipf("no shared data at %s", data)
+	}
+	n, total, err := chatbotTurns(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if total != 907 || n["hi"] != 41 || n["yes"] != 223 {
+		t.Errorf("%d turns, hi %d, yes %d; want 907, 41, 223", total, n["hi"], n["yes"])
+	}
+	sum := addCounts(map[string]int{"hi": 2, "hola": 1}, n)
+	if sum["hi"] != 43 || sum["hola"] != 1 || sum["yes"] != 223 {
+		t.Errorf("addCounts: hi %d hola %d yes %d", sum["hi"], sum["hola"], sum["yes"])
+	}
+}

@@ -49,6 +49,9 @@ type config struct {
 	// each word's count of one-word lines.
 	OneWeight   float64
 	OneDiscount float64
+	// OneChat adds the one-word turns users typed to chatbots (ConvAbuse's training split,
+	// English; oneword.go) to English's one-word lines.
+	OneChat bool
 }
 
 // load reads lang's lingua tables and derives its padded counts (nil for Chinese and Japanese,
@@ -93,7 +96,7 @@ func load(dir, lang, cache string) (linguaTables, map[string]float64, error) {
 }
 
 func defaultConfig() config {
-	return config{Budget: 30000, HanBudget: 12000, Backoff: -1, Unseen: -12, Calibration: [4]float64{1.1, 0.1, 2.5, 3}, Step: 0.1, MinOrder: 1, ChatWeight: 0.01, PriorScale: 1, WordWeight: 1, WordMin: 3, WordShort: true, OneWeight: 1}
+	return config{Budget: 30000, HanBudget: 12000, Backoff: -1, Unseen: -12, Calibration: [4]float64{1.1, 0.1, 2.5, 3}, Step: 0.1, MinOrder: 1, ChatWeight: 0.01, PriorScale: 1, WordWeight: 1, WordMin: 3, WordShort: true, OneWeight: 1, OneChat: true}
 }
 
 // Scripts of the languages lingua-go has n-gram models for; every other is Latin.
@@ -157,6 +160,15 @@ func train(dir string, cfgs []config) ([]*trained, error) {
 		grams[i] = map[string][]model.Posting{}
 	}
 	base := cfgs[0]
+	var chatTurns map[string]int // one-word turns typed to chatbots (English), when wanted
+	var chatTurnsTotal int
+	if slices.ContainsFunc(cfgs, func(c config) bool { return c.OneChat }) {
+		var err error
+		if chatTurns, chatTurnsTotal, err = chatbotTurns(base.Data); err != nil {
+			return nil, err
+		}
+		log.Printf("en: %d one-word turns typed to chatbots", chatTurnsTotal)
+	}
 	for _, lang := range linguaLanguages {
 		if scriptOnly[lang] {
 			continue
@@ -222,7 +234,11 @@ func train(dir string, cfgs []config) ([]*trained, error) {
 			for g, v := range ww {
 				values[g] += v // a short word's padded form may be a kept n-gram already
 			}
-			ow := oneWords(alone, aloneTotal, ww, kept, cfg)
+			counts, total := alone, aloneTotal
+			if cfg.OneChat && lang == "en" {
+				counts, total = addCounts(alone, chatTurns), aloneTotal+chatTurnsTotal
+			}
+			ow := oneWords(counts, total, ww, kept, cfg)
 			for g, v := range ow {
 				values[g] = v
 			}
@@ -477,6 +493,8 @@ func (c *config) set(spec string) error {
 			c.OneWeight = f
 		case "onedisc":
 			c.OneDiscount = f
+		case "chat1":
+			c.OneChat = f != 0
 		case "short":
 			c.WordShort = f != 0
 		default:
