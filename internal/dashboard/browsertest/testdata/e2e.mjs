@@ -247,6 +247,7 @@ try {
   // The catalog: no heading smaller than body text; the 82 codes of the language detector
   // folded away, so that they do not stretch their row.
   await page.getByRole('link', { name: 'Services' }).click();
+  await page.waitForLoadState('load'); // a click waits for the navigation to start, not to finish
   let sizes = await headingSizes(page);
   check('no heading of the services page is smaller than body text', sizes.headings.length >= 7 && sizes.smaller.length === 0,
     JSON.stringify(sizes));
@@ -260,6 +261,7 @@ try {
 
   // Playground: defaults from the descriptor, a two-step pipeline, the bill, the trace, curl.
   await page.getByRole('link', { name: 'Playground' }).click();
+  await page.waitForLoadState('load'); // a click waits for the navigation to start, not to finish
   await page.getByLabel('Text', { exact: true }).fill(text);
   await page.locator('#service2').selectOption('security.toxicity.flag');
   const params2 = await page.locator('#params2').inputValue();
@@ -283,6 +285,7 @@ try {
 
   // The overview counts what was billed, per day too.
   await page.getByRole('link', { name: 'Overview' }).click();
+  await page.waitForLoadState('load'); // a click waits for the navigation to start, not to finish
   const chars = await page.locator('dl.stats div').filter({ has: page.getByRole('term').getByText('Characters', { exact: true }) }).locator('dd').innerText();
   check('the overview shows this month\'s characters', Number(chars.replace(/,/g, '')) > 0, chars);
   check('the chart has a bar for today', (await page.locator('figure.chart rect.day').count()) >= 1);
