@@ -3,7 +3,6 @@ package main
 import (
 	"maps"
 	"math"
-	"strings"
 
 	"github.com/sluice-api/sluice/internal/services/langid/model"
 	"github.com/sluice-api/sluice/scripts/internal/evalkit"
@@ -67,9 +66,9 @@ func oneWords(counts map[string]int, total int, whole map[string]float64, kept [
 	return out
 }
 
-// oneWordKey is the key of w written as a whole message.
+// oneWordKey is the key of w (lower-cased by chatWords) written as a whole message.
 func oneWordKey(w string) string {
-	return string(rune(model.OneWordMark)) + " " + strings.ToLower(w) + " "
+	return string(rune(model.OneWordMark)) + " " + w + " "
 }
 
 // chatbotTurns returns the one-word turns of ConvAbuse's training split (toxicity/convabuse in

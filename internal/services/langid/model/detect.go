@@ -447,9 +447,9 @@ func forWords(text string, script Script, fn func(word []rune)) {
 		}
 		lr := Lower(r)
 		switch st.next(lr) {
-		case drop:
+		case stretchDrop:
 			continue
-		case dropBoth:
+		case stretchDropBoth:
 			n--
 			continue
 		}
@@ -470,9 +470,9 @@ type stretch struct {
 
 // What to do with a letter.
 const (
-	keep     = iota
-	drop     // the letter continues a stretch already cut to one
-	dropBoth // the letter makes a run of three: drop it and the second one kept before it
+	stretchKeep     = iota
+	stretchDrop     // the letter continues a stretch already cut to one
+	stretchDropBoth // the letter makes a run of three: drop it and the second one kept before it
 )
 
 // next says what to do with the next letter r (lower-cased) of a word.
@@ -484,11 +484,11 @@ func (s *stretch) next(r rune) int {
 	}
 	switch {
 	case s.run == 3:
-		return dropBoth
+		return stretchDropBoth
 	case s.run > 3:
-		return drop
+		return stretchDrop
 	}
-	return keep
+	return stretchKeep
 }
 
 // Destretch returns the letters of word (lower-cased, as the detector reads a word) with every
@@ -499,9 +499,9 @@ func Destretch(word string) string {
 	out := make([]rune, 0, len(word))
 	for _, r := range word {
 		switch st.next(r) {
-		case drop:
+		case stretchDrop:
 			continue
-		case dropBoth:
+		case stretchDropBoth:
 			out = out[:len(out)-1]
 			continue
 		}
