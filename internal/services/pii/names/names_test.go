@@ -205,14 +205,7 @@ func TestRuneClasses(t *testing.T) {
 }
 
 func TestSelfIntroduction(t *testing.T) {
-	m, err := Default()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tc := range []struct {
-		text string
-		want []string
-	}{
+	expectNames(t, []nameCase{
 		{"Hi, I am Jane Doe, mail me at jane@example.com", []string{"Jane Doe"}},
 		{"I am Jane Doe", []string{"Jane Doe"}},
 		{"Hi, I'm Jane Doe, call me", []string{"Jane Doe"}},
@@ -221,7 +214,23 @@ func TestSelfIntroduction(t *testing.T) {
 		{"I am German and live in Berlin.", nil},
 		{"I am Happy to help.", nil},
 		{"Wir treffen uns am Montag am Bahnhof.", nil},
-	} {
+	})
+}
+
+// nameCase is a text and the names the default model should tag in it.
+type nameCase struct {
+	text string
+	want []string
+}
+
+// expectNames tags each text with the default model, as a subtest, and compares the names.
+func expectNames(t *testing.T, cases []nameCase) {
+	t.Helper()
+	m, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range cases {
 		t.Run(tc.text, func(t *testing.T) {
 			spans, err := m.Tag(context.Background(), tc.text)
 			if err != nil {
@@ -301,14 +310,7 @@ func checkRule(t *testing.T, g *Gazetteer, rule func(*featurizer, []uint8), case
 // not names, even after a greeting and with a capital (the hostile mixed-script text of
 // servicetest redacted "Привет"); names the gazetteer knows in those scripts still are.
 func TestOtherScripts(t *testing.T) {
-	m, err := Default()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tc := range []struct {
-		text string
-		want []string
-	}{
+	expectNames(t, []nameCase{
 		{strings.Repeat("Hello Привет 你好 مرحبا שלום こんにちは ", 3), nil},
 		{"Hola Привет", nil},
 		{"Hi, Привет! Как дела?", nil},
@@ -316,21 +318,7 @@ func TestOtherScripts(t *testing.T) {
 		{"Hi Καλημέρα", nil},
 		{"Hello Anna", []string{"Anna"}},
 		{"Hello Владимир", []string{"Владимир"}},
-	} {
-		t.Run(tc.text, func(t *testing.T) {
-			spans, err := m.Tag(context.Background(), tc.text)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got []string
-			for _, s := range spans {
-				got = append(got, tc.text[s.Start:s.End])
-			}
-			if !slices.Equal(got, tc.want) {
-				t.Fatalf("names = %q, want %q", got, tc.want)
-			}
-		})
-	}
+	})
 }
 
 // TestOtherScriptCandidates: a capitalised word in a cased script other than Latin is a
