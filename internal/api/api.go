@@ -324,11 +324,3 @@ func SetExact(h http.Header, name, value string) {
 	h.Del(name)
 	h[name] = []string{value}
 }
-
-// GetExact returns the value of header name whatever its spelling.
-func GetExact(h http.Header, name string) string {
-	if v, ok := h[name]; ok && len(v) > 0 {
-		return v[0]
-	}
-	return h.Get(name)
-}

@@ -74,9 +74,6 @@ func WithStepTimeout(d time.Duration) Option { return func(e *Engine) { e.stepTi
 // WithLogger sets the logger for step failures (never given request text).
 func WithLogger(l *slog.Logger) Option { return func(e *Engine) { e.log = l } }
 
-// WithClock sets the clock used for durations and timestamps.
-func WithClock(now func() time.Time) Option { return func(e *Engine) { e.now = now } }
-
 // New returns an engine over reg. It compiles every extract service's output schema once.
 func New(reg *services.Registry, opts ...Option) (*Engine, error) {
 	e := &Engine{
